@@ -1,0 +1,56 @@
+import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { Clock } from '#src/common/clock.js';
+import type { AppConfig } from '#src/config/app-config.js';
+import { APP_CONFIG } from '#src/config/config.module.js';
+import { TenantRepository } from '#src/tenant/tenant.repository.js';
+import { DeviceTokenService } from './device-token.service.js';
+import type { LoginDto, LoginResponse } from './dto/login.dto.js';
+import { LoginNonceRepository } from './login-nonce.repository.js';
+import { deviceSignature, signatureMatches } from './signature.js';
+
+/** The one 401 text of login, whatever the reason (CONTRACT.md §4: no oracle). */
+export const INVALID_CREDENTIALS = 'Invalid credentials';
+
+/** Device login (CONTRACT.md §4). */
+@Injectable()
+export class AuthService {
+  private readonly logger = new Logger('Login');
+
+  constructor(
+    private readonly tenants: TenantRepository,
+    private readonly nonces: LoginNonceRepository,
+    private readonly tokens: DeviceTokenService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Exchanges a device key, timestamp and signature for a token.
+   * @throws UnauthorizedException `Invalid credentials` for an unknown or revoked key, a wrong
+   *   signature, a timestamp outside ±`AUTH_MAX_SKEW_SECONDS`, or a replayed
+   *   `(device key, timestamp)`; the reason is logged, never returned.
+   */
+  async login(dto: LoginDto): Promise<LoginResponse> {
+    const now = this.clock.now();
+    const key = await this.tenants.findLoginKey(dto.device_key);
+    if (!key) return this.reject('unknown device key');
+    if (!signatureMatches(deviceSignature(key.customerKey, dto.timestamp, dto.device_key), dto.device_signature)) {
+      return this.reject(`wrong signature for device key #${key.id}`);
+    }
+    if (key.revokedAt !== null) return this.reject(`revoked device key #${key.id}`);
+    const timestamp = Number(dto.timestamp);
+    if (Math.abs(now / 1000 - timestamp) > this.config.authMaxSkewSeconds) {
+      return this.reject(`stale timestamp ${timestamp} for device key #${key.id}`);
+    }
+    const windowStartSeconds = Math.floor(now / 1000) - 2 * this.config.authMaxSkewSeconds;
+    if (!(await this.nonces.claim(key.id, timestamp, now, windowStartSeconds))) {
+      return this.reject(`replayed timestamp ${timestamp} for device key #${key.id}`);
+    }
+    return { token: this.tokens.issue(key.id, key.tenantId, now) };
+  }
+
+  private reject(reason: string): never {
+    this.logger.warn(`login refused: ${reason}`);
+    throw new UnauthorizedException(INVALID_CREDENTIALS);
+  }
+}

@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '#src/config/app-config.js';
+import { APP_CONFIG } from '#src/config/config.module.js';
+import { TenantRepository } from '#src/tenant/tenant.repository.js';
+import type { DevicePrincipal } from './device-principal.js';
+
+/** JWT claims of a device token (CONTRACT.md §4). */
+interface DeviceClaims {
+  /** Device key id, as text. */
+  sub: string;
+  /** Tenant id. */
+  tid: number;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/**
+ * Issues and checks device tokens: HS256 with the secret as a KeyObject built once at start
+ * (see AuthModule), lifetime `JWT_TTL_SECONDS`.
+ */
+@Injectable()
+export class DeviceTokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly tenants: TenantRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** A token for a device key of a tenant; `iat`/`exp` are epoch seconds from `nowMs`. */
+  issue(deviceKeyId: number, tenantId: number, nowMs: number): string {
+    const iat = Math.floor(nowMs / 1000);
+    const claims: DeviceClaims = { sub: String(deviceKeyId), tid: tenantId, iat, exp: iat + this.config.jwtTtlSeconds, jti: randomUUID() };
+    return this.jwt.sign(claims);
+  }
+
+  /**
+   * The principal of a token, or `null` when anything is wrong with it: malformed, bad
+   * signature, expired, or its device key revoked or gone (CONTRACT.md §3, §4).
+   */
+  async verify(token: string): Promise<DevicePrincipal | null> {
+    let claims: DeviceClaims;
+    try {
+      claims = this.jwt.verify<DeviceClaims>(token, { algorithms: ['HS256'] });
+    } catch {
+      return null;
+    }
+    if (typeof claims.sub !== 'string' || !/^\d+$/.test(claims.sub) || typeof claims.tid !== 'number') return null;
+    const key = await this.tenants.findDeviceKey(Number(claims.sub));
+    if (!key || key.revokedAt !== null || key.tenantId !== claims.tid) return null;
+    return { tenantId: key.tenantId, deviceKeyId: key.id, deviceType: key.deviceType };
+  }
+}

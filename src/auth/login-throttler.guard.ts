@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  ThrottlerException,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+} from '@nestjs/throttler';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorMessages } from '#src/common/http-error.filter.js';
+import { LoginRateLimitStorage } from './login-rate-limit.storage.js';
+
+/**
+ * Login rate limit (CONTRACT.md §4): `LOGIN_RATE_LIMIT` per `LOGIN_RATE_WINDOW_SECONDS` per
+ * client IP and device key, counted in the database. Runs before validation, so every login
+ * answer (200, 400, 401, 429) carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
+ * `X-RateLimit-Reset` (epoch seconds); a 429 also carries `Retry-After` (seconds).
+ * The client IP is fastify's `request.ip`, which honours `X-Forwarded-For` only with `TRUST_PROXY`.
+ */
+@Injectable()
+export class LoginThrottlerGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    // Explicit: the parent's own @InjectThrottlerStorage() on this position is inherited otherwise.
+    @Inject(LoginRateLimitStorage) private readonly counters: LoginRateLimitStorage,
+    reflector: Reflector,
+  ) {
+    super(options, counters, reflector);
+  }
+
+  protected override getTracker(request: Record<string, unknown>): Promise<string> {
+    const { ip, body } = request as unknown as FastifyRequest;
+    const deviceKey = typeof body === 'object' && body !== null ? (body as { device_key?: unknown }).device_key : undefined;
+    return Promise.resolve(`${ip}|${typeof deviceKey === 'string' ? deviceKey : ''}`);
+  }
+
+  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, throttler, getTracker, generateKey } = request;
+    const http = context.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const key = generateKey(context, await getTracker(http.getRequest(), context), throttler.name ?? 'login');
+    const record = await this.counters.increment(key, ttl, limit);
+    void reply.header('X-RateLimit-Limit', limit);
+    void reply.header('X-RateLimit-Remaining', Math.max(0, limit - record.totalHits));
+    void reply.header('X-RateLimit-Reset', record.resetsAt);
+    if (record.isBlocked) {
+      void reply.header('Retry-After', record.timeToBlockExpire);
+      throw new ThrottlerException(ErrorMessages.tooManyRequests);
+    }
+    return true;
+  }
+}

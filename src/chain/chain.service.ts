@@ -1,0 +1,43 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { FirmwareService } from '#src/firmware/firmware.service.js';
+import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
+import { LedgerService, Subject } from './ledger.service.js';
+
+/** 404 texts of the lookups (CONTRACT.md §7). */
+export const ChainMessages = {
+  deviceNotFound: 'Device not found',
+  firmwareNotFound: 'Firmware not found',
+} as const;
+
+/** Read-only lookups of the current state the ledger defines (CONTRACT.md §7). */
+@Injectable()
+export class ChainService {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly firmware: FirmwareService,
+  ) {}
+
+  /**
+   * The device record from the device's newest ledger entry.
+   * @throws NotFoundException `Device not found` when the tenant has no such device (or it was deleted).
+   */
+  async device(tenantId: number, mac: string): Promise<ChainDeviceRecord> {
+    const current = await this.ledger.current(tenantId, Subject.device(mac));
+    if (!current || current.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
+    const { firmwareVersion, deviceType } = current.state as { firmwareVersion: string; deviceType: string };
+    const fwId = await this.firmware.idOfVersion(tenantId, deviceType, firmwareVersion);
+    return { mac, fwId: fwId === null ? '' : String(fwId), dType: deviceType };
+  }
+
+  /**
+   * The firmware record from the firmware's ledger entry.
+   * @param id decimal id text; anything else is not found.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async firmwareRecord(tenantId: number, id: string): Promise<ChainFirmwareRecord> {
+    const current = /^\d{1,15}$/.test(id) ? await this.ledger.current(tenantId, Subject.firmware(Number(id))) : null;
+    if (!current) throw new NotFoundException(ChainMessages.firmwareNotFound);
+    const { md5, cid, version } = current.state as { md5: string; cid: string; version: string };
+    return { md: md5, cid, version };
+  }
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+/** `prevHash` of the first entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** The fields of a ledger entry that its hash covers, besides the previous hash. */
+export interface LedgerFields {
+  seq: number;
+  tenantId: number;
+  type: string;
+  subject: string;
+  /** Canonical JSON text of the payload. */
+  payload: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** Canonical JSON (RFC 8785 / JCS) of a value: sorted keys, no whitespace. */
+export function canonicalJson(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value has no JSON form');
+  return text;
+}
+
+/**
+ * Hash of a ledger entry (CONTRACT.md §7): lowercase hex SHA-256 over the previous entry's
+ * hash, a newline, and the canonical JSON of the entry's fields.
+ */
+export function ledgerHash(prevHash: string, fields: LedgerFields): string {
+  const { seq, tenantId, type, subject, payload, createdAt } = fields;
+  return createHash('sha256')
+    .update(prevHash)
+    .update('\n')
+    .update(canonicalJson({ seq, tenantId, type, subject, payload, createdAt }))
+    .digest('hex');
+}
+
+/** Where a chain stops matching. */
+export interface ChainBreak {
+  seq: number;
+  reason: string;
+}
+
+/**
+ * Checks one entry against its predecessor.
+ * @returns `null` when it matches, otherwise what does not.
+ */
+export function checkLink(
+  previous: { seq: number; hash: string } | null,
+  entry: LedgerFields & { prevHash: string; hash: string },
+): ChainBreak | null {
+  const expectedSeq = previous ? previous.seq + 1 : 1;
+  if (entry.seq !== expectedSeq) return { seq: entry.seq, reason: `sequence ${entry.seq} where ${expectedSeq} was expected` };
+  const expectedPrev = previous ? previous.hash : GENESIS_HASH;
+  if (entry.prevHash !== expectedPrev) return { seq: entry.seq, reason: 'previous hash does not match the entry before it' };
+  if (ledgerHash(entry.prevHash, entry) !== entry.hash) return { seq: entry.seq, reason: 'hash does not match the entry content' };
+  return null;
+}

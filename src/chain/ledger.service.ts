@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '#src/common/clock.js';
+import { LedgerEntry } from './ledger-entry.entity.js';
+import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, type ChainBreak } from './ledger-hash.js';
+
+/** A state change to record (CONTRACT.md §7). */
+export interface LedgerEvent {
+  tenantId: number;
+  /** e.g. `device.registered`, `firmware.published`, `rollout.started`. */
+  type: string;
+  /** e.g. `device:AC:67:B2:01:02:03`, `firmware:7`, `rollout:3`. */
+  subject: string;
+  /** The new state of the subject; never a secret. */
+  state: Record<string, unknown>;
+}
+
+/** Result of {@link LedgerService.verify}. */
+export interface VerifyResult {
+  ok: boolean;
+  /** Entries checked. */
+  entries: number;
+  /** Hash of the last entry checked. */
+  head: string;
+  /** The first entry that does not match, when `ok` is false. */
+  firstBreak?: ChainBreak;
+}
+
+const VERIFY_PAGE = 1000;
+
+/** Subjects of ledger entries. */
+export const Subject = {
+  device: (mac: string) => `device:${mac}`,
+  firmware: (id: number) => `firmware:${id}`,
+  rollout: (id: number) => `rollout:${id}`,
+  group: (id: number) => `group:${id}`,
+  deviceKey: (id: number) => `device-key:${id}`,
+  tenant: (id: number) => `tenant:${id}`,
+};
+
+/** The append-only, hash-chained log of every state change (CONTRACT.md §7). */
+@Injectable()
+export class LedgerService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Appends an entry inside the caller's transaction, so it commits with the state change it
+   * records. Callers run under {@link UnitOfWork}, which serializes appends.
+   */
+  async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
+    const [last] = await manager.find(LedgerEntry, { select: { seq: true, hash: true }, order: { seq: 'DESC' }, take: 1 });
+    const prevHash = last?.hash ?? GENESIS_HASH;
+    const fields = {
+      seq: (last?.seq ?? 0) + 1,
+      tenantId: event.tenantId,
+      type: event.type,
+      subject: event.subject,
+      payload: canonicalJson(event.state),
+      createdAt: this.clock.now(),
+    };
+    const entry = manager.create(LedgerEntry, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
+    await manager.insert(LedgerEntry, entry);
+    return entry;
+  }
+
+  /**
+   * Latest state of a subject as the ledger defines it.
+   * @returns the newest entry's type and parsed payload, or `null` when the subject has none.
+   */
+  async current(tenantId: number, subject: string): Promise<{ type: string; state: Record<string, unknown> } | null> {
+    const entry = await this.dataSource.getRepository(LedgerEntry).findOne({
+      select: { type: true, payload: true },
+      where: { tenantId, subject },
+      order: { seq: 'DESC' },
+    });
+    return entry ? { type: entry.type, state: JSON.parse(entry.payload) as Record<string, unknown> } : null;
+  }
+
+  /** Recomputes the whole chain in order and names the first entry that does not match. */
+  async verify(): Promise<VerifyResult> {
+    const repository = this.dataSource.getRepository(LedgerEntry);
+    let previous = null as { seq: number; hash: string } | null;
+    let entries = 0;
+    for (;;) {
+      const page = await repository
+        .createQueryBuilder('e')
+        .where('e.seq > :after', { after: previous?.seq ?? 0 })
+        .orderBy('e.seq', 'ASC')
+        .take(VERIFY_PAGE)
+        .getMany();
+      for (const entry of page) {
+        const firstBreak = checkLink(previous, entry);
+        if (firstBreak) return { ok: false, entries, head: previous?.hash ?? GENESIS_HASH, firstBreak };
+        previous = entry;
+        entries++;
+      }
+      if (page.length < VERIFY_PAGE) return { ok: true, entries, head: previous?.hash ?? GENESIS_HASH };
+    }
+  }
+
+  /** Entries in order, for listing. */
+  async list(options: { after?: number; limit: number; tenantId?: number }): Promise<LedgerEntry[]> {
+    const query = this.dataSource
+      .getRepository(LedgerEntry)
+      .createQueryBuilder('e')
+      .where('e.seq > :after', { after: options.after ?? 0 })
+      .orderBy('e.seq', 'ASC')
+      .take(options.limit);
+    if (options.tenantId !== undefined) query.andWhere('e.tenant_id = :tenantId', { tenantId: options.tenantId });
+    return query.getMany();
+  }
+}

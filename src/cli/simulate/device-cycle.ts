@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { computeDigests } from '#src/firmware/firmware-digest.js';
+import { DeviceClient, StepFailure, type Endpoints } from './device-client.js';
+import type { DeviceTransport } from './http-transport.js';
+import type { TimestampGrant } from './login-timestamps.js';
+import type { SimulationStep } from './summary.js';
+
+/** Longest wait a 429's `Retry-After` is honoured for; longer asks count as a login failure. */
+export const MAX_RETRY_AFTER_SECONDS = 120;
+
+/** One simulated device. */
+export interface SimulatedDevice {
+  mac: string;
+  name: string;
+  /** Version it runs before updating. */
+  firmwareVersion: string;
+}
+
+/** What a cycle needs from the run. */
+export interface CycleContext {
+  endpoints: Endpoints;
+  customerKey: string;
+  deviceKey: string;
+  /** A login timestamp no other login of this key used. */
+  nextTimestamp(): TimestampGrant;
+}
+
+/** How a device's cycle ended. */
+export type CycleOutcome =
+  | { kind: 'updated'; version: string }
+  | { kind: 'up-to-date' }
+  | { kind: 'failed'; step: SimulationStep; reason: string };
+
+/**
+ * One device's cycle, as a field ESP32 runs it: login, register, next rollout, ledger lookups,
+ * download, verify (MD5 and CID), report success. Never throws: the first unexpected answer,
+ * connection error or timeout ends the cycle as a failure of the step it happened in.
+ */
+export async function runDeviceCycle(
+  device: SimulatedDevice,
+  context: CycleContext,
+  transport: DeviceTransport,
+): Promise<CycleOutcome> {
+  const client = new DeviceClient(context.endpoints, transport);
+  let step: SimulationStep = 'login';
+  try {
+    await login(client, context);
+
+    step = 'register';
+    await client.register(device.mac, device.firmwareVersion, device.name);
+
+    step = 'next-rollout';
+    const rollout = await client.nextRollout(device.mac, device.firmwareVersion);
+    if (rollout === null) return { kind: 'up-to-date' };
+
+    step = 'ledger-lookup';
+    const firmware = await client.firmwareRecord(rollout.firmware_id);
+    if (firmware.version !== rollout.version) {
+      throw new StepFailure(
+        step,
+        `firmware ${rollout.firmware_id} is version ${firmware.version} on the ledger, rollout ${rollout.rollout_id} says ${rollout.version}`,
+      );
+    }
+    const record = await client.deviceRecord(device.mac);
+    if (record.mac !== device.mac) throw new StepFailure(step, `ledger device record is for ${record.mac}, not ${device.mac}`);
+
+    step = 'download';
+    await downloadAndVerify(client, firmware.cid, firmware.md);
+
+    step = 'report-success';
+    await client.reportSuccess(device.mac, rollout.version, rollout.rollout_id);
+    return { kind: 'updated', version: rollout.version };
+  } catch (error) {
+    if (error instanceof StepFailure) return { kind: 'failed', step: error.step, reason: error.message };
+    return { kind: 'failed', step, reason: errorText(error) };
+  }
+}
+
+/** Login with a fresh timestamp; after a 429, waits as asked once and tries again. */
+async function login(client: DeviceClient, context: CycleContext): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const grant = context.nextTimestamp();
+    const wait = grant.sendAtSeconds * 1000 - Date.now();
+    if (wait > 0) await sleep(wait);
+    const answer = await client.login(context.customerKey, context.deviceKey, grant.timestamp);
+    if ('token' in answer) return;
+    const retryAfter = answer.retryAfterSeconds ?? 1;
+    if (attempt >= 2 || retryAfter > MAX_RETRY_AFTER_SECONDS) {
+      throw new StepFailure('login', `HTTP 429 rate limited${attempt >= 2 ? ' again after waiting' : ` for ${retryAfter} s`}`);
+    }
+    await sleep(retryAfter * 1000);
+  }
+}
+
+/**
+ * Streams `GET /ipfs/{cid}` into the digests and compares them with the ledger's `md` and `cid`.
+ * A broken or short body is a download failure; a digest mismatch a verify failure.
+ */
+async function downloadAndVerify(client: DeviceClient, cid: string, md: string): Promise<void> {
+  const response = await client.download(cid);
+  let streamError: unknown;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of response as AsyncIterable<Buffer>) yield chunk;
+    } catch (error) {
+      streamError = error ?? new Error('download stream failed');
+      throw streamError;
+    }
+  }
+  let digests;
+  try {
+    digests = await computeDigests(body());
+  } catch (error) {
+    if (streamError !== undefined) throw new StepFailure('download', `/ipfs/${cid}: ${errorText(streamError)}`);
+    throw new StepFailure('verify', `computing digests of /ipfs/${cid}: ${errorText(error)}`);
+  } finally {
+    if (!response.complete) response.destroy();
+  }
+  const declared = response.headers['content-length'];
+  if (declared !== undefined && Number(declared) !== digests.size) {
+    throw new StepFailure('download', `/ipfs/${cid}: got ${digests.size} of ${declared} bytes`);
+  }
+  if (digests.md5 !== md) throw new StepFailure('verify', `MD5 ${digests.md5} of /ipfs/${cid} is not the ledger's ${md}`);
+  if (digests.cid !== cid) throw new StepFailure('verify', `downloaded bytes have CID ${digests.cid}, not ${cid}`);
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.includes(code) ? `${code} ${error.message}` : error.message;
+  }
+  return String(error);
+}

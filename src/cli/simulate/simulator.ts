@@ -1,0 +1,209 @@
+import { performance } from 'node:perf_hooks';
+import { runDeviceCycle, type CycleContext } from './device-cycle.js';
+import type { Endpoints } from './device-client.js';
+import { DeviceTransport } from './http-transport.js';
+import {
+  defaultTimestampStateDir,
+  persistLoginTimestamps,
+  restoreLoginTimestamps,
+  sharedLoginTimestamps,
+  skewMarginSeconds,
+} from './login-timestamps.js';
+import { canonicalMacPrefix, MAX_SIMULATED_DEVICES, simulatedMac } from './macs.js';
+import { canBindLoopbackAliases, isLoopbackHost, loopbackSourceAddress } from './source-address.js';
+import { emptyFailures, totalFailures, type SimulateSummary, type SimulationStep } from './summary.js';
+
+export { simulatedMacs } from './macs.js';
+export { formatSummary, SIMULATION_STEPS, type SimulateSummary, type SimulationStep } from './summary.js';
+
+/** What `firmledger simulate` runs. */
+export interface SimulateOptions {
+  /** Component base URLs: scheme, host, port, optional path prefix. */
+  authUrl: string;
+  vcUrl: string;
+  bcUrl: string;
+  /** The tenant's customer key (the HMAC secret; never sent). */
+  customerKey: string;
+  /** The device key all simulated devices log in with. */
+  deviceKey: string;
+  /** Number of devices (N), 0 to 16 777 215. */
+  devices: number;
+  /** Devices in flight at once, >= 1. */
+  concurrency: number;
+  /** Three bytes, e.g. `02:F1:ED`; device i (1-based) gets the prefix plus the three bytes of i. */
+  macPrefix: string;
+  /** Version the devices run before updating, e.g. `1.0.0`. */
+  firmwareVersion: string;
+  /** Name prefix; device i is named `<name>-<i>`. Default `sim`. */
+  name?: string;
+  /** The server's `AUTH_MAX_SKEW_SECONDS`. Default 300. */
+  maxSkewSeconds?: number;
+  /** A request fails when no byte moves for this long, ms. Default 30 000. */
+  requestTimeoutMs?: number;
+  /**
+   * Directory where the last login timestamp used per device key is remembered between runs
+   * (files named by a hash of the key), so a second run within the skew window does not replay
+   * the first run's timestamps. `null`: do not remember. Default `<os tmpdir>/firmledger-simulate`.
+   */
+  timestampStateDir?: string | null;
+}
+
+/** How often progress is reported, ms (at most ~4 lines a second). */
+const PROGRESS_INTERVAL_MS = 250;
+
+/**
+ * Runs N simulated field devices against a running server, `concurrency` at a time, each
+ * through one full cycle (see device-cycle.ts), and summarises the outcome. Every cycle is
+ * bounded (request idle timeout, at most one rate-limit wait), so the run ends by itself.
+ * Each device uses its own keep-alive connections and, when a server is on a loopback
+ * address and the OS allows it, its own 127.x.y.z source address (its own client IP).
+ * @param progress called at most ~4 times a second with a one-line status.
+ * @throws RangeError / TypeError for invalid options, before any request.
+ */
+export async function simulate(options: SimulateOptions, progress?: (line: string) => void): Promise<SimulateSummary> {
+  const o = checkOptions(options);
+  const endpoints: Endpoints = { auth: o.auth, vc: o.vc, bc: o.bc };
+  const prefix = canonicalMacPrefix(o.macPrefix);
+  const notes: string[] = [];
+
+  const anyLoopback = [o.auth, o.vc, o.bc].some((url) => isLoopbackHost(url.hostname));
+  const ownAddresses = anyLoopback && (await canBindLoopbackAliases());
+  if (anyLoopback && !ownAddresses) {
+    notes.push('cannot bind 127.x.y.z source addresses here: all devices share one client IP, so the login rate limit applies to them together');
+  } else if (!isLoopbackHost(o.auth.hostname)) {
+    notes.push('the auth server is not on loopback: all devices share this host\'s client IP, so the login rate limit applies to them together');
+  }
+
+  const reach = o.maxSkewSeconds - skewMarginSeconds(o.maxSkewSeconds);
+  if (o.timestampStateDir !== null) await restoreLoginTimestamps(sharedLoginTimestamps, o.deviceKey, o.timestampStateDir);
+  const context: CycleContext = {
+    endpoints,
+    customerKey: o.customerKey,
+    deviceKey: o.deviceKey,
+    nextTimestamp: () => sharedLoginTimestamps.allocate(o.deviceKey, Math.floor(Date.now() / 1000), reach),
+  };
+
+  let requests = 0;
+  let updated = 0;
+  let upToDate = 0;
+  let inFlight = 0;
+  const failures = emptyFailures();
+  const failureExamples: Partial<Record<SimulationStep, string>> = {};
+  const started = performance.now();
+  const elapsed = (): number => (performance.now() - started) / 1000;
+
+  let lastLine = '';
+  const report = (): void => {
+    if (!progress) return;
+    const seconds = elapsed();
+    const done = updated + upToDate + totalFailures(failures);
+    const line =
+      `simulate: ${done}/${o.devices} done, ${updated} updated, ${upToDate} up to date, ` +
+      `${totalFailures(failures)} failed, ${inFlight} in flight, ${requests} requests ` +
+      `(${(seconds > 0 ? requests / seconds : 0).toFixed(1)}/s)`;
+    if (line === lastLine) return;
+    lastLine = line;
+    try {
+      progress(line);
+    } catch {
+      // a broken progress sink must not stop the run
+    }
+  };
+  const timer = progress ? setInterval(report, PROGRESS_INTERVAL_MS) : undefined;
+
+  let nextIndex = 0;
+  const worker = async (): Promise<void> => {
+    while (nextIndex < o.devices) {
+      const index = nextIndex++;
+      inFlight++;
+      const transport = new DeviceTransport(ownAddresses ? loopbackSourceAddress(index) : undefined, o.requestTimeoutMs, () => {
+        requests++;
+      });
+      try {
+        const outcome = await runDeviceCycle(
+          { mac: simulatedMac(prefix, index), name: `${o.name}-${index + 1}`, firmwareVersion: o.firmwareVersion },
+          context,
+          transport,
+        );
+        if (outcome.kind === 'updated') updated++;
+        else if (outcome.kind === 'up-to-date') upToDate++;
+        else {
+          failures[outcome.step]++;
+          failureExamples[outcome.step] ??= outcome.reason;
+        }
+      } finally {
+        transport.close();
+        inFlight--;
+      }
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: Math.min(o.concurrency, Math.max(o.devices, 1)) }, worker));
+  } finally {
+    if (timer) clearInterval(timer);
+    if (o.timestampStateDir !== null) await persistLoginTimestamps(sharedLoginTimestamps, o.deviceKey, o.timestampStateDir);
+  }
+  const seconds = elapsed();
+  report();
+  const summary: SimulateSummary = {
+    devices: o.devices,
+    updated,
+    upToDate,
+    failures,
+    requests,
+    seconds,
+    requestsPerSecond: seconds > 0 ? requests / seconds : 0,
+  };
+  if (Object.keys(failureExamples).length > 0) summary.failureExamples = failureExamples;
+  if (notes.length > 0) summary.notes = notes;
+  return summary;
+}
+
+interface CheckedOptions extends Omit<Required<SimulateOptions>, 'timestampStateDir'> {
+  auth: URL;
+  vc: URL;
+  bc: URL;
+  timestampStateDir: string | null;
+}
+
+function checkOptions(options: SimulateOptions): CheckedOptions {
+  const url = (label: string, text: string): URL => {
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch {
+      throw new TypeError(`${label} is not a URL: ${JSON.stringify(text)}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${label} must be http or https: ${text}`);
+    return parsed;
+  };
+  const integer = (label: string, value: number, min: number, max: number): number => {
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new RangeError(`${label} must be an integer from ${min} to ${max}, got ${value}`);
+    }
+    return value;
+  };
+  const text = (label: string, value: string, max: number): string => {
+    if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+      throw new TypeError(`${label} must be 1 to ${max} characters`);
+    }
+    return value;
+  };
+  return {
+    ...options,
+    auth: url('authUrl', options.authUrl),
+    vc: url('vcUrl', options.vcUrl),
+    bc: url('bcUrl', options.bcUrl),
+    customerKey: text('customerKey', options.customerKey, 4096),
+    deviceKey: text('deviceKey', options.deviceKey, 4096),
+    devices: integer('devices', options.devices, 0, MAX_SIMULATED_DEVICES),
+    concurrency: integer('concurrency', options.concurrency, 1, 100_000),
+    firmwareVersion: text('firmwareVersion', options.firmwareVersion, 64),
+    // names are 1..128 characters (CONTRACT.md §6); leave room for `-<index>`
+    name: text('name', options.name ?? 'sim', 110),
+    maxSkewSeconds: integer('maxSkewSeconds', options.maxSkewSeconds ?? 300, 0, 86_400),
+    requestTimeoutMs: integer('requestTimeoutMs', options.requestTimeoutMs ?? 30_000, 1, 3_600_000),
+    timestampStateDir: options.timestampStateDir === undefined ? defaultTimestampStateDir() : options.timestampStateDir,
+  };
+}

@@ -1,0 +1,73 @@
+/** The steps of a device's cycle, in order; failures are counted by step. */
+export const SIMULATION_STEPS = [
+  'login',
+  'register',
+  'next-rollout',
+  'ledger-lookup',
+  'download',
+  'verify',
+  'report-success',
+] as const;
+
+/** One step of a device's cycle. */
+export type SimulationStep = (typeof SIMULATION_STEPS)[number];
+
+/** Outcome of a simulation run. */
+export interface SimulateSummary {
+  /** Devices simulated. `devices = updated + upToDate + sum(failures)`. */
+  devices: number;
+  /** Devices that downloaded, verified and reported a rollout. */
+  updated: number;
+  /** Devices told there is no rollout (`{}`). */
+  upToDate: number;
+  /** Failed devices by the step that failed; every step is present, 0 when none failed. */
+  failures: Record<string, number>;
+  /** HTTP requests sent (all components, including retries). */
+  requests: number;
+  /** Wall time of the run. */
+  seconds: number;
+  /** `requests / seconds`. */
+  requestsPerSecond: number;
+  /** The first failure reason seen per step, for diagnosis (e.g. `HTTP 401 Invalid credentials`). */
+  failureExamples?: Record<string, string>;
+  /** Conditions that shaped the run (e.g. devices sharing one client IP). */
+  notes?: string[];
+}
+
+/** Failure counters with every step at 0. */
+export function emptyFailures(): Record<SimulationStep, number> {
+  return Object.fromEntries(SIMULATION_STEPS.map((step) => [step, 0])) as Record<SimulationStep, number>;
+}
+
+/** Sum of the failure counters. */
+export function totalFailures(failures: Record<string, number>): number {
+  return Object.values(failures).reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * Human-readable multi-line summary: devices with updated / up to date / failed, the failed
+ * ones by step (with the first reason when known), requests, seconds and requests per second.
+ */
+export function formatSummary(s: SimulateSummary): string {
+  const failed = totalFailures(s.failures);
+  const width = String(Math.max(s.devices, s.updated, s.upToDate, failed)).length;
+  const num = (n: number): string => String(n).padStart(width);
+  const lines = [
+    `Devices simulated: ${s.devices}`,
+    `  updated:     ${num(s.updated)}`,
+    `  up to date:  ${num(s.upToDate)}`,
+    `  failed:      ${num(failed)}`,
+  ];
+  const steps = [...SIMULATION_STEPS, ...Object.keys(s.failures).filter((k) => !(SIMULATION_STEPS as readonly string[]).includes(k))];
+  for (const step of steps) {
+    const count = s.failures[step] ?? 0;
+    if (count === 0) continue;
+    const example = s.failureExamples?.[step];
+    lines.push(`    ${`${step}:`.padEnd(16)}${count}${example ? `  (first: ${example})` : ''}`);
+  }
+  lines.push(
+    `Requests: ${s.requests} in ${s.seconds.toFixed(2)} s (${s.requestsPerSecond.toFixed(1)} requests/s)`,
+  );
+  for (const note of s.notes ?? []) lines.push(`Note: ${note}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,74 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** The one error body of the whole surface (CONTRACT.md §3). */
+export interface MessageBody {
+  message: string;
+}
+
+/** Texts of the framework-level errors (CONTRACT.md §3). */
+export const ErrorMessages = {
+  notFound: 'Not Found',
+  serverError: 'Error on server',
+  malformedJson: 'Body is not valid JSON',
+  tooLarge: 'Body is too large',
+  unsupportedMediaType: 'Body must be application/json',
+  tooManyRequests: 'Too many requests in this time frame',
+} as const;
+
+/** Fastify's own errors that are the client's fault, by code. */
+const FASTIFY_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorMessages.tooLarge],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, ErrorMessages.unsupportedMediaType],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'Content-Length does not match the body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, ErrorMessages.malformedJson],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, ErrorMessages.malformedJson],
+};
+
+/**
+ * Owns every error body: `{"message": ...}` with `Content-Type: application/json`.
+ * Unknown errors become a logged 500 `Error on server`; no stack, SQL or path is returned.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpError');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const [status, message] = this.describe(error, request);
+    if (status >= 500) {
+      this.logger.error(`${request.method} ${request.url}: ${describeCause(error)}`);
+    }
+    if (reply.sent) return;
+    void reply.status(status).type('application/json; charset=utf-8').send({ message } satisfies MessageBody);
+  }
+
+  private describe(error: unknown, request: FastifyRequest): [number, string] {
+    if (request.is404 && error instanceof HttpException && error.getStatus() === 404) {
+      return [404, ErrorMessages.notFound];
+    }
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      if (status >= 500) return [status, ErrorMessages.serverError];
+      return [status, messageOf(error) ?? HttpStatus[status] ?? 'Error'];
+    }
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && FASTIFY_ERRORS[code]) return FASTIFY_ERRORS[code];
+    return [500, ErrorMessages.serverError];
+  }
+}
+
+function messageOf(error: HttpException): string | undefined {
+  const body = error.getResponse();
+  if (typeof body === 'string') return body;
+  const message = (body as { message?: unknown }).message;
+  if (typeof message === 'string') return message;
+  if (Array.isArray(message) && typeof message[0] === 'string') return message[0];
+  return undefined;
+}
+
+function describeCause(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+}

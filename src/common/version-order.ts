@@ -1,0 +1,37 @@
+/**
+ * Firmware version order (CONTRACT.md §8): versions split at dots; segments that are numbers
+ * compare as numbers (`1.10` > `1.9`), missing segments count as 0 (`1.2` = `1.2.0`).
+ * A segment with a numeric head and a suffix (`3-rc1`) orders after a smaller number and
+ * before the bare number (`3-rc1` < `3`); other text compares by code points; a leading `v`
+ * is ignored.
+ * @returns negative when `a` orders before `b`, 0 when equal, positive after.
+ */
+export function compareVersions(a: string, b: string): number {
+  const left = a.trim().replace(/^v/i, '').split('.');
+  const right = b.trim().replace(/^v/i, '').split('.');
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const order = compareSegments(left[i] ?? '0', right[i] ?? '0');
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+const SEGMENT = /^(\d+)(.*)$/;
+
+function compareSegments(a: string, b: string): number {
+  const ma = SEGMENT.exec(a);
+  const mb = SEGMENT.exec(b);
+  if (ma && mb) {
+    const na = BigInt(ma[1]!);
+    const nb = BigInt(mb[1]!);
+    if (na !== nb) return na < nb ? -1 : 1;
+    const [sa, sb] = [ma[2]!, mb[2]!];
+    if (sa === sb) return 0;
+    if (sa === '') return 1; // 3 > 3-rc1
+    if (sb === '') return -1;
+    return sa < sb ? -1 : 1;
+  }
+  if (ma) return 1; // a number orders after text
+  if (mb) return -1;
+  return a === b ? 0 : a < b ? -1 : 1;
+}

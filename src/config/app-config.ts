@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * Typed, validated configuration, read once at start from the environment.
+ * Every variable, its default and the CONTRACT.md section it comes from is listed in
+ * {@link ENVIRONMENT}; the README's table is the same list.
+ */
+export interface AppConfig {
+  /** Base URLs of the four components (CONTRACT.md §2). */
+  urls: Record<ComponentName, URL>;
+  /** Directory for the SQLite database, the JWT secret and firmware artifacts. */
+  dataDir: string;
+  /** SQLite database file (absolute path). */
+  databasePath: string;
+  /** HS256 secret for device tokens, as bytes (CONTRACT.md §4). */
+  jwtSecret: Buffer;
+  /** Device token lifetime, seconds. */
+  jwtTtlSeconds: number;
+  /** Largest accepted |server time - login timestamp|, seconds. */
+  authMaxSkewSeconds: number;
+  /** Logins allowed per client IP and device key per window. */
+  loginRateLimit: number;
+  /** Login rate-limit window, seconds. */
+  loginRateWindowSeconds: number;
+  /** Honour `X-Forwarded-For` for the client IP (fastify `trustProxy` semantics). */
+  trustProxy: boolean | number | string;
+  /** Nest log levels to print. */
+  logLevels: LogLevel[];
+}
+
+export type ComponentName = 'auth' | 'vc' | 'bc' | 'operator';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+
+/** Thrown when a variable is invalid; the message names the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+interface Variable {
+  name: string;
+  default: string;
+  description: string;
+}
+
+/** Every environment variable the server reads, with its default (README table). */
+export const ENVIRONMENT: readonly Variable[] = [
+  { name: 'AUTH_URL', default: 'http://0.0.0.0:3001', description: 'Base URL of the authentication component' },
+  { name: 'VC_URL', default: 'http://0.0.0.0:3002', description: 'Base URL of the version controller' },
+  { name: 'BC_URL', default: 'http://0.0.0.0:3003', description: 'Base URL of the blockchain lookup' },
+  { name: 'OPERATOR_URL', default: 'http://127.0.0.1:3004', description: 'Base URL of the operator surface' },
+  { name: 'DATA_DIR', default: './data', description: 'SQLite database, JWT secret and firmware artifacts' },
+  { name: 'JWT_SECRET', default: '(random, kept in DATA_DIR/jwt-secret)', description: 'HS256 secret for device tokens' },
+  { name: 'JWT_TTL_SECONDS', default: '3600', description: 'Device token lifetime, seconds' },
+  { name: 'AUTH_MAX_SKEW_SECONDS', default: '300', description: 'Accepted clock skew of a login timestamp, seconds' },
+  { name: 'LOGIN_RATE_LIMIT', default: '10', description: 'Logins per client IP and device key per window' },
+  { name: 'LOGIN_RATE_WINDOW_SECONDS', default: '60', description: 'Login rate-limit window, seconds' },
+  { name: 'TRUST_PROXY', default: 'false', description: 'Honour X-Forwarded-For: true, a hop count, or addresses/CIDRs' },
+  { name: 'LOG_LEVEL', default: 'log', description: 'Least severe level printed: error, warn, log, debug, verbose' },
+];
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+/**
+ * Reads and validates the configuration.
+ * @param env the environment (default `process.env`); unset or empty variables take their default.
+ * @throws ConfigError naming the first invalid variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const get = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const fallback = (name: string): string => ENVIRONMENT.find((v) => v.name === name)!.default;
+
+  const urls = {
+    auth: baseUrl('AUTH_URL', get('AUTH_URL') ?? fallback('AUTH_URL')),
+    vc: baseUrl('VC_URL', get('VC_URL') ?? fallback('VC_URL')),
+    bc: baseUrl('BC_URL', get('BC_URL') ?? fallback('BC_URL')),
+    operator: baseUrl('OPERATOR_URL', get('OPERATOR_URL') ?? fallback('OPERATOR_URL')),
+  };
+  const dataDir = resolve(get('DATA_DIR') ?? fallback('DATA_DIR'));
+  const level = get('LOG_LEVEL') ?? 'log';
+  if (!LEVELS.includes(level as LogLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')} (got "${level}")`);
+  }
+  const jwtSecretText = get('JWT_SECRET');
+  if (jwtSecretText !== undefined && Buffer.byteLength(jwtSecretText) < 32) {
+    throw new ConfigError('JWT_SECRET must be at least 32 bytes long');
+  }
+
+  return {
+    urls,
+    dataDir,
+    databasePath: join(dataDir, 'firmledger.sqlite'),
+    jwtSecret: jwtSecretText !== undefined ? Buffer.from(jwtSecretText, 'utf8') : Buffer.alloc(0),
+    jwtTtlSeconds: integer('JWT_TTL_SECONDS', get('JWT_TTL_SECONDS') ?? '3600', 1, 31_536_000),
+    authMaxSkewSeconds: integer('AUTH_MAX_SKEW_SECONDS', get('AUTH_MAX_SKEW_SECONDS') ?? '300', 1, 86_400),
+    loginRateLimit: integer('LOGIN_RATE_LIMIT', get('LOGIN_RATE_LIMIT') ?? '10', 1, 1_000_000),
+    loginRateWindowSeconds: integer('LOGIN_RATE_WINDOW_SECONDS', get('LOGIN_RATE_WINDOW_SECONDS') ?? '60', 1, 86_400),
+    trustProxy: trustProxy(get('TRUST_PROXY') ?? 'false'),
+    logLevels: LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1),
+  };
+}
+
+/**
+ * Creates the data directory and, when `JWT_SECRET` is unset, loads or creates the random
+ * secret kept in `DATA_DIR/jwt-secret` so tokens survive restarts (CONTRACT.md §4).
+ */
+export function prepareDataDir(config: AppConfig): AppConfig {
+  mkdirSync(config.dataDir, { recursive: true });
+  if (config.jwtSecret.length > 0) return config;
+  const file = join(config.dataDir, 'jwt-secret');
+  if (!existsSync(file)) {
+    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  }
+  return { ...config, jwtSecret: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8') };
+}
+
+function baseUrl(name: string, text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${name} must be a URL such as http://0.0.0.0:3001 (got "${text}")`);
+  }
+  if (url.protocol !== 'http:') {
+    throw new ConfigError(`${name} must use http: (terminate TLS at the reverse proxy); got "${text}"`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must not carry a query, fragment or credentials (got "${text}")`);
+  }
+  if (url.port === '') {
+    throw new ConfigError(`${name} must name a port (got "${text}")`);
+  }
+  return url;
+}
+
+function integer(name: string, text: string, min: number, max: number): number {
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
+  }
+  return value;
+}
+
+function trustProxy(text: string): boolean | number | string {
+  if (/^(false|0|no|off)$/i.test(text)) return false;
+  if (/^(true|yes|on)$/i.test(text)) return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  if (/^[0-9a-f.:/,\s]+$/i.test(text)) return text;
+  throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or a list of addresses (got "${text}")`);
+}

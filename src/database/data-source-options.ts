@@ -1,0 +1,33 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '#src/config/app-config.js';
+import { DeviceKey } from '#src/tenant/device-key.entity.js';
+import { Tenant } from '#src/tenant/tenant.entity.js';
+import { Device } from '#src/device/device.entity.js';
+import { Firmware } from '#src/firmware/firmware.entity.js';
+import { DeviceGroup, GroupMember } from '#src/rollout/device-group.entity.js';
+import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
+import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
+import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
+
+export const ENTITIES = [Tenant, DeviceKey, Device, Firmware, DeviceGroup, GroupMember, Rollout, RolloutSuccess, LedgerEntry, LoginNonce, LoginRate];
+export const MIGRATIONS = [InitialSchema1763700000000];
+
+/**
+ * TypeORM options for the embedded default: SQLite in WAL mode under the data directory,
+ * migrations run at start, `synchronize` off (the schema changes only through migrations).
+ */
+export function dataSourceOptions(config: Pick<AppConfig, 'databasePath'>): DataSourceOptions {
+  return {
+    type: 'sqlite',
+    database: config.databasePath,
+    enableWAL: true,
+    busyTimeout: 5000,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error'],
+  };
+}

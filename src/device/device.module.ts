@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '#src/auth/auth.module.js';
+import { LedgerModule } from '#src/chain/ledger.module.js';
+import { DeviceController } from './device.controller.js';
+import { DeviceRepository } from './device.repository.js';
+import { DeviceService } from './device.service.js';
+
+/** Register, delete, get and list devices (CONTRACT.md §6). */
+@Module({
+  imports: [AuthModule, LedgerModule],
+  controllers: [DeviceController],
+  providers: [DeviceRepository, DeviceService],
+  exports: [DeviceService, DeviceRepository],
+})
+export class DeviceModule {}

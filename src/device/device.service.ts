@@ -1,0 +1,125 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Clock } from '#src/common/clock.js';
+import { isUniqueViolation } from '#src/common/unique-violation.js';
+import type { DevicePrincipal } from '#src/auth/device-principal.js';
+import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import { UnitOfWork } from '#src/database/unit-of-work.js';
+import type { Device } from './device.entity.js';
+import { DeviceRepository } from './device.repository.js';
+import type { DeviceResponse, MessageResponse, RegisterDeviceDto } from './dto/device.dto.js';
+
+/** Exact outcome texts (INTERFACE.md; `does't` is spelled as the field devices expect). */
+export const DeviceMessages = {
+  inserted: 'Device inserted!',
+  exists: 'Device exists!',
+  deleted: 'Device deleted!',
+  absent: "Device does't exist!",
+} as const;
+
+/** Devices of a tenant (CONTRACT.md §6); every change is recorded on the ledger. */
+@Injectable()
+export class DeviceService {
+  constructor(
+    private readonly devices: DeviceRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Registers a device under the principal's tenant and device key (its type becomes `dType`).
+   * An existing mac answers `Device exists!` and leaves the record unchanged, also when two
+   * registrations race (the unique constraint decides).
+   */
+  async register(principal: DevicePrincipal, dto: RegisterDeviceDto): Promise<MessageResponse> {
+    try {
+      await this.unitOfWork.transaction(async (manager) => {
+        if (await this.devices.findByMac(principal.tenantId, dto.mac, manager)) throw new DeviceExists();
+        const now = this.clock.now();
+        const device = await this.devices.insert(manager, {
+          tenantId: principal.tenantId,
+          mac: dto.mac,
+          name: dto.name ?? dto.mac,
+          firmwareVersion: dto.firmware_version,
+          deviceKeyId: principal.deviceKeyId,
+          deviceType: principal.deviceType,
+          lastSeenAt: now,
+          createdAt: now,
+        });
+        await this.record(manager, device, 'device.registered');
+      });
+      return { message: DeviceMessages.inserted };
+    } catch (error) {
+      if (error instanceof DeviceExists || isUniqueViolation(error)) return { message: DeviceMessages.exists };
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes a device of the tenant.
+   * @throws NotFoundException `Device does't exist!`
+   */
+  async delete(principal: DevicePrincipal, mac: string): Promise<MessageResponse> {
+    await this.unitOfWork.transaction(async (manager) => {
+      const device = await this.devices.findByMac(principal.tenantId, mac, manager);
+      if (!device) throw new NotFoundException(DeviceMessages.absent);
+      await this.devices.delete(manager, device.id);
+      await this.record(manager, device, 'device.deleted');
+    });
+    return { message: DeviceMessages.deleted };
+  }
+
+  /**
+   * One device of the tenant.
+   * @throws NotFoundException `Device does't exist!` (also for another tenant's device).
+   */
+  async get(principal: DevicePrincipal, mac: string): Promise<DeviceResponse> {
+    return toResponse(await this.require(principal.tenantId, mac));
+  }
+
+  /** All devices of the tenant, `[]` when none. */
+  async list(principal: DevicePrincipal): Promise<DeviceResponse[]> {
+    return (await this.devices.list(principal.tenantId)).map(toResponse);
+  }
+
+  /**
+   * The tenant's device, for other modules.
+   * @throws NotFoundException `Device does't exist!`
+   */
+  async require(tenantId: number, mac: string, manager?: EntityManager): Promise<Device> {
+    const device = await this.devices.findByMac(tenantId, mac, manager);
+    if (!device) throw new NotFoundException(DeviceMessages.absent);
+    return device;
+  }
+
+  /**
+   * Records what a device reports it runs now and when it was seen (CONTRACT.md §6); a changed
+   * version is a ledger entry written in the same transaction.
+   */
+  async reportVersion(manager: EntityManager, device: Device, firmwareVersion: string): Promise<void> {
+    const now = this.clock.now();
+    if (device.firmwareVersion === firmwareVersion) {
+      await this.devices.touch(manager, device.id, now);
+      return;
+    }
+    await this.devices.setFirmwareVersion(manager, device.id, firmwareVersion, now);
+    await this.record(manager, { ...device, firmwareVersion }, 'device.updated');
+  }
+
+  private async record(manager: EntityManager, device: Device, type: string): Promise<void> {
+    await this.ledger.append(manager, {
+      tenantId: device.tenantId,
+      type,
+      subject: Subject.device(device.mac),
+      state: { mac: device.mac, name: device.name, firmwareVersion: device.firmwareVersion, deviceType: device.deviceType },
+    });
+  }
+}
+
+/** Aborts a registration transaction whose mac exists. */
+class DeviceExists extends Error {}
+
+function toResponse(device: Pick<Device, 'mac' | 'name' | 'firmwareVersion'>): DeviceResponse {
+  return { mac: device.mac, name: device.name, 'firmware-version': device.firmwareVersion };
+}

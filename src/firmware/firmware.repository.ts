@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Firmware } from './firmware.entity.js';
+
+/** Database access for firmware records. */
+@Injectable()
+export class FirmwareRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  insert(manager: EntityManager, firmware: Omit<Firmware, 'id'>): Promise<Firmware> {
+    return manager.save(Firmware, manager.create(Firmware, firmware));
+  }
+
+  findById(tenantId: number, id: number): Promise<Firmware | null> {
+    return this.dataSource.getRepository(Firmware).findOneBy({ tenantId, id });
+  }
+
+  findByCid(tenantId: number, cid: string): Promise<Firmware | null> {
+    return this.dataSource.getRepository(Firmware).findOneBy({ tenantId, cid });
+  }
+
+  /** The firmware of a type at a version; `null` when none is published. */
+  findByVersion(tenantId: number, deviceType: string, version: string): Promise<Firmware | null> {
+    return this.dataSource.getRepository(Firmware).findOneBy({ tenantId, deviceType, version });
+  }
+
+  list(tenantId: number): Promise<Firmware[]> {
+    return this.dataSource.getRepository(Firmware).find({ where: { tenantId }, order: { id: 'ASC' } });
+  }
+}

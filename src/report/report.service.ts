@@ -1,0 +1,53 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import type { DevicePrincipal } from '#src/auth/device-principal.js';
+import { Clock } from '#src/common/clock.js';
+import { DeviceService } from '#src/device/device.service.js';
+import type { DeviceResponse } from '#src/device/dto/device.dto.js';
+import { TenantRepository } from '#src/tenant/tenant.repository.js';
+import { renderPdfReport } from './pdf-report.js';
+import { renderXmlReport } from './xml-report.js';
+
+/** Report formats of `GET /api/report/:type` (INTERFACE.md). */
+export const REPORT_TYPES = ['json', 'xml', 'pdf'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+/** 404 text for any other type (CONTRACT.md §6). */
+export const UNKNOWN_REPORT_TYPE = 'Unknown report type';
+
+/** A rendered report and how to send it. */
+export type Report =
+  | { type: 'json'; body: DeviceResponse[] }
+  | { type: 'xml'; contentType: string; body: string }
+  | { type: 'pdf'; contentType: string; filename: string; body: Buffer };
+
+/** Reports of all devices of a tenant (CONTRACT.md §6). */
+@Injectable()
+export class ReportService {
+  constructor(
+    private readonly devices: DeviceService,
+    private readonly tenants: TenantRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Renders the report of one type.
+   * @throws NotFoundException `Unknown report type`.
+   */
+  async render(principal: DevicePrincipal, type: string): Promise<Report> {
+    if (!(REPORT_TYPES as readonly string[]).includes(type)) throw new NotFoundException(UNKNOWN_REPORT_TYPE);
+    const rows = await this.devices.list(principal);
+    switch (type as ReportType) {
+      case 'json':
+        return { type: 'json', body: rows };
+      case 'xml':
+        return { type: 'xml', contentType: 'application/xml; charset=utf-8', body: renderXmlReport(rows) };
+      case 'pdf': {
+        const generatedAt = new Date(this.clock.now());
+        const tenant = await this.tenants.findTenant(principal.tenantId);
+        const body = await renderPdfReport(rows, { tenantName: tenant?.name ?? String(principal.tenantId), generatedAt });
+        const stamp = generatedAt.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+        return { type: 'pdf', contentType: 'application/pdf', filename: `device-report-${stamp}.pdf`, body };
+      }
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import type { RolloutStatus } from './rollout.entity.js';
+
+/** Operator actions on a rollout and the state each leads to. */
+export const ROLLOUT_ACTIONS = {
+  start: { from: ['draft'], to: 'active' },
+  pause: { from: ['active'], to: 'paused' },
+  resume: { from: ['paused'], to: 'active' },
+  cancel: { from: ['draft', 'active', 'paused'], to: 'cancelled' },
+  finish: { from: ['active', 'paused'], to: 'finished' },
+} as const satisfies Record<string, { from: readonly RolloutStatus[]; to: RolloutStatus }>;
+
+export type RolloutAction = keyof typeof ROLLOUT_ACTIONS;
+
+/**
+ * The state an action leads to from `status`, or `null` when the transition is not allowed.
+ * `draft` → `active` ⇄ `paused` → `finished`; `cancelled` from any unfinished state.
+ */
+export function transition(status: RolloutStatus, action: RolloutAction): RolloutStatus | null {
+  const rule = ROLLOUT_ACTIONS[action];
+  return (rule.from as readonly RolloutStatus[]).includes(status) ? rule.to : null;
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '#src/auth/auth.module.js';
+import { LedgerModule } from '#src/chain/ledger.module.js';
+import { DeviceModule } from '#src/device/device.module.js';
+import { FirmwareModule } from '#src/firmware/firmware.module.js';
+import { GroupService } from './group.service.js';
+import { RolloutPlanService } from './rollout-plan.service.js';
+import { RolloutController } from './rollout.controller.js';
+import { RolloutRepository } from './rollout.repository.js';
+import { RolloutService } from './rollout.service.js';
+
+/** Next-rollout choice, success records, rollout lifecycle and device groups. */
+@Module({
+  imports: [AuthModule, LedgerModule, DeviceModule, FirmwareModule],
+  controllers: [RolloutController],
+  providers: [RolloutRepository, RolloutService, RolloutPlanService, GroupService],
+  exports: [RolloutPlanService, GroupService],
+})
+export class RolloutModule {}

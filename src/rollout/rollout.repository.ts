@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Firmware } from '#src/firmware/firmware.entity.js';
+import { DeviceGroup, GroupMember } from './device-group.entity.js';
+import type { RolloutCandidate } from './next-rollout.js';
+import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
+
+/** Database access for rollouts, success records, groups and their members. */
+@Injectable()
+export class RolloutRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Rollouts that pass the database filters of CONTRACT.md §8 for one device. */
+  async candidates(device: { id: number; tenantId: number; mac: string; deviceType: string }, nowMs: number): Promise<RolloutCandidate[]> {
+    const rows = await this.dataSource
+      .getRepository(Rollout)
+      .createQueryBuilder('r')
+      .innerJoin(Firmware, 'f', 'f.id = r.firmware_id')
+      .innerJoin(GroupMember, 'm', 'm.group_id = r.group_id AND m.mac = :mac', { mac: device.mac })
+      .select(['r.id AS id', 'r.name AS name', 'r.priority AS priority', 'r.start_date AS "startDate"', 'r.downgrade AS downgrade'])
+      .addSelect(['f.id AS "firmwareId"', 'f.version AS version'])
+      .where('r.tenant_id = :tenantId', { tenantId: device.tenantId })
+      .andWhere("r.status = 'active'")
+      .andWhere('r.start_date <= :now', { now: nowMs })
+      .andWhere('f.device_type = :deviceType', { deviceType: device.deviceType })
+      .andWhere('NOT EXISTS (SELECT 1 FROM rollout_success s WHERE s.rollout_id = r.id AND s.device_id = :deviceId)', { deviceId: device.id })
+      .getRawMany<Record<keyof RolloutCandidate, unknown>>();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: String(row.name),
+      priority: Number(row.priority),
+      startDate: Number(row.startDate),
+      downgrade: row.downgrade === true || row.downgrade === 1,
+      firmwareId: Number(row.firmwareId),
+      version: String(row.version),
+    }));
+  }
+
+  findRollout(tenantId: number, id: number, manager: EntityManager = this.dataSource.manager): Promise<Rollout | null> {
+    return manager.findOneBy(Rollout, { tenantId, id });
+  }
+
+  listRollouts(tenantId: number): Promise<Rollout[]> {
+    return this.dataSource.getRepository(Rollout).find({ where: { tenantId }, order: { id: 'ASC' } });
+  }
+
+  insertRollout(manager: EntityManager, rollout: Omit<Rollout, 'id'>): Promise<Rollout> {
+    return manager.save(Rollout, manager.create(Rollout, rollout));
+  }
+
+  async setStatus(manager: EntityManager, id: number, status: RolloutStatus): Promise<void> {
+    await manager.update(Rollout, { id }, { status });
+  }
+
+  /** Inserts a success record; a second one for the same (rollout, device) is a unique violation. */
+  async insertSuccess(manager: EntityManager, success: Omit<RolloutSuccess, 'id'>): Promise<void> {
+    await manager.insert(RolloutSuccess, success);
+  }
+
+  async isMember(groupId: number, mac: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    return (await manager.countBy(GroupMember, { groupId, mac })) > 0;
+  }
+
+  /** Targeted (group members), updated (success reports) and last activity (epoch ms) of a rollout. */
+  async progress(rollout: Pick<Rollout, 'id' | 'groupId'>, manager: EntityManager = this.dataSource.manager): Promise<{ targeted: number; updated: number; lastActivity: number | null }> {
+    const targeted = await manager.countBy(GroupMember, { groupId: rollout.groupId });
+    const row = await manager
+      .createQueryBuilder(RolloutSuccess, 's')
+      .select('COUNT(*)', 'updated')
+      .addSelect('MAX(s.created_at)', 'last')
+      .where('s.rollout_id = :id', { id: rollout.id })
+      .getRawOne<{ updated: unknown; last: unknown }>();
+    return { targeted, updated: Number(row?.updated ?? 0), lastActivity: row?.last == null ? null : Number(row.last) };
+  }
+
+  findGroup(tenantId: number, idOrName: string): Promise<DeviceGroup | null> {
+    const repository = this.dataSource.getRepository(DeviceGroup);
+    return /^\d+$/.test(idOrName) ? repository.findOneBy({ tenantId, id: Number(idOrName) }) : repository.findOneBy({ tenantId, name: idOrName });
+  }
+
+  /** Groups of a tenant with their member counts. */
+  async listGroups(tenantId: number): Promise<{ id: number; name: string; members: number }[]> {
+    const rows = await this.dataSource
+      .getRepository(DeviceGroup)
+      .createQueryBuilder('g')
+      .select(['g.id AS id', 'g.name AS name'])
+      .addSelect('(SELECT COUNT(*) FROM group_member m WHERE m.group_id = g.id)', 'members')
+      .where('g.tenant_id = :tenantId', { tenantId })
+      .orderBy('g.id', 'ASC')
+      .getRawMany<{ id: unknown; name: string; members: unknown }>();
+    return rows.map((row) => ({ id: Number(row.id), name: row.name, members: Number(row.members) }));
+  }
+
+  insertGroup(manager: EntityManager, group: Omit<DeviceGroup, 'id'>): Promise<DeviceGroup> {
+    return manager.save(DeviceGroup, manager.create(DeviceGroup, group));
+  }
+
+  /** Adds macs to a group; ones already in it are left as they are. */
+  async addMembers(manager: EntityManager, groupId: number, macs: string[]): Promise<void> {
+    for (let i = 0; i < macs.length; i += 200) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(GroupMember)
+        .values(macs.slice(i, i + 200).map((mac) => ({ groupId, mac })))
+        .orIgnore()
+        .execute();
+    }
+  }
+
+  /** Removes macs from a group. */
+  async removeMembers(manager: EntityManager, groupId: number, macs: string[]): Promise<void> {
+    for (let i = 0; i < macs.length; i += 200) {
+      await manager.createQueryBuilder().delete().from(GroupMember).where('group_id = :groupId', { groupId }).andWhere('mac IN (:...macs)', { macs: macs.slice(i, i + 200) }).execute();
+    }
+  }
+
+  async memberCount(groupId: number, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    return manager.countBy(GroupMember, { groupId });
+  }
+}

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { Logger, type LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module.js';
+import { Clock } from './common/clock.js';
+import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-body.js';
+import { prepareDataDir, type AppConfig } from './config/app-config.js';
+import { planListeners } from './listeners/listener-plan.js';
+import { ListenerRouting } from './listeners/listener-routing.js';
+
+/** A started server. */
+export interface RunningServer {
+  app: NestFastifyApplication;
+  /** Stops accepting, finishes in-flight requests, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Options for tests and embedding. */
+export interface StartOptions {
+  /** Replaces the system clock (tests fix time). */
+  clock?: Clock;
+  logger?: LoggerService | false;
+}
+
+/**
+ * Builds the application and opens one listener per distinct host:port of the component
+ * base URLs (CONTRACT.md §2). Migrations run before the first request is accepted.
+ */
+export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const ready = prepareDataDir(config);
+  const listeners = planListeners(ready.urls);
+  const routing = new ListenerRouting(listeners);
+  const adapter = new FastifyAdapter({
+    ...routing.fastifyOptions(),
+    // fastify takes a hop count too; its option type omits it.
+    trustProxy: ready.trustProxy as boolean | string,
+    bodyLimit: DEVICE_BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  });
+  const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready), adapter, {
+    bodyParser: false,
+    logger: options.logger ?? ready.logLevels,
+    abortOnError: false,
+  });
+  const app = await builder;
+  if (options.clock) {
+    const clock = options.clock;
+    app.get(Clock).now = () => clock.now();
+  }
+  const fastify = app.getHttpAdapter().getInstance();
+  installJsonBodyParser(fastify);
+  routing.install(fastify);
+  app.enableShutdownHooks();
+  const first = listeners[0]!;
+  await app.listen(first.port, first.host);
+  await routing.listenOthers();
+  new Logger('Listeners').log(
+    listeners.map((l) => `${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`).join('; '),
+  );
+  return { app, close: () => app.close() };
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { DeviceKey } from './device-key.entity.js';
+import { Tenant } from './tenant.entity.js';
+
+/** A device key joined with what login needs of its tenant. */
+export interface LoginKey {
+  id: number;
+  tenantId: number;
+  deviceType: string;
+  revokedAt: number | null;
+  customerKey: string;
+}
+
+/** Database access for tenants and device keys. */
+@Injectable()
+export class TenantRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  findTenantByName(name: string): Promise<Tenant | null> {
+    return this.dataSource.getRepository(Tenant).findOneBy({ name });
+  }
+
+  findTenant(id: number): Promise<Tenant | null> {
+    return this.dataSource.getRepository(Tenant).findOneBy({ id });
+  }
+
+  listTenants(): Promise<Tenant[]> {
+    return this.dataSource.getRepository(Tenant).find({ order: { id: 'ASC' } });
+  }
+
+  async insertTenant(manager: EntityManager, tenant: Omit<Tenant, 'id'>): Promise<Tenant> {
+    return manager.save(Tenant, manager.create(Tenant, tenant));
+  }
+
+  async insertDeviceKey(manager: EntityManager, key: Omit<DeviceKey, 'id'>): Promise<DeviceKey> {
+    return manager.save(DeviceKey, manager.create(DeviceKey, key));
+  }
+
+  findDeviceKey(id: number): Promise<DeviceKey | null> {
+    return this.dataSource.getRepository(DeviceKey).findOneBy({ id });
+  }
+
+  findDeviceKeyByKey(key: string): Promise<DeviceKey | null> {
+    return this.dataSource.getRepository(DeviceKey).findOneBy({ key });
+  }
+
+  listDeviceKeys(tenantId: number): Promise<DeviceKey[]> {
+    return this.dataSource.getRepository(DeviceKey).find({ where: { tenantId }, order: { id: 'ASC' } });
+  }
+
+  async revokeDeviceKey(manager: EntityManager, id: number, at: number): Promise<void> {
+    await manager.update(DeviceKey, { id }, { revokedAt: at });
+  }
+
+  /** The key a login names, with its tenant's customer key; `null` when unknown. */
+  async findLoginKey(key: string): Promise<LoginKey | null> {
+    const row = await this.dataSource
+      .getRepository(DeviceKey)
+      .createQueryBuilder('k')
+      .innerJoin(Tenant, 't', 't.id = k.tenant_id')
+      .select(['k.id AS id', 'k.tenant_id AS "tenantId"', 'k.device_type AS "deviceType"', 'k.revoked_at AS "revokedAt"', 't.customer_key AS "customerKey"'])
+      .where('k.key = :key', { key })
+      .getRawOne<LoginKey>();
+    return row ? { ...row, id: Number(row.id), tenantId: Number(row.tenantId), revokedAt: row.revokedAt === null ? null : Number(row.revokedAt) } : null;
+  }
+}

@@ -6,6 +6,7 @@ import { CommonModule } from './common/common.module.js';
 import { HttpErrorFilter } from './common/http-error.filter.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import type { AppConfig } from './config/app-config.js';
+import type { Clock } from './common/clock.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DeviceModule } from './device/device.module.js';
@@ -21,12 +22,12 @@ import { RolloutModule } from './rollout/rollout.module.js';
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, clock?: Clock): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        CommonModule,
+        CommonModule.forRoot(clock),
         DatabaseModule,
         AuthModule,
         DeviceModule,

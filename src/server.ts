@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { Logger, type LoggerService } from '@nestjs/common';
+import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
-import { Clock } from './common/clock.js';
+import type { Clock } from './common/clock.js';
 import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { planListeners } from './listeners/listener-plan.js';
@@ -20,7 +20,7 @@ export interface RunningServer {
 export interface StartOptions {
   /** Replaces the system clock (tests fix time). */
   clock?: Clock;
-  logger?: LoggerService | false;
+  logger?: LoggerService | LogLevel[] | false;
 }
 
 /**
@@ -39,16 +39,12 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
-  const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready), adapter, {
+  const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready, options.clock), adapter, {
     bodyParser: false,
     logger: options.logger ?? ready.logLevels,
     abortOnError: false,
   });
   const app = await builder;
-  if (options.clock) {
-    const clock = options.clock;
-    app.get(Clock).now = () => clock.now();
-  }
   const fastify = app.getHttpAdapter().getInstance();
   installJsonBodyParser(fastify);
   routing.install(fastify);

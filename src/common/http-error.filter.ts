@@ -49,15 +49,21 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (request.is404 && error instanceof HttpException && error.getStatus() === 404) {
       return [404, ErrorMessages.notFound];
     }
+    // Fastify's own errors arrive as they are, or wrapped by Nest with the original as `cause`.
+    const code = fastifyCode(error) ?? fastifyCode((error as { cause?: unknown } | null)?.cause);
+    if (code) return FASTIFY_ERRORS[code]!;
     if (error instanceof HttpException) {
       const status = error.getStatus();
       if (status >= 500) return [status, ErrorMessages.serverError];
       return [status, messageOf(error) ?? HttpStatus[status] ?? 'Error'];
     }
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && FASTIFY_ERRORS[code]) return FASTIFY_ERRORS[code];
     return [500, ErrorMessages.serverError];
   }
+}
+
+function fastifyCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code in FASTIFY_ERRORS ? code : undefined;
 }
 
 function messageOf(error: HttpException): string | undefined {

@@ -49,7 +49,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   installJsonBodyParser(fastify);
   routing.install(fastify);
   app.enableShutdownHooks();
-  const first = listeners[0]!;
+  const first = listeners[0];
   await app.listen(first.port, first.host);
   await routing.listenOthers();
   new Logger('Listeners').log(

@@ -15,6 +15,12 @@ export interface LoginRateRecord {
   resetsAt: number;
 }
 
+/** A `login_rate` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
+interface CounterRow {
+  hits: number | string;
+  resets_at: number | string;
+}
+
 /**
  * Fixed-window login counters kept in the database, so every instance sharing it sees the
  * same counts (CONTRACT.md §4). One upsert and one read per login, in one transaction; expired rows are pruned now
@@ -44,11 +50,8 @@ export class LoginRateLimitStorage implements ThrottlerStorage {
            resets_at = CASE WHEN login_rate.resets_at <= $3 THEN $2 ELSE login_rate.resets_at END`,
         [key, now + ttl, now],
       );
-      const [counter] = (await manager.query('SELECT hits, resets_at FROM login_rate WHERE key = $1', [key])) as {
-        hits: number | string;
-        resets_at: number | string;
-      }[];
-      return counter!;
+      const counters = await manager.query<CounterRow[]>('SELECT hits, resets_at FROM login_rate WHERE key = $1', [key]);
+      return counters[0];
     });
     const hits = Number(row.hits);
     const resetsAtMs = Number(row.resets_at);

@@ -25,7 +25,8 @@ export async function withServices<T>(work: (app: INestApplicationContext) => Pr
 export function describeError(error: unknown): string {
   if (error instanceof HttpException) {
     const body = error.getResponse();
-    return typeof body === 'string' ? body : String((body as { message?: unknown }).message ?? error.message);
+    const message = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+    return typeof message === 'string' ? message : error.message;
   }
   if (error instanceof ConfigError || error instanceof CliError) return error.message;
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;

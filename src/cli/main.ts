@@ -28,7 +28,7 @@ const positiveInt = (name: string) => (text: string) => {
 /** Runs a command body with the services, printing its result; expected errors exit 1 with one line. */
 async function run<T>(work: (get: <S>(type: new (...args: never[]) => S) => S) => Promise<T>, asJson: boolean, human: (value: T) => string): Promise<void> {
   const result = await withServices((app) => work((type) => app.get(type)));
-  print(result, asJson, human as (value: never) => string);
+  print(result, asJson, human);
 }
 
 async function tenantId(get: <S>(type: new (...args: never[]) => S) => S, ref: string): Promise<number> {

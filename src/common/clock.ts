@@ -23,6 +23,6 @@ export function formatUtc(epochMs: number): string {
 export function parseUtc(text: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
   if (!m) return null;
-  const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
   return formatUtc(ms) === text ? ms : null;
 }

@@ -51,7 +51,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     // Fastify's own errors arrive as they are, or wrapped by Nest with the original as `cause`.
     const code = fastifyCode(error) ?? fastifyCode((error as { cause?: unknown } | null)?.cause);
-    if (code) return FASTIFY_ERRORS[code]!;
+    if (code) return FASTIFY_ERRORS[code];
     if (error instanceof HttpException) {
       const status = error.getStatus();
       if (status >= 500) return [status, ErrorMessages.serverError];

@@ -22,10 +22,10 @@ function compareSegments(a: string, b: string): number {
   const ma = SEGMENT.exec(a);
   const mb = SEGMENT.exec(b);
   if (ma && mb) {
-    const na = BigInt(ma[1]!);
-    const nb = BigInt(mb[1]!);
+    const na = BigInt(ma[1]);
+    const nb = BigInt(mb[1]);
     if (na !== nb) return na < nb ? -1 : 1;
-    const [sa, sb] = [ma[2]!, mb[2]!];
+    const [sa, sb] = [ma[2], mb[2]];
     if (sa === sb) return 0;
     if (sa === '') return 1; // 3 > 3-rc1
     if (sb === '') return -1;

@@ -9,9 +9,6 @@ import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { computeDigests, type FirmwareDigests } from './firmware-digest.js';
 
-/** A binary written to the store. */
-export interface StoredArtifact extends FirmwareDigests {}
-
 /**
  * Firmware bytes under `DATA_DIR/artifacts/<cid>`, content-addressed: the same bytes are
  * stored once whoever publishes them. Nothing half-written is ever visible under a CID.
@@ -28,7 +25,7 @@ export class ArtifactStore {
    * Streams `source` to a temporary file, computes its digests, then moves it under its CID.
    * @param maxBytes larger sources are rejected with {@link ArtifactTooLarge} and leave nothing behind.
    */
-  async put(source: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<StoredArtifact> {
+  async put(source: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<FirmwareDigests> {
     await mkdir(this.dir, { recursive: true });
     const temp = join(this.dir, `.incoming-${randomBytes(8).toString('hex')}`);
     try {

@@ -50,7 +50,7 @@ export class FirmwareController {
       return;
     }
     if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
-      const { start, end } = ranges[0]!;
+      const { start, end } = ranges[0];
       await reply
         .status(206)
         .header('Content-Range', `bytes ${start}-${end}/${artifact.size}`)

@@ -32,8 +32,8 @@ export class ListenerRouting {
     const componentsOn = new Map(this.listeners.map((l) => [l.key, l.mounts.map((m) => m.component)]));
     return {
       serverFactory: (handler) => {
-        this.handler = handler as RequestListener;
-        return this.serverFor(this.listeners[0]!);
+        this.handler = handler;
+        return this.serverFor(this.listeners[0]);
       },
       constraints: {
         listener: {

@@ -50,7 +50,7 @@ function pdfEngine(): PdfMakeServer {
     const require = createRequire(import.meta.url);
     const pdfmake = require('pdfmake') as PdfMakeServer;
     const vfsFonts = require('pdfmake/build/vfs_fonts.js') as Record<string, string>;
-    for (const file of Object.values(FONT_FILES)) {
+    for (const file of Object.values(FONT_FILES) as string[]) {
       const base64 = vfsFonts[file];
       if (base64 === undefined) throw new Error(`pdfmake vfs_fonts.js has no ${file}`);
       pdfmake.virtualfs.writeFileSync(VFS_DIR + file, Buffer.from(base64, 'base64'));

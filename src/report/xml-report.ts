@@ -53,5 +53,5 @@ export function renderXmlReport(rows: Iterable<DeviceRow>): string {
   return builder.build({
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     root: element.length > 0 ? { element } : '',
-  }) as string;
+  });
 }

@@ -11,7 +11,7 @@ export const MAX_SIMULATED_DEVICES = 0xff_ff_ff;
 export function canonicalMacPrefix(prefix: string): string {
   const m = PREFIX.exec(prefix.trim());
   if (!m) throw new RangeError(`mac prefix must be three hex bytes such as 02:F1:ED, got ${JSON.stringify(prefix)}`);
-  return [m[1]!, m[3]!, m[4]!].join(':').toUpperCase();
+  return [m[1], m[3], m[4]].join(':').toUpperCase();
 }
 
 /**

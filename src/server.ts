@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import type { Clock } from './common/clock.js';
+import { answerFrameworkError } from './common/http-error.filter.js';
 import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { planListeners } from './listeners/listener-plan.js';
@@ -31,12 +32,14 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const ready = prepareDataDir(config);
   const listeners = planListeners(ready.urls);
   const routing = new ListenerRouting(listeners);
+  const { serverFactory, routerOptions } = routing.fastifyOptions();
   const adapter = new FastifyAdapter({
-    ...routing.fastifyOptions(),
+    serverFactory,
     // fastify takes a hop count too; its option type omits it.
     trustProxy: ready.trustProxy as boolean | string,
     bodyLimit: DEVICE_BODY_LIMIT_BYTES,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ...routerOptions, ignoreTrailingSlash: true },
+    frameworkErrors: answerFrameworkError,
     return503OnClosing: true,
   });
   const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready, options.clock), adapter, {

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The one error body of the whole surface (CONTRACT.md §3). */
 export interface MessageBody {
@@ -77,4 +77,14 @@ function messageOf(error: HttpException): string | undefined {
 
 function describeCause(error: unknown): string {
   return error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+}
+
+/**
+ * Fastify's `frameworkErrors` hook: errors raised before routing (a malformed URL) get the same
+ * `{"message": ...}` body as everything else.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+  const message = error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL' : status < 500 ? (HttpStatus[status] ?? 'Bad Request') : ErrorMessages.serverError;
+  void reply.status(status).type('application/json; charset=utf-8').send({ message } satisfies MessageBody);
 }

@@ -28,15 +28,16 @@ export class ListenerRouting {
   constructor(private readonly listeners: Listener[]) {}
 
   /** Options to merge into the fastify constructor options. */
-  fastifyOptions(): Pick<FastifyServerOptions, 'serverFactory' | 'constraints'> {
+  fastifyOptions(): Required<Pick<FastifyServerOptions, 'serverFactory' | 'routerOptions'>> {
     const componentsOn = new Map(this.listeners.map((l) => [l.key, l.mounts.map((m) => m.component)]));
     return {
       serverFactory: (handler) => {
         this.handler = handler;
         return this.serverFor(this.listeners[0]);
       },
-      constraints: {
-        listener: {
+      routerOptions: {
+        constraints: {
+          listener: {
           name: 'listener',
           mustMatchWhenDerived: true,
           storage() {
@@ -49,10 +50,11 @@ export class ListenerRouting {
                 (componentsOn.get(listenerKey) ?? []).reduce((acc, c) => acc | (masks.get(c) ?? 0), 0) || null,
             } as never;
           },
-          deriveConstraint: (req: IncomingMessage) => (req.socket as TaggedSocket)[LISTENER],
+          deriveConstraint: (req: IncomingMessage) => (req.socket as TaggedSocket)[LISTENER] ?? '',
           validate: (component: unknown) => {
             if (typeof component !== 'string') throw new TypeError('listener constraint must be a component name');
           },
+        },
         },
       },
     };

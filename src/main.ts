@@ -1,15 +1,31 @@
+import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startServer } from './server.js';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
+let config;
 try {
-  await startServer(loadConfig());
+  config = loadConfig();
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`firmledger: invalid configuration: ${error.message}\n`);
-    process.exit(2);
-  }
-  throw error;
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`firmledger: invalid configuration: ${error.message}\n`);
+  process.exit(2);
+}
+
+const server = await startServer(config);
+
+// SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the database, exit 0.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    new Logger('Shutdown').log(`${signal}: closing listeners and the database`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        new Logger('Shutdown').error(error instanceof Error ? error.message : String(error));
+        process.exit(1);
+      },
+    );
+  });
 }

@@ -51,7 +51,6 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const fastify = app.getHttpAdapter().getInstance();
   installJsonBodyParser(fastify);
   routing.install(fastify);
-  app.enableShutdownHooks();
   const first = listeners[0];
   await app.listen(first.port, first.host);
   await routing.listenOthers();

@@ -1,0 +1,80 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../support/harness.js';
+
+/** The server as `npm start` runs it: the compiled main, as its own process. */
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.js');
+
+function startMain(env: Record<string, string>, cwd: string): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+async function waitForListener(url: string, deadlineMs: number): Promise<void> {
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch (error) {
+      if (Date.now() > deadlineMs) throw error;
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+  }
+}
+
+describe('server process', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'firmledger-start-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  for (const [variable, value] of [
+    ['LOGIN_RATE_LIMIT', 'ten'],
+    ['VC_URL', 'ftp://example:21'],
+    ['AUTH_MAX_SKEW_SECONDS', '-5'],
+    ['JWT_SECRET', 'too-short'],
+  ] as const) {
+    it(`refuses to start with ${variable}=${value}, naming the variable`, async () => {
+      const { child, output } = startMain({ [variable]: value, DATA_DIR: join(dir, 'bad') }, dir);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      assert.notEqual(code, 0);
+      assert.match(output(), new RegExp(variable));
+      assert.doesNotMatch(output(), /\n\s+at /, 'no stack trace for a configuration error');
+    });
+  }
+
+  it('starts on SQLite under DATA_DIR with migrations, serves, and exits 0 on SIGTERM', async () => {
+    const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const dataDir = join(dir, 'data');
+    const { child, output } = startMain(
+      {
+        AUTH_URL: `http://127.0.0.1:${auth}`,
+        VC_URL: `http://127.0.0.1:${vc}`,
+        BC_URL: `http://127.0.0.1:${bc}`,
+        OPERATOR_URL: `http://127.0.0.1:${op}`,
+        DATA_DIR: dataDir,
+      },
+      dir,
+    );
+    await waitForListener(`http://127.0.0.1:${bc}/`, Date.now() + 15_000);
+    const answer = await fetch(`http://127.0.0.1:${vc}/api/device/`);
+    assert.equal(answer.status, 401);
+    assert.deepEqual(await answer.json(), { message: 'JWT is not valid' });
+    assert.ok(existsSync(join(dataDir, 'firmledger.sqlite')), output());
+    assert.ok(existsSync(join(dataDir, 'firmledger.sqlite-wal')), 'SQLite runs in WAL mode');
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0, output());
+    await assert.rejects(fetch(`http://127.0.0.1:${auth}/auth/login`), 'listeners are closed after SIGTERM');
+  });
+});

@@ -41,8 +41,22 @@ type Entry = LedgerFields & { prevHash: string; hash: string };
 function chain(): Entry[] {
   const fields: LedgerFields[] = [
     FIRST,
-    { seq: 2, tenantId: 7, type: 'firmware.published', subject: 'firmware:1', payload: '{"id":1,"version":"1.0.0"}', createdAt: 1_700_000_001_000 },
-    { seq: 3, tenantId: 8, type: 'rollout.started', subject: 'rollout:1', payload: '{"id":1,"status":"active"}', createdAt: 1_700_000_002_000 },
+    {
+      seq: 2,
+      tenantId: 7,
+      type: 'firmware.published',
+      subject: 'firmware:1',
+      payload: '{"id":1,"version":"1.0.0"}',
+      createdAt: 1_700_000_001_000,
+    },
+    {
+      seq: 3,
+      tenantId: 8,
+      type: 'rollout.started',
+      subject: 'rollout:1',
+      payload: '{"id":1,"status":"active"}',
+      createdAt: 1_700_000_002_000,
+    },
   ];
   const entries: Entry[] = [];
   let prevHash = ZEROS;
@@ -74,7 +88,10 @@ describe(canonicalJson.name, () => {
   });
 
   it('writes numbers and strings as RFC 8785 does', () => {
-    assert.equal(canonicalJson({ n: 1.0, big: 1e21, small: 1e-7, neg: -0, s: 'é"\n' }), '{"big":1e+21,"n":1,"neg":0,"s":"é\\"\\n","small":1e-7}');
+    assert.equal(
+      canonicalJson({ n: 1.0, big: 1e21, small: 1e-7, neg: -0, s: 'é"\n' }),
+      '{"big":1e+21,"n":1,"neg":0,"s":"é\\"\\n","small":1e-7}',
+    );
   });
 
   it('orders keys by UTF-16 code units (RFC 8785 §3.2.3)', () => {
@@ -132,22 +149,22 @@ describe(ledgerHash.name, () => {
 describe(checkLink.name, () => {
   it('accepts a correctly linked chain, the first entry after the zero hash', () => {
     const [e1, e2, e3] = chain();
-    assert.equal(checkLink(null, e1!), null);
-    assert.equal(checkLink(e1!, e2!), null);
-    assert.equal(checkLink(e2!, e3!), null);
+    assert.equal(checkLink(null, e1), null);
+    assert.equal(checkLink(e1, e2), null);
+    assert.equal(checkLink(e2, e3), null);
   });
 
   it('names the entry whose content does not match its hash', () => {
     const [e1, e2] = chain();
     for (const tampered of [
-      { ...e2!, payload: '{"id":1,"version":"6.6.6"}' },
-      { ...e2!, tenantId: 99 },
-      { ...e2!, type: 'firmware.deleted' },
-      { ...e2!, subject: 'firmware:2' },
-      { ...e2!, createdAt: e2!.createdAt + 1 },
-      { ...e2!, hash: '0'.repeat(64) },
+      { ...e2, payload: '{"id":1,"version":"6.6.6"}' },
+      { ...e2, tenantId: 99 },
+      { ...e2, type: 'firmware.deleted' },
+      { ...e2, subject: 'firmware:2' },
+      { ...e2, createdAt: e2.createdAt + 1 },
+      { ...e2, hash: '0'.repeat(64) },
     ]) {
-      const broken = checkLink(e1!, tampered);
+      const broken = checkLink(e1, tampered);
       assert.ok(broken, JSON.stringify(tampered));
       assert.equal(broken.seq, 2);
       assert.match(broken.reason, /hash|content/i);
@@ -156,16 +173,16 @@ describe(checkLink.name, () => {
 
   it('lets a changed and rehashed entry link to its predecessor (detection falls to the next entry)', () => {
     const [e1, e2] = chain();
-    const changed = { ...e2!, payload: '{"id":1,"version":"6.6.6"}' };
+    const changed = { ...e2, payload: '{"id":1,"version":"6.6.6"}' };
     const rehashed = { ...changed, hash: specHash(changed.prevHash, changed) };
-    assert.equal(checkLink(e1!, rehashed), null, 'a lone rehashed entry links to its predecessor');
+    assert.equal(checkLink(e1, rehashed), null, 'a lone rehashed entry links to its predecessor');
   });
 
   it('names the next entry when a changed entry was rehashed (its prevHash no longer matches)', () => {
     const [e1, e2, e3] = chain();
-    const changed = { ...e2!, payload: '{"id":1,"version":"6.6.6"}' };
-    const rehashed = { ...changed, hash: specHash(e1!.hash, changed) };
-    const broken = checkLink(rehashed, e3!);
+    const changed = { ...e2, payload: '{"id":1,"version":"6.6.6"}' };
+    const rehashed = { ...changed, hash: specHash(e1.hash, changed) };
+    const broken = checkLink(rehashed, e3);
     assert.ok(broken);
     assert.equal(broken.seq, 3);
     assert.match(broken.reason, /previous/i);
@@ -173,14 +190,14 @@ describe(checkLink.name, () => {
 
   it('names the entry whose prevHash does not match the entry before it', () => {
     const [e1, e2] = chain();
-    const relinked = { ...e2!, prevHash: '1'.repeat(64) };
+    const relinked = { ...e2, prevHash: '1'.repeat(64) };
     const selfConsistent = { ...relinked, hash: specHash(relinked.prevHash, relinked) };
     for (const entry of [relinked, selfConsistent]) {
-      const broken = checkLink(e1!, entry);
+      const broken = checkLink(e1, entry);
       assert.ok(broken);
       assert.equal(broken.seq, 2);
     }
-    assert.match(checkLink(e1!, selfConsistent)!.reason, /previous/i);
+    assert.match(checkLink(e1, selfConsistent)!.reason, /previous/i);
   });
 
   it('requires the first entry to follow the zero hash', () => {
@@ -193,16 +210,16 @@ describe(checkLink.name, () => {
   it('names the entry whose seq does not follow (a gap, a repeat, a wrong start)', () => {
     const [e1, e2, e3] = chain();
     // e3 straight after e1: entry 2 was removed.
-    const gap = checkLink(e1!, e3!);
+    const gap = checkLink(e1, e3);
     assert.ok(gap);
     assert.equal(gap.seq, 3);
     assert.match(gap.reason, /sequence|seq/i);
     // e2 after itself.
-    const repeat = checkLink(e2!, e2!);
+    const repeat = checkLink(e2, e2);
     assert.ok(repeat);
     assert.equal(repeat.seq, 2);
     // A chain starting at 2.
-    const start = checkLink(null, { ...e2!, prevHash: ZEROS, hash: specHash(ZEROS, e2!) });
+    const start = checkLink(null, { ...e2, prevHash: ZEROS, hash: specHash(ZEROS, e2) });
     assert.ok(start);
     assert.equal(start.seq, 2);
   });

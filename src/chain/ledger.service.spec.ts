@@ -46,17 +46,32 @@ function specHash(prevHash: string, r: Omit<Row, 'prev_hash' | 'hash'>): string 
 
 const EVENTS: LedgerEvent[] = [
   { tenantId: 1, type: 'tenant.created', subject: 'tenant:1', state: { id: 1, name: 'acme' } },
-  { tenantId: 1, type: 'device.registered', subject: 'device:AC:67:B2:01:02:03', state: { mac: 'AC:67:B2:01:02:03', name: 'one', firmwareVersion: '1.0.0' } },
+  {
+    tenantId: 1,
+    type: 'device.registered',
+    subject: 'device:AC:67:B2:01:02:03',
+    state: { mac: 'AC:67:B2:01:02:03', name: 'one', firmwareVersion: '1.0.0' },
+  },
   { tenantId: 1, type: 'firmware.published', subject: 'firmware:1', state: { id: 1, version: '1.1.0', deviceType: 'ESP32' } },
-  { tenantId: 1, type: 'device.updated', subject: 'device:AC:67:B2:01:02:03', state: { mac: 'AC:67:B2:01:02:03', name: 'one', firmwareVersion: '1.1.0' } },
-  { tenantId: 2, type: 'device.registered', subject: 'device:AC:67:B2:01:02:03', state: { mac: 'AC:67:B2:01:02:03', name: 'other tenant', firmwareVersion: '9.9.9' } },
+  {
+    tenantId: 1,
+    type: 'device.updated',
+    subject: 'device:AC:67:B2:01:02:03',
+    state: { mac: 'AC:67:B2:01:02:03', name: 'one', firmwareVersion: '1.1.0' },
+  },
+  {
+    tenantId: 2,
+    type: 'device.registered',
+    subject: 'device:AC:67:B2:01:02:03',
+    state: { mac: 'AC:67:B2:01:02:03', name: 'other tenant', firmwareVersion: '9.9.9' },
+  },
 ];
 
 interface Ledger {
   dataSource: DataSource;
   ledger: LedgerService;
   unitOfWork: UnitOfWork;
-  rows(): Promise<Row[]>;
+  rows: () => Promise<Row[]>;
 }
 
 describe(LedgerService.name, () => {
@@ -102,8 +117,8 @@ describe(LedgerService.name, () => {
     it('stores the state as canonical JSON (sorted keys)', async () => {
       const { rows } = await seeded('payload');
       const stored = await rows();
-      assert.equal(stored[1]!.payload, '{"firmwareVersion":"1.0.0","mac":"AC:67:B2:01:02:03","name":"one"}');
-      assert.equal(stored[1]!.created_at, 1_700_000_002_000);
+      assert.equal(stored[1].payload, '{"firmwareVersion":"1.0.0","mac":"AC:67:B2:01:02:03","name":"one"}');
+      assert.equal(stored[1].created_at, 1_700_000_002_000);
     });
 
     it('rolls back with the transaction it is part of', async () => {
@@ -126,7 +141,7 @@ describe(LedgerService.name, () => {
       const result = await ledger.verify();
       assert.equal(result.ok, true);
       assert.equal(result.entries, 5);
-      assert.equal(result.head, (await rows())[4]!.hash);
+      assert.equal(result.head, (await rows())[4].hash);
       assert.equal(result.firstBreak, undefined);
     });
 
@@ -172,7 +187,7 @@ describe(LedgerService.name, () => {
       const result = await ledger.verify();
       assert.equal(result.ok, false);
       assert.equal(result.firstBreak?.seq, 4);
-      assert.match(result.firstBreak!.reason, /3/);
+      assert.match(result.firstBreak.reason, /3/);
     });
 
     it('detects a deleted first entry', async () => {
@@ -185,7 +200,7 @@ describe(LedgerService.name, () => {
 
     it('detects an altered entry whose hash was recomputed, at the next entry (4)', async () => {
       const { dataSource, ledger, rows } = await seeded('rehash-3');
-      const third = (await rows())[2]!;
+      const third = (await rows())[2];
       const payload = '{"deviceType":"ESP32","id":1,"version":"6.6.6"}';
       const hash = specHash(third.prev_hash, { ...third, payload });
       await dataSource.query('UPDATE ledger_entry SET payload = ?, hash = ? WHERE seq = 3', [payload, hash]);
@@ -205,7 +220,7 @@ describe(LedgerService.name, () => {
 
     it('is ok again once the altered value is restored', async () => {
       const { dataSource, ledger, rows } = await seeded('restore');
-      const original = (await rows())[2]!.payload;
+      const original = (await rows())[2].payload;
       await dataSource.query('UPDATE ledger_entry SET payload = ? WHERE seq = 3', ['{}']);
       assert.equal((await ledger.verify()).ok, false);
       await dataSource.query('UPDATE ledger_entry SET payload = ? WHERE seq = 3', [original]);
@@ -233,8 +248,13 @@ describe(LedgerService.name, () => {
 
     it('follows a later append', async () => {
       const { ledger, unitOfWork } = await seeded('current-later');
-      await unitOfWork.transaction((m) => ledger.append(m, { tenantId: 1, type: 'device.deleted', subject: 'device:AC:67:B2:01:02:03', state: { mac: 'AC:67:B2:01:02:03' } }));
-      assert.deepEqual(await ledger.current(1, 'device:AC:67:B2:01:02:03'), { type: 'device.deleted', state: { mac: 'AC:67:B2:01:02:03' } });
+      await unitOfWork.transaction((m) =>
+        ledger.append(m, { tenantId: 1, type: 'device.deleted', subject: 'device:AC:67:B2:01:02:03', state: { mac: 'AC:67:B2:01:02:03' } }),
+      );
+      assert.deepEqual(await ledger.current(1, 'device:AC:67:B2:01:02:03'), {
+        type: 'device.deleted',
+        state: { mac: 'AC:67:B2:01:02:03' },
+      });
       assert.equal((await ledger.verify()).entries, 6);
     });
 

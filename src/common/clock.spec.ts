@@ -43,7 +43,13 @@ describe(parseUtc.name, () => {
   });
 
   it('round-trips with formatUtc', () => {
-    for (const text of ['2020-01-01 00:00:00', '2026-12-31 23:59:59', '2038-01-19 03:14:08', '1999-12-31 23:59:59', '2400-02-29 06:07:08']) {
+    for (const text of [
+      '2020-01-01 00:00:00',
+      '2026-12-31 23:59:59',
+      '2038-01-19 03:14:08',
+      '1999-12-31 23:59:59',
+      '2400-02-29 06:07:08',
+    ]) {
       const ms = parseUtc(text);
       assert.notEqual(ms, null, text);
       assert.equal(formatUtc(ms!), text);

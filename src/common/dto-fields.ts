@@ -22,7 +22,7 @@ const NO_CONTROL = /^[^\p{Cc}]*$/u;
  */
 export function MacField(): PropertyDecorator {
   return applyDecorators(
-    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (canonicalMac(value.trim()) ?? value) : value)),
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (canonicalMac(value) ?? value) : value)),
     Validate(HardwareAddress),
   );
 }

@@ -116,7 +116,7 @@ describe(isCanonicalMac.name, () => {
 
   it('rejects values that are not strings', () => {
     for (const value of [undefined, null, 0xac67b2010203, ['AC:67:B2:01:02:03'], { mac: 'AC:67:B2:01:02:03' }]) {
-      assert.equal(isCanonicalMac(value), false, String(value));
+      assert.equal(isCanonicalMac(value), false, JSON.stringify(value));
     }
   });
 

@@ -29,9 +29,20 @@ function compareSegments(a: string, b: string): number {
     if (sa === sb) return 0;
     if (sa === '') return 1; // 3 > 3-rc1
     if (sb === '') return -1;
-    return sa < sb ? -1 : 1;
+    return compareCodePoints(sa, sb);
   }
   if (ma) return 1; // a number orders after text
   if (mb) return -1;
-  return a === b ? 0 : a < b ? -1 : 1;
+  return compareCodePoints(a, b);
+}
+
+/** Orders text by Unicode code points (JS `<` compares UTF-16 code units). */
+function compareCodePoints(a: string, b: string): number {
+  const left = [...a];
+  const right = [...b];
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const order = left[i]!.codePointAt(0)! - right[i]!.codePointAt(0)!;
+    if (order !== 0) return order < 0 ? -1 : 1;
+  }
+  return Math.sign(left.length - right.length);
 }

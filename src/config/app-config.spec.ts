@@ -63,7 +63,12 @@ describe(loadConfig.name, () => {
     });
 
     it('reads whole numbers', () => {
-      const config = loadConfig({ JWT_TTL_SECONDS: '60', AUTH_MAX_SKEW_SECONDS: '30', LOGIN_RATE_LIMIT: '25', LOGIN_RATE_WINDOW_SECONDS: '10' });
+      const config = loadConfig({
+        JWT_TTL_SECONDS: '60',
+        AUTH_MAX_SKEW_SECONDS: '30',
+        LOGIN_RATE_LIMIT: '25',
+        LOGIN_RATE_WINDOW_SECONDS: '10',
+      });
       assert.deepEqual(
         [config.jwtTtlSeconds, config.authMaxSkewSeconds, config.loginRateLimit, config.loginRateWindowSeconds],
         [60, 30, 25, 10],

@@ -131,9 +131,6 @@ function baseUrl(name: string, text: string): URL {
   if (url.search || url.hash || url.username || url.password) {
     throw new ConfigError(`${name} must not carry a query, fragment or credentials (got "${text}")`);
   }
-  if (url.port === '') {
-    throw new ConfigError(`${name} must name a port (got "${text}")`);
-  }
   return url;
 }
 

@@ -28,6 +28,8 @@ export function dataSourceOptions(config: Pick<AppConfig, 'databasePath'>): Data
     migrationsRun: true,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error'],
+    // Query errors are not logged here: expected ones (unique violations) are answers, and the
+    // error filter logs every unexpected one with its request.
+    logging: false,
   };
 }

@@ -38,7 +38,7 @@ describe(planListeners.name, () => {
         { component: 'bc', prefix: '' },
       ],
     });
-    assert.deepEqual(listeners[1]!.mounts, [{ component: 'operator', prefix: '' }]);
+    assert.deepEqual(listeners[1].mounts, [{ component: 'operator', prefix: '' }]);
   });
 
   it('groups non-adjacent components on the same host:port, ordered by first appearance', () => {
@@ -66,27 +66,27 @@ describe(planListeners.name, () => {
 
   it('strips the brackets of an IPv6 host', () => {
     const [listener] = planListeners({ auth: url('http://[::1]:3001/auth/') });
-    assert.equal(listener!.host, '::1');
-    assert.equal(listener!.port, 3001);
-    assert.deepEqual(listener!.mounts, [{ component: 'auth', prefix: '/auth' }]);
+    assert.equal(listener.host, '::1');
+    assert.equal(listener.port, 3001);
+    assert.deepEqual(listener.mounts, [{ component: 'auth', prefix: '/auth' }]);
   });
 
   it('shares one listener between IPv6 URLs with the same host and port', () => {
     const listeners = planListeners({ auth: url('http://[::]:3000/auth'), vc: url('http://[::]:3000/vc') });
     assert.equal(listeners.length, 1);
-    assert.equal(listeners[0]!.host, '::');
-    assert.equal(listeners[0]!.port, 3000);
-    assert.equal(listeners[0]!.mounts.length, 2);
+    assert.equal(listeners[0].host, '::');
+    assert.equal(listeners[0].port, 3000);
+    assert.equal(listeners[0].mounts.length, 2);
   });
 
   it('reads the port as a number', () => {
     const [listener] = planListeners({ vc: url('http://localhost:8080/') });
-    assert.strictEqual(listener!.port, 8080);
+    assert.strictEqual(listener.port, 8080);
   });
 
   it('keeps an explicit port 80 (URL writes it as the empty default port)', () => {
     const [listener] = planListeners({ auth: url('http://0.0.0.0:80/auth') });
-    assert.strictEqual(listener!.port, 80);
+    assert.strictEqual(listener.port, 80);
   });
 
   it('plans nothing for no URLs', () => {

@@ -24,7 +24,8 @@ export function planListeners(urls: Partial<Record<ComponentName, URL>>): Listen
   const listeners = new Map<string, Listener>();
   for (const [component, url] of Object.entries(urls) as [ComponentName, URL][]) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const port = Number(url.port);
+    // `URL` reports the scheme's default port (80 for http:) as ''.
+    const port = url.port === '' ? 80 : Number(url.port);
     const key = `${host}:${port}`;
     const listener = listeners.get(key) ?? { key, host, port, mounts: [] };
     listener.mounts.push({ component, prefix: normalizePrefix(url.pathname) });

@@ -69,7 +69,11 @@ describe(chooseNextRollout.name, () => {
     });
 
     it('returns null when no candidate qualifies', () => {
-      const candidates = [candidate({ id: 1, version: '0.5.0' }), candidate({ id: 2, version: '1.0.0' }), candidate({ id: 3, version: '0.9.9' })];
+      const candidates = [
+        candidate({ id: 1, version: '0.5.0' }),
+        candidate({ id: 2, version: '1.0.0' }),
+        candidate({ id: 3, version: '0.9.9' }),
+      ];
       assert.equal(chosenId(candidates, '1.0.0'), null);
     });
   });
@@ -84,7 +88,10 @@ describe(chooseNextRollout.name, () => {
     });
 
     it('picks the other rollout when the most urgent one is the current version', () => {
-      const candidates = [candidate({ id: 1, priority: 1, version: '1.0.0', downgrade: true }), candidate({ id: 2, priority: 5, version: '1.0.1' })];
+      const candidates = [
+        candidate({ id: 1, priority: 1, version: '1.0.0', downgrade: true }),
+        candidate({ id: 2, priority: 5, version: '1.0.1' }),
+      ];
       assert.equal(chosenId(candidates, '1.0.0'), 2);
     });
   });

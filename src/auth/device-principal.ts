@@ -13,5 +13,5 @@ export const PRINCIPAL = Symbol('firmledger.principal');
 /** Injects the {@link DevicePrincipal} set by the device token guard. */
 export const Principal = createParamDecorator(
   (_data: unknown, context: ExecutionContext): DevicePrincipal =>
-    (context.switchToHttp().getRequest<{ [PRINCIPAL]: DevicePrincipal }>())[PRINCIPAL],
+    context.switchToHttp().getRequest<{ [PRINCIPAL]: DevicePrincipal }>()[PRINCIPAL],
 );

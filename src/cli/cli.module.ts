@@ -14,7 +14,15 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), CommonModule.forRoot(), DatabaseModule, TenantModule, FirmwareModule, RolloutModule, LedgerModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        CommonModule.forRoot(),
+        DatabaseModule,
+        TenantModule,
+        FirmwareModule,
+        RolloutModule,
+        LedgerModule,
+      ],
     };
   }
 }

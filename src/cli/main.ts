@@ -26,7 +26,11 @@ const positiveInt = (name: string) => (text: string) => {
 };
 
 /** Runs a command body with the services, printing its result; expected errors exit 1 with one line. */
-async function run<T>(work: (get: <S>(type: new (...args: never[]) => S) => S) => Promise<T>, asJson: boolean, human: (value: T) => string): Promise<void> {
+async function run<T>(
+  work: (get: <S>(type: new (...args: never[]) => S) => S) => Promise<T>,
+  asJson: boolean,
+  human: (value: T) => string,
+): Promise<void> {
   const result = await withServices((app) => work((type) => app.get(type)));
   print(result, asJson, human);
 }
@@ -42,12 +46,22 @@ tenant
   .description('create a tenant; its customer key is shown once')
   .addOption(json)
   .action((name: string, o: { json?: boolean }) =>
-    run((get) => get(TenantService).createTenant(name), !!o.json, (t) => `tenant ${t.id} "${t.name}"\ncustomer key: ${t.customerKey}\n(shown once: keep it; devices sign logins with it)`),
+    run(
+      (get) => get(TenantService).createTenant(name),
+      !!o.json,
+      (t) => `tenant ${t.id} "${t.name}"\ncustomer key: ${t.customerKey}\n(shown once: keep it; devices sign logins with it)`,
+    ),
   );
 tenant
   .command('list')
   .addOption(json)
-  .action((o: { json?: boolean }) => run((get) => get(TenantService).listTenants(), !!o.json, (rows) => table(rows, ['id', 'name', 'createdAt'])));
+  .action((o: { json?: boolean }) =>
+    run(
+      (get) => get(TenantService).listTenants(),
+      !!o.json,
+      (rows) => table(rows, ['id', 'name', 'createdAt']),
+    ),
+  );
 
 // device-key
 const deviceKey = program.command('device-key').description('device keys (shared by devices of one type)');
@@ -57,7 +71,11 @@ deviceKey
   .requiredOption('--type <dType>', 'device type, e.g. ESP32')
   .addOption(json)
   .action((o: { tenant: string; type: string; json?: boolean }) =>
-    run(async (get) => get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type), !!o.json, (k) => `device key ${k.id} (${k.deviceType}): ${k.key}`),
+    run(
+      async (get) => get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type),
+      !!o.json,
+      (k) => `device key ${k.id} (${k.deviceType}): ${k.key}`,
+    ),
   );
 deviceKey
   .command('revoke <key>')
@@ -65,14 +83,22 @@ deviceKey
   .addOption(tenantOption)
   .addOption(json)
   .action((key: string, o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(TenantService).revokeDeviceKey(await tenantId(get, o.tenant), key), !!o.json, (k) => `device key ${k.id} revoked`),
+    run(
+      async (get) => get(TenantService).revokeDeviceKey(await tenantId(get, o.tenant), key),
+      !!o.json,
+      (k) => `device key ${k.id} revoked`,
+    ),
   );
 deviceKey
   .command('list')
   .addOption(tenantOption)
   .addOption(json)
   .action((o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)), !!o.json, (rows) => table(rows, ['id', 'key', 'deviceType', 'revoked', 'createdAt'])),
+    run(
+      async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
+      !!o.json,
+      (rows) => table(rows, ['id', 'key', 'deviceType', 'revoked', 'createdAt']),
+    ),
   );
 
 // firmware
@@ -88,7 +114,11 @@ firmware
     if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
     if (o.version.length > 64) throw new CliError('--version must be 1 to 64 characters');
     return run(
-      async (get) => get(FirmwareService).publish({ tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type }, createReadStream(file)),
+      async (get) =>
+        get(FirmwareService).publish(
+          { tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type },
+          createReadStream(file),
+        ),
       !!o.json,
       (f) => `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
     );
@@ -98,7 +128,11 @@ firmware
   .addOption(tenantOption)
   .addOption(json)
   .action((o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(FirmwareService).list(await tenantId(get, o.tenant)), !!o.json, (rows) => table(rows, ['id', 'version', 'deviceType', 'size', 'md5', 'cid'])),
+    run(
+      async (get) => get(FirmwareService).list(await tenantId(get, o.tenant)),
+      !!o.json,
+      (rows) => table(rows, ['id', 'version', 'deviceType', 'size', 'md5', 'cid']),
+    ),
   );
 
 // group
@@ -108,7 +142,11 @@ group
   .addOption(tenantOption)
   .addOption(json)
   .action((name: string, o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(GroupService).create(await tenantId(get, o.tenant), name), !!o.json, (g) => `group ${g.id} "${g.name}"`),
+    run(
+      async (get) => get(GroupService).create(await tenantId(get, o.tenant), name),
+      !!o.json,
+      (g) => `group ${g.id} "${g.name}"`,
+    ),
   );
 group
   .command('add <group> <mac...>')
@@ -116,18 +154,37 @@ group
   .addOption(tenantOption)
   .addOption(json)
   .action((ref: string, macs: string[], o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(GroupService).addMembers(await tenantId(get, o.tenant), ref, macs), !!o.json, (g) => `group ${g.id} "${g.name}": ${g.members} members`),
+    run(
+      async (get) => get(GroupService).addMembers(await tenantId(get, o.tenant), ref, macs),
+      !!o.json,
+      (g) => `group ${g.id} "${g.name}": ${g.members} members`,
+    ),
   );
 group
   .command('list')
   .addOption(tenantOption)
   .addOption(json)
   .action((o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(GroupService).list(await tenantId(get, o.tenant)), !!o.json, (rows) => table(rows, ['id', 'name', 'members'])),
+    run(
+      async (get) => get(GroupService).list(await tenantId(get, o.tenant)),
+      !!o.json,
+      (rows) => table(rows, ['id', 'name', 'members']),
+    ),
   );
 
 // rollout
-const rolloutColumns: (keyof RolloutView)[] = ['id', 'name', 'status', 'firmwareId', 'groupId', 'priority', 'startDate', 'targeted', 'updated', 'pending'];
+const rolloutColumns: (keyof RolloutView)[] = [
+  'id',
+  'name',
+  'status',
+  'firmwareId',
+  'groupId',
+  'priority',
+  'startDate',
+  'targeted',
+  'updated',
+  'pending',
+];
 const rollout = program.command('rollout').description('rollouts: planned firmware updates');
 rollout
   .command('create')
@@ -139,21 +196,31 @@ rollout
   .requiredOption('--start <date>', 'start date, "YYYY-MM-DD HH:MM:SS" UTC')
   .option('--downgrade', 'offer even to devices on a newer version')
   .addOption(json)
-  .action((o: { tenant: string; name: string; firmware: number; group: string; priority: number; start: string; downgrade?: boolean; json?: boolean }) =>
-    run(
-      async (get) =>
-        get(RolloutPlanService).create({
-          tenantId: await tenantId(get, o.tenant),
-          name: o.name,
-          firmwareId: o.firmware,
-          group: o.group,
-          priority: o.priority,
-          startDate: o.start,
-          downgrade: !!o.downgrade,
-        }),
-      !!o.json,
-      (r) => `rollout ${r.id} "${r.name}" created (${r.status}); start it with: firmledger rollout start ${r.id} --tenant ${o.tenant}`,
-    ),
+  .action(
+    (o: {
+      tenant: string;
+      name: string;
+      firmware: number;
+      group: string;
+      priority: number;
+      start: string;
+      downgrade?: boolean;
+      json?: boolean;
+    }) =>
+      run(
+        async (get) =>
+          get(RolloutPlanService).create({
+            tenantId: await tenantId(get, o.tenant),
+            name: o.name,
+            firmwareId: o.firmware,
+            group: o.group,
+            priority: o.priority,
+            startDate: o.start,
+            downgrade: !!o.downgrade,
+          }),
+        !!o.json,
+        (r) => `rollout ${r.id} "${r.name}" created (${r.status}); start it with: firmledger rollout start ${r.id} --tenant ${o.tenant}`,
+      ),
   );
 for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
   rollout
@@ -161,7 +228,11 @@ for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
     .addOption(tenantOption)
     .addOption(json)
     .action((id: string, o: { tenant: string; json?: boolean }) =>
-      run(async (get) => get(RolloutPlanService).apply(await tenantId(get, o.tenant), positiveInt('rollout id')(id), action), !!o.json, (r) => `rollout ${r.id} is ${r.status}`),
+      run(
+        async (get) => get(RolloutPlanService).apply(await tenantId(get, o.tenant), positiveInt('rollout id')(id), action),
+        !!o.json,
+        (r) => `rollout ${r.id} is ${r.status}`,
+      ),
     );
 }
 rollout
@@ -169,7 +240,11 @@ rollout
   .addOption(tenantOption)
   .addOption(json)
   .action((o: { tenant: string; json?: boolean }) =>
-    run(async (get) => get(RolloutPlanService).list(await tenantId(get, o.tenant)), !!o.json, (rows) => table(rows, rolloutColumns)),
+    run(
+      async (get) => get(RolloutPlanService).list(await tenantId(get, o.tenant)),
+      !!o.json,
+      (rows) => table(rows, rolloutColumns),
+    ),
   );
 
 // ledger
@@ -190,7 +265,9 @@ program
 // simulate
 program
   .command('simulate')
-  .description('act as N field devices against a running server: login, register, next rollout, ledger lookup, download, verify, report success')
+  .description(
+    'act as N field devices against a running server: login, register, next rollout, ledger lookup, download, verify, report success',
+  )
   .option('--customer-key <key>', 'customer key of the tenant')
   .option('--device-key <key>', 'device key the devices log in with')
   .option('--devices <n>', 'number of devices', positiveInt('--devices'), 100)

@@ -8,5 +8,12 @@ export function table<T extends object>(rows: readonly T[], columns: (keyof T & 
   if (rows.length === 0) return '(none)';
   const cells: string[][] = [columns, ...rows.map((row) => columns.map((c) => String(row[c] ?? '')))];
   const widths = columns.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  return cells.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -42,7 +42,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       this.logger.error(`${request.method} ${request.url}: ${describeCause(error)}`);
     }
     if (reply.sent) return;
-    void reply.status(status).type('application/json; charset=utf-8').send({ message } satisfies MessageBody);
+    void reply
+      .status(status)
+      .type('application/json; charset=utf-8')
+      .send({ message } satisfies MessageBody);
   }
 
   private describe(error: unknown, request: FastifyRequest): [number, string] {
@@ -85,6 +88,10 @@ function describeCause(error: unknown): string {
  */
 export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
-  const message = error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL' : status < 500 ? (HttpStatus[status] ?? 'Bad Request') : ErrorMessages.serverError;
-  void reply.status(status).type('application/json; charset=utf-8').send({ message } satisfies MessageBody);
+  const message =
+    error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL' : status < 500 ? (HttpStatus[status] ?? 'Bad Request') : ErrorMessages.serverError;
+  void reply
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send({ message } satisfies MessageBody);
 }

@@ -17,17 +17,13 @@ export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
  */
 export function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: DEVICE_BODY_LIMIT_BYTES },
-    (_request, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-      } catch {
-        done(null, MALFORMED_JSON);
-      }
-    },
-  );
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEVICE_BODY_LIMIT_BYTES }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(null, MALFORMED_JSON);
+    }
+  });
 }

@@ -41,7 +41,7 @@ function compareCodePoints(a: string, b: string): number {
   const left = [...a];
   const right = [...b];
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const order = left[i]!.codePointAt(0)! - right[i]!.codePointAt(0)!;
+    const order = left[i].codePointAt(0)! - right[i].codePointAt(0)!;
     if (order !== 0) return order < 0 ? -1 : 1;
   }
   return Math.sign(left.length - right.length);

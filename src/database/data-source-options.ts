@@ -10,7 +10,19 @@ import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
 
-export const ENTITIES = [Tenant, DeviceKey, Device, Firmware, DeviceGroup, GroupMember, Rollout, RolloutSuccess, LedgerEntry, LoginNonce, LoginRate];
+export const ENTITIES = [
+  Tenant,
+  DeviceKey,
+  Device,
+  Firmware,
+  DeviceGroup,
+  GroupMember,
+  Rollout,
+  RolloutSuccess,
+  LedgerEntry,
+  LoginNonce,
+  LoginRate,
+];
 export const MIGRATIONS = [InitialSchema1763700000000];
 
 /**

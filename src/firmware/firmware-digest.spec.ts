@@ -68,10 +68,7 @@ describe('computeDigests', () => {
     // Well-known digests of "hello world\n" (e.g. `echo "hello world" | md5sum / sha256sum`).
     assert.equal(d.md5, '6f5902ac237024bdd0c176cb93063dc4');
     assert.equal(d.sha256, 'a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447');
-    assert.deepEqual(
-      { size: d.size, md5: d.md5, sha256: d.sha256 },
-      await reference(inPieces(bytes, [bytes.length])),
-    );
+    assert.deepEqual({ size: d.size, md5: d.md5, sha256: d.sha256 }, await reference(inPieces(bytes, [bytes.length])));
   });
 
   it('"hello world" (11 bytes, no newline) gives kubo\'s default CID', async () => {
@@ -146,10 +143,7 @@ describe('computeDigests', () => {
       // Source of the expected CID: ipfs/kubo test/cli/cid_profiles_test.go — see v.source.
       const d = await computeDigests(kuboDeterministic(v.size, v.seed));
       assert.equal(d.cid, v.cid, v.source);
-      assert.deepEqual(
-        { size: d.size, md5: d.md5, sha256: d.sha256 },
-        await reference(kuboDeterministic(v.size, v.seed)),
-      );
+      assert.deepEqual({ size: d.size, md5: d.md5, sha256: d.sha256 }, await reference(kuboDeterministic(v.size, v.seed)));
       assert.equal(d.size, v.size);
     });
   }
@@ -159,10 +153,7 @@ describe('computeDigests', () => {
     const whole = await computeDigests(bytes);
     const pieced = await computeDigests(inPieces(bytes, [1, 7, 65_536, 262_143, 300_000, 13]));
     assert.deepEqual(pieced, whole);
-    assert.deepEqual(
-      { size: whole.size, md5: whole.md5, sha256: whole.sha256 },
-      await reference(inPieces(bytes, [MIB])),
-    );
+    assert.deepEqual({ size: whole.size, md5: whole.md5, sha256: whole.sha256 }, await reference(inPieces(bytes, [MIB])));
     assert.ok(isCidV0(whole.cid));
   });
 

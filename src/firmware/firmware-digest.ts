@@ -57,16 +57,13 @@ const KUBO_DEFAULT_IMPORT: ImporterOptions = {
  *   the source throws is passed on; Error if the importer did not give a CIDv0 (cannot
  *   happen with the options above).
  */
-export async function computeDigests(
-  source: Uint8Array | AsyncIterable<Uint8Array>,
-): Promise<FirmwareDigests> {
+export async function computeDigests(source: Uint8Array | AsyncIterable<Uint8Array>): Promise<FirmwareDigests> {
   const md5 = createHash('md5');
   const sha256 = createHash('sha256');
   let size = 0;
 
   async function* tee(): AsyncGenerator<Uint8Array> {
-    const chunks: AsyncIterable<unknown> | Iterable<unknown> =
-      source instanceof Uint8Array ? [source] : source;
+    const chunks: AsyncIterable<unknown> | Iterable<unknown> = source instanceof Uint8Array ? [source] : source;
     for await (const chunk of chunks) {
       if (!(chunk instanceof Uint8Array)) {
         throw new TypeError('firmware stream must yield Uint8Array chunks');
@@ -94,11 +91,7 @@ export function isCidV0(text: string): boolean {
   try {
     const cid = CID.parse(text);
     return (
-      cid.version === 0 &&
-      cid.code === DAG_PB &&
-      cid.multihash.code === SHA2_256 &&
-      cid.multihash.size === 32 &&
-      cid.toString() === text
+      cid.version === 0 && cid.code === DAG_PB && cid.multihash.code === SHA2_256 && cid.multihash.size === 32 && cid.toString() === text
     );
   } catch {
     return false;

@@ -46,7 +46,11 @@ export class FirmwareController {
     }
     const ranges = range && (!ifRange || ifRange.trim() === etag) ? parseRange(artifact.size, range, { combine: true }) : undefined;
     if (ranges === -1) {
-      await reply.status(416).header('Content-Range', `bytes */${artifact.size}`).type('application/json').send({ message: 'Range Not Satisfiable' });
+      await reply
+        .status(416)
+        .header('Content-Range', `bytes */${artifact.size}`)
+        .type('application/json')
+        .send({ message: 'Range Not Satisfiable' });
       return;
     }
     if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {

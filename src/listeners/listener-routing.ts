@@ -38,23 +38,23 @@ export class ListenerRouting {
       routerOptions: {
         constraints: {
           listener: {
-          name: 'listener',
-          mustMatchWhenDerived: true,
-          storage() {
-            const masks = new Map<string, number>();
-            return {
-              // find-my-way stores a handler bitmask per constraint value (here: a component)…
-              set: (component: string, mask: number) => void masks.set(component, mask),
-              // …and asks with the derived value (here: a listener key): OR of its components' masks.
-              get: (listenerKey: string) =>
-                (componentsOn.get(listenerKey) ?? []).reduce((acc, c) => acc | (masks.get(c) ?? 0), 0) || null,
-            } as never;
+            name: 'listener',
+            mustMatchWhenDerived: true,
+            storage() {
+              const masks = new Map<string, number>();
+              return {
+                // find-my-way stores a handler bitmask per constraint value (here: a component)…
+                set: (component: string, mask: number) => void masks.set(component, mask),
+                // …and asks with the derived value (here: a listener key): OR of its components' masks.
+                get: (listenerKey: string) =>
+                  (componentsOn.get(listenerKey) ?? []).reduce((acc, c) => acc | (masks.get(c) ?? 0), 0) || null,
+              } as never;
+            },
+            deriveConstraint: (req: IncomingMessage) => (req.socket as TaggedSocket)[LISTENER] ?? '',
+            validate: (component: unknown) => {
+              if (typeof component !== 'string') throw new TypeError('listener constraint must be a component name');
+            },
           },
-          deriveConstraint: (req: IncomingMessage) => (req.socket as TaggedSocket)[LISTENER] ?? '',
-          validate: (component: unknown) => {
-            if (typeof component !== 'string') throw new TypeError('listener constraint must be a component name');
-          },
-        },
         },
       },
     };

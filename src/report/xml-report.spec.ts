@@ -34,20 +34,15 @@ describe(renderXmlReport.name, () => {
   });
 
   it('escapes & < > " and \' in text', () => {
-    const xml = renderXmlReport([
-      { mac: 'AC:67:B2:01:02:03', name: `a&b<c>d"e'f</name><mac>x`, 'firmware-version': '1&2' },
-    ]);
-    assert.ok(
-      xml.includes('<name>a&amp;b&lt;c&gt;d&quot;e&apos;f&lt;/name&gt;&lt;mac&gt;x</name>'),
-      xml,
-    );
+    const xml = renderXmlReport([{ mac: 'AC:67:B2:01:02:03', name: `a&b<c>d"e'f</name><mac>x`, 'firmware-version': '1&2' }]);
+    assert.ok(xml.includes('<name>a&amp;b&lt;c&gt;d&quot;e&apos;f&lt;/name&gt;&lt;mac&gt;x</name>'), xml);
     assert.ok(xml.includes('<firmware-version>1&amp;2</firmware-version>'), xml);
     assert.equal(XMLValidator.validate(xml), true);
   });
 
   it('orders the children firmware-version, mac, name whatever the input key order', () => {
     // Keys deliberately in the reverse of the required output order.
-    const row = { name: 'n', mac: 'AC:67:B2:01:02:03', 'firmware-version': 'v' } as DeviceRow;
+    const row = { name: 'n', mac: 'AC:67:B2:01:02:03', 'firmware-version': 'v' };
     const ordered = new XMLParser({ preserveOrder: true }).parse(renderXmlReport([row, row])) as Array<
       Record<string, Array<Record<string, unknown>>>
     >;

@@ -32,7 +32,12 @@ export class GroupService {
     try {
       const group = await this.unitOfWork.transaction(async (manager) => {
         const created = await this.rollouts.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
-        await this.ledger.append(manager, { tenantId, type: 'group.created', subject: Subject.group(created.id), state: { id: created.id, name } });
+        await this.ledger.append(manager, {
+          tenantId,
+          type: 'group.created',
+          subject: Subject.group(created.id),
+          state: { id: created.id, name },
+        });
         return created;
       });
       return { id: group.id, name: group.name, members: 0 };
@@ -77,7 +82,12 @@ export class GroupService {
     const members = await this.unitOfWork.transaction(async (manager) => {
       if (type === 'group.members-added') await this.rollouts.addMembers(manager, group.id, unique);
       else await this.rollouts.removeMembers(manager, group.id, unique);
-      await this.ledger.append(manager, { tenantId, type, subject: Subject.group(group.id), state: { id: group.id, name: group.name, macs: unique } });
+      await this.ledger.append(manager, {
+        tenantId,
+        type,
+        subject: Subject.group(group.id),
+        state: { id: group.id, name: group.name, macs: unique },
+      });
       return this.rollouts.memberCount(group.id, manager);
     });
     return { id: group.id, name: group.name, members };

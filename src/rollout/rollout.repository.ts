@@ -24,7 +24,9 @@ export class RolloutRepository {
       .andWhere("r.status = 'active'")
       .andWhere('r.start_date <= :now', { now: nowMs })
       .andWhere('f.device_type = :deviceType', { deviceType: device.deviceType })
-      .andWhere('NOT EXISTS (SELECT 1 FROM rollout_success s WHERE s.rollout_id = r.id AND s.device_id = :deviceId)', { deviceId: device.id })
+      .andWhere('NOT EXISTS (SELECT 1 FROM rollout_success s WHERE s.rollout_id = r.id AND s.device_id = :deviceId)', {
+        deviceId: device.id,
+      })
       .getRawMany<Record<keyof RolloutCandidate, unknown>>();
     return rows.map((row) => ({
       id: Number(row.id),
@@ -63,7 +65,10 @@ export class RolloutRepository {
   }
 
   /** Targeted (group members), updated (success reports) and last activity (epoch ms) of a rollout. */
-  async progress(rollout: Pick<Rollout, 'id' | 'groupId'>, manager: EntityManager = this.dataSource.manager): Promise<{ targeted: number; updated: number; lastActivity: number | null }> {
+  async progress(
+    rollout: Pick<Rollout, 'id' | 'groupId'>,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ targeted: number; updated: number; lastActivity: number | null }> {
     const targeted = await manager.countBy(GroupMember, { groupId: rollout.groupId });
     const row = await manager
       .createQueryBuilder(RolloutSuccess, 's')
@@ -76,7 +81,9 @@ export class RolloutRepository {
 
   findGroup(tenantId: number, idOrName: string): Promise<DeviceGroup | null> {
     const repository = this.dataSource.getRepository(DeviceGroup);
-    return /^\d+$/.test(idOrName) ? repository.findOneBy({ tenantId, id: Number(idOrName) }) : repository.findOneBy({ tenantId, name: idOrName });
+    return /^\d+$/.test(idOrName)
+      ? repository.findOneBy({ tenantId, id: Number(idOrName) })
+      : repository.findOneBy({ tenantId, name: idOrName });
   }
 
   /** Groups of a tenant with their member counts. */
@@ -112,7 +119,13 @@ export class RolloutRepository {
   /** Removes macs from a group. */
   async removeMembers(manager: EntityManager, groupId: number, macs: string[]): Promise<void> {
     for (let i = 0; i < macs.length; i += 200) {
-      await manager.createQueryBuilder().delete().from(GroupMember).where('group_id = :groupId', { groupId }).andWhere('mac IN (:...macs)', { macs: macs.slice(i, i + 200) }).execute();
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(GroupMember)
+        .where('group_id = :groupId', { groupId })
+        .andWhere('mac IN (:...macs)', { macs: macs.slice(i, i + 200) })
+        .execute();
     }
   }
 

@@ -36,10 +36,7 @@ export class RolloutService {
   async next(principal: DevicePrincipal, dto: NextRolloutDto): Promise<RolloutResponse | Record<string, never>> {
     const device = await this.devices.require(principal.tenantId, dto.mac);
     await this.unitOfWork.transaction((manager) => this.devices.reportVersion(manager, device, dto.firmware_version));
-    const chosen = chooseNextRollout(
-      await this.rollouts.candidates(device, this.clock.now()),
-      dto.firmware_version,
-    );
+    const chosen = chooseNextRollout(await this.rollouts.candidates(device, this.clock.now()), dto.firmware_version);
     if (!chosen) return {};
     return {
       rollout_id: String(chosen.id),

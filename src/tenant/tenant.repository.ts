@@ -60,9 +60,17 @@ export class TenantRepository {
       .getRepository(DeviceKey)
       .createQueryBuilder('k')
       .innerJoin(Tenant, 't', 't.id = k.tenant_id')
-      .select(['k.id AS id', 'k.tenant_id AS "tenantId"', 'k.device_type AS "deviceType"', 'k.revoked_at AS "revokedAt"', 't.customer_key AS "customerKey"'])
+      .select([
+        'k.id AS id',
+        'k.tenant_id AS "tenantId"',
+        'k.device_type AS "deviceType"',
+        'k.revoked_at AS "revokedAt"',
+        't.customer_key AS "customerKey"',
+      ])
       .where('k.key = :key', { key })
       .getRawOne<LoginKey>();
-    return row ? { ...row, id: Number(row.id), tenantId: Number(row.tenantId), revokedAt: row.revokedAt === null ? null : Number(row.revokedAt) } : null;
+    return row
+      ? { ...row, id: Number(row.id), tenantId: Number(row.tenantId), revokedAt: row.revokedAt === null ? null : Number(row.revokedAt) }
+      : null;
   }
 }

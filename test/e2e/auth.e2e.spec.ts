@@ -170,7 +170,10 @@ describe('login (CONTRACT.md §1, §4)', () => {
       const tenant = await app.createTenant();
       const other = await app.createTenant();
       const timestamp = freshTimestamp(instance, tenant.deviceKey);
-      const answer = await login(instance, { ...loginBody(tenant, timestamp), device_signature: deviceSignature(other.customerKey, String(timestamp), tenant.deviceKey) });
+      const answer = await login(instance, {
+        ...loginBody(tenant, timestamp),
+        device_signature: deviceSignature(other.customerKey, String(timestamp), tenant.deviceKey),
+      });
       assertMessage(answer, 401, INVALID_CREDENTIALS, 'wrong signature');
     });
 
@@ -184,7 +187,10 @@ describe('login (CONTRACT.md §1, §4)', () => {
         device_signature: createHmac('sha256', tenant.customerKey).update(`${tenant.deviceKey}${timestamp}`).digest('hex'),
       });
       assertMessage(keyFirst, 401, INVALID_CREDENTIALS, 'device key + timestamp order');
-      const truncated = await login(instance, { ...loginBody(tenant, timestamp), device_signature: (loginBody(tenant, timestamp)['device_signature'] as string).slice(0, 62) });
+      const truncated = await login(instance, {
+        ...loginBody(tenant, timestamp),
+        device_signature: (loginBody(tenant, timestamp)['device_signature'] as string).slice(0, 62),
+      });
       assertMessage(truncated, 401, INVALID_CREDENTIALS, 'truncated signature');
     });
 
@@ -255,7 +261,12 @@ describe('login (CONTRACT.md §1, §4)', () => {
       const tenant = await app.createTenant();
       assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance) - 301)), 401, INVALID_CREDENTIALS, '-301 s');
       assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance) + 301)), 401, INVALID_CREDENTIALS, '+301 s');
-      assertMessage(await login(instance, loginBody(tenant, String(nowSeconds(instance) - 3600))), 401, INVALID_CREDENTIALS, 'an hour old, as text');
+      assertMessage(
+        await login(instance, loginBody(tenant, String(nowSeconds(instance) - 3600))),
+        401,
+        INVALID_CREDENTIALS,
+        'an hour old, as text',
+      );
       assertMessage(await login(instance, loginBody(tenant, 0)), 401, INVALID_CREDENTIALS, 'epoch zero');
     });
 
@@ -328,15 +339,19 @@ describe('login (CONTRACT.md §1, §4)', () => {
 
     it('gives every token its own jti', async () => {
       const tenant = await app.createTenant();
-      const first = decodePart((await tokenFor(instance, tenant)).split('.')[1]!);
-      const second = decodePart((await tokenFor(instance, tenant)).split('.')[1]!);
+      const first = decodePart((await tokenFor(instance, tenant)).split('.')[1]);
+      const second = decodePart((await tokenFor(instance, tenant)).split('.')[1]);
       assert.notEqual(first['jti'], second['jti']);
     });
 
     it('is accepted on every device endpoint in X-Access-Token, x-access-token and Authorization: Bearer', async () => {
       const tenant = await app.createTenant();
       const token = await tokenFor(instance, tenant);
-      const variants: Record<string, string>[] = [{ 'X-Access-Token': token }, { 'x-access-token': token }, { Authorization: `Bearer ${token}` }];
+      const variants: Record<string, string>[] = [
+        { 'X-Access-Token': token },
+        { 'x-access-token': token },
+        { Authorization: `Bearer ${token}` },
+      ];
       for (const headers of variants) {
         for (const endpoint of deviceEndpoints(instance)) {
           const answer = await request(endpoint.method, endpoint.url, { body: endpoint.body, headers });
@@ -379,7 +394,7 @@ describe('login (CONTRACT.md §1, §4)', () => {
       await assertTokenRefusedEverywhere(instance, { Authorization: `Bearer ${token}` }, 'revoked key, bearer');
     });
 
-    it('revoking one key leaves the tokens of the tenant\'s other keys working', async () => {
+    it("revoking one key leaves the tokens of the tenant's other keys working", async () => {
       const tenant = await app.createTenant();
       const sibling = await app.createDeviceKey(tenant, 'ESP32');
       const siblingToken = await tokenFor(instance, sibling);
@@ -411,8 +426,12 @@ describe('login (CONTRACT.md §1, §4)', () => {
     });
 
     it('refuses a token signed with another secret, or with a payload changed after signing', async () => {
-      const claims = decodePart(token.split('.')[1]!);
-      await assertTokenRefusedEverywhere(instance, { 'x-access-token': signJwt(claims, 'another-secret-another-secret-0123456789') }, 'other secret');
+      const claims = decodePart(token.split('.')[1]);
+      await assertTokenRefusedEverywhere(
+        instance,
+        { 'x-access-token': signJwt(claims, 'another-secret-another-secret-0123456789') },
+        'other secret',
+      );
       const [head, , signature] = token.split('.') as [string, string, string];
       const other = await app.createTenant();
       const swapped = Buffer.from(JSON.stringify({ ...claims, sub: String(other.deviceKeyId), tid: other.id })).toString('base64url');
@@ -420,10 +439,10 @@ describe('login (CONTRACT.md §1, §4)', () => {
     });
 
     it('refuses an unsigned token (alg none) and an HS512 token', async () => {
-      const claims = decodePart(token.split('.')[1]!);
+      const claims = decodePart(token.split('.')[1]);
       await assertTokenRefusedEverywhere(instance, { 'x-access-token': signJwt(claims, '', { alg: 'none', typ: 'JWT' }) }, 'alg none');
       const head = Buffer.from(JSON.stringify({ alg: 'HS512', typ: 'JWT' })).toString('base64url');
-      const body = token.split('.')[1]!;
+      const body = token.split('.')[1];
       const hs512 = `${head}.${body}.${createHmac('sha512', JWT_SECRET).update(`${head}.${body}`).digest('base64url')}`;
       await assertTokenRefusedEverywhere(instance, { 'x-access-token': hs512 }, 'HS512');
     });
@@ -438,7 +457,7 @@ describe('login (CONTRACT.md §1, §4)', () => {
       } finally {
         app.clock.ms = start;
       }
-      const claims = decodePart(expired.split('.')[1]!);
+      const claims = decodePart(expired.split('.')[1]);
       assert.ok((claims['exp'] as number) < Date.now() / 1000, 'precondition: exp is in the past');
       await assertTokenRefusedEverywhere(instance, { 'x-access-token': expired }, 'expired (issued 2 h ago)');
       await assertTokenRefusedEverywhere(instance, { Authorization: `Bearer ${expired}` }, 'expired, bearer');
@@ -491,7 +510,10 @@ describe('login rate limit (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', 
     const ok = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
     assert.equal(ok.status, 200, ok.text);
     assertRateHeaders(ok, 2, '1st (200)');
-    const wrong = await login(instance, { ...loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)), device_signature: '0'.repeat(64) });
+    const wrong = await login(instance, {
+      ...loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)),
+      device_signature: '0'.repeat(64),
+    });
     assertMessage(wrong, 401, INVALID_CREDENTIALS, '2nd');
     assertRateHeaders(wrong, 1, '2nd (401)');
     const invalid = await login(instance, { ...loginBody(tenant, 1), timestamp: 1.5 });
@@ -516,7 +538,10 @@ describe('login rate limit (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', 
   });
 
   it('puts the headers on malformed-JSON and not-an-object answers too', async () => {
-    const malformed = await request('POST', `${instance.auth}/auth/login`, { rawBody: '{"device_key": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await request('POST', `${instance.auth}/auth/login`, {
+      rawBody: '{"device_key": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400, malformed.text);
     assert.equal(malformed.headers.get('x-ratelimit-limit'), '3');
     assert.match(malformed.headers.get('x-ratelimit-remaining') ?? '', /^[0-2]$/);
@@ -543,7 +568,12 @@ describe('login rate limit (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', 
     for (let i = 0; i < 3; i += 1) await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
     assertMessage(await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))), 429, TOO_MANY, 'limited');
     app.clock.advance(30);
-    assertMessage(await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))), 429, TOO_MANY, 'still limited 30 s later');
+    assertMessage(
+      await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))),
+      429,
+      TOO_MANY,
+      'still limited 30 s later',
+    );
     app.clock.advance(31);
     const fresh = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
     assert.equal(fresh.status, 200, `after the window: ${fresh.text}`);
@@ -573,7 +603,9 @@ describe('login rate limit behind a proxy (TRUST_PROXY=true)', () => {
   it('counts each forwarded client IP separately', async () => {
     const tenant = await app.createTenant();
     for (let i = 1; i <= 5; i += 1) {
-      const answer = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)), { 'x-forwarded-for': `203.0.113.${i}` });
+      const answer = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)), {
+        'x-forwarded-for': `203.0.113.${i}`,
+      });
       assert.equal(answer.status, 200, `forwarded client ${i}: ${answer.text}`);
       assert.equal(answer.headers.get('x-ratelimit-remaining'), '2', `forwarded client ${i} has its own counter`);
     }
@@ -644,7 +676,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
     const issued = await login(firstInstance, body);
     assert.equal(issued.status, 200, issued.text);
     firstToken = (issued.body as { token: string }).token;
-    firstClaims = decodePart(firstToken.split('.')[1]!);
+    firstClaims = decodePart(firstToken.split('.')[1]);
     await first.server.close();
     firstOpen = false;
 

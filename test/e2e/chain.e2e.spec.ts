@@ -87,7 +87,11 @@ describe('blockchain lookups and firmware download (CONTRACT.md §7)', () => {
       await register('AC:67:B2:30:00:05', '5.0.0', pycomToken);
       // Looked up with a token of another key of the same tenant: the record is the tenant's.
       assert.deepEqual((await chainDevice('AC:67:B2:30:00:05')).body, { mac: 'AC:67:B2:30:00:05', fwId: String(fw.id), dType: 'Pycom' });
-      assert.deepEqual((await chainDevice('AC:67:B2:30:00:05', pycomToken)).body, { mac: 'AC:67:B2:30:00:05', fwId: String(fw.id), dType: 'Pycom' });
+      assert.deepEqual((await chainDevice('AC:67:B2:30:00:05', pycomToken)).body, {
+        mac: 'AC:67:B2:30:00:05',
+        fwId: String(fw.id),
+        dType: 'Pycom',
+      });
     });
 
     it("follows the device's current version (reported on next rollout)", async () => {

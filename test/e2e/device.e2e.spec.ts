@@ -13,12 +13,14 @@ describe('device endpoints (CONTRACT.md §6)', () => {
   let macCounter = 0;
 
   /** A fresh canonical EUI-48 for each test, so tests do not depend on each other. */
-  const freshMac = (): string => `02:DE:00:00:${((++macCounter >> 8) & 0xff).toString(16).padStart(2, '0')}:${(macCounter & 0xff).toString(16).padStart(2, '0')}`.toUpperCase();
+  const freshMac = (): string =>
+    `02:DE:00:00:${((++macCounter >> 8) & 0xff).toString(16).padStart(2, '0')}:${(macCounter & 0xff).toString(16).padStart(2, '0')}`.toUpperCase();
 
   const register = (body: unknown, as = token): Promise<Answer> => post(`${app.urls.vc}/api/device/register`, body, as);
   const getDevice = (mac: string, as = token): Promise<Answer> => get(`${app.urls.vc}/api/device/${mac}`, as);
   const list = (as = token): Promise<Answer> => get(`${app.urls.vc}/api/device/`, as);
-  const remove = (mac: unknown, as = token): Promise<Answer> => request('DELETE', `${app.urls.vc}/api/device/`, { token: as, body: { mac } });
+  const remove = (mac: unknown, as = token): Promise<Answer> =>
+    request('DELETE', `${app.urls.vc}/api/device/`, { token: as, body: { mac } });
 
   /** Asserts a CONTRACT.md §3 error: status, JSON content type, a message object only. */
   const assertError = (answer: Answer, status: number, message?: string | RegExp): void => {
@@ -99,7 +101,8 @@ describe('device endpoints (CONTRACT.md §6)', () => {
       }
       const macs = ((await list()).body as { mac: string }[]).map((d) => d.mac);
       for (const [, canonical] of cases) assert.ok(macs.includes(canonical), `${canonical} missing from list`);
-      for (const [sent] of cases) if (sent !== sent.toUpperCase() || /[-.]/.test(sent)) assert.ok(!macs.includes(sent), `${sent} stored verbatim`);
+      for (const [sent] of cases)
+        if (sent !== sent.toUpperCase() || /[-.]/.test(sent)) assert.ok(!macs.includes(sent), `${sent} stored verbatim`);
     });
 
     it('rejects invalid macs with 400 naming mac, and stores nothing', async () => {
@@ -164,7 +167,15 @@ describe('device endpoints (CONTRACT.md §6)', () => {
 
     it('ignores extra body fields sent by old clients', async () => {
       const mac = freshMac();
-      const answer = await register({ mac, firmware_version: '1.0', name: 'old-sdk', customer_key: 'ck', device_key: 'dk', v_cred: 'x', extra: { nested: true } });
+      const answer = await register({
+        mac,
+        firmware_version: '1.0',
+        name: 'old-sdk',
+        customer_key: 'ck',
+        device_key: 'dk',
+        v_cred: 'x',
+        extra: { nested: true },
+      });
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.body, { message: 'Device inserted!' });
       const stored = await getDevice(mac);
@@ -182,7 +193,9 @@ describe('device endpoints (CONTRACT.md §6)', () => {
     it('answers 20 concurrent registrations of one mac with exactly one Device inserted!', async () => {
       const mac = freshMac();
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => register({ mac: i % 2 ? mac.toLowerCase() : mac.replace(/:/g, '-'), firmware_version: `1.${i}`, name: `racer-${i}` })),
+        Array.from({ length: 20 }, (_, i) =>
+          register({ mac: i % 2 ? mac.toLowerCase() : mac.replace(/:/g, '-'), firmware_version: `1.${i}`, name: `racer-${i}` }),
+        ),
       );
       for (const answer of answers) assert.equal(answer.status, 200, answer.text);
       const messages = answers.map((a) => (a.body as { message: string }).message);
@@ -196,7 +209,9 @@ describe('device endpoints (CONTRACT.md §6)', () => {
 
   describe('get one', () => {
     it('finds a device by any notation in the path; keys are exactly mac, name, firmware-version', async () => {
-      assert.deepEqual((await register({ mac: 'AC:67:B2:CC:DD:01', firmware_version: '3.1.4', name: 'probe' })).body, { message: 'Device inserted!' });
+      assert.deepEqual((await register({ mac: 'AC:67:B2:CC:DD:01', firmware_version: '3.1.4', name: 'probe' })).body, {
+        message: 'Device inserted!',
+      });
       for (const notation of ['ac-67-b2-cc-dd-01', 'AC:67:B2:CC:DD:01', 'ac:67:b2:cc:dd:01', 'ac67.b2cc.dd01', 'AC67B2CCDD01']) {
         const answer = await getDevice(notation);
         assert.equal(answer.status, 200, notation);
@@ -240,7 +255,7 @@ describe('device endpoints (CONTRACT.md §6)', () => {
       assert.ok(Array.isArray(answer.body));
       const devices = answer.body as Record<string, string>[];
       for (const device of devices) assert.deepEqual(Object.keys(device), ['mac', 'name', 'firmware-version']);
-      const byMac = [...devices].sort((a, b) => a.mac!.localeCompare(b.mac!));
+      const byMac = [...devices].sort((a, b) => a.mac.localeCompare(b.mac));
       assert.deepEqual(byMac, [
         { mac: 'AC:67:B2:00:00:0A', name: 'a', 'firmware-version': '1.0' },
         { mac: 'AC:67:B2:00:00:0B', name: 'b', 'firmware-version': '2.0' },

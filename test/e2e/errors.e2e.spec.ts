@@ -19,7 +19,11 @@ const LEAKS: [string, RegExp][] = [
 /** Asserts the one error shape: exactly `{"message": "<text>"}`, JSON content type, no internals. */
 function assertErrorBody(answer: Answer, status: number, what: string): string {
   assert.equal(answer.status, status, `${what}: status ${answer.status} ${answer.text}`);
-  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/, `${what}: content-type ${answer.headers.get('content-type')}`);
+  assert.match(
+    answer.headers.get('content-type') ?? '',
+    /^application\/json/,
+    `${what}: content-type ${answer.headers.get('content-type')}`,
+  );
   const parsed = JSON.parse(answer.text) as unknown;
   assert.ok(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), `${what}: body is an object`);
   assert.deepEqual(Object.keys(parsed), ['message'], `${what}: only a message field`);
@@ -49,11 +53,21 @@ describe('error bodies (CONTRACT.md §3)', () => {
   const json = { 'content-type': 'application/json' };
 
   describe('malformed JSON → 400', () => {
-    const bodies = ['{"mac": ', "{'mac': '02:00:00:00:00:01'}", '{"mac": "02:00:00:00:00:01",}', 'not json', '{"mac": "02:00:00:00:00:01"} trailing'];
+    const bodies = [
+      '{"mac": ',
+      "{'mac': '02:00:00:00:00:01'}",
+      '{"mac": "02:00:00:00:00:01",}',
+      'not json',
+      '{"mac": "02:00:00:00:00:01"} trailing',
+    ];
     for (const raw of bodies) {
       it(`answers 400 to ${JSON.stringify(raw)} on register, next rollout and login`, async () => {
         assertErrorBody(await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: json }), 400, 'register');
-        assertErrorBody(await request('POST', `${vc}/api/device/next/rollout`, { token, rawBody: raw, headers: json }), 400, 'next rollout');
+        assertErrorBody(
+          await request('POST', `${vc}/api/device/next/rollout`, { token, rawBody: raw, headers: json }),
+          400,
+          'next rollout',
+        );
         assertErrorBody(await request('DELETE', `${vc}/api/device/`, { token, rawBody: raw, headers: json }), 400, 'delete');
         assertErrorBody(await request('POST', `${auth}/auth/login`, { rawBody: raw, headers: json }), 400, 'login');
       });
@@ -75,8 +89,16 @@ describe('error bodies (CONTRACT.md §3)', () => {
     ];
     for (const [what, raw] of bodies) {
       it(`answers 400 to ${what}`, async () => {
-        assertErrorBody(await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: json }), 400, `register with ${what}`);
-        assertErrorBody(await request('POST', `${vc}/api/device/success/rollout`, { token, rawBody: raw, headers: json }), 400, `success with ${what}`);
+        assertErrorBody(
+          await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: json }),
+          400,
+          `register with ${what}`,
+        );
+        assertErrorBody(
+          await request('POST', `${vc}/api/device/success/rollout`, { token, rawBody: raw, headers: json }),
+          400,
+          `success with ${what}`,
+        );
         assertErrorBody(await request('POST', `${auth}/auth/login`, { rawBody: raw, headers: json }), 400, `login with ${what}`);
       });
     }
@@ -92,8 +114,16 @@ describe('error bodies (CONTRACT.md §3)', () => {
     ];
     for (const [type, raw] of types) {
       it(`answers 415 to ${type} on register and login`, async () => {
-        assertErrorBody(await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: { 'content-type': type } }), 415, `register ${type}`);
-        assertErrorBody(await request('POST', `${auth}/auth/login`, { rawBody: raw, headers: { 'content-type': type } }), 415, `login ${type}`);
+        assertErrorBody(
+          await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: { 'content-type': type } }),
+          415,
+          `register ${type}`,
+        );
+        assertErrorBody(
+          await request('POST', `${auth}/auth/login`, { rawBody: raw, headers: { 'content-type': type } }),
+          415,
+          `login ${type}`,
+        );
       });
     }
 
@@ -149,8 +179,16 @@ describe('error bodies (CONTRACT.md §3)', () => {
       for (const size of [16 * KIB + 1, 64 * KIB]) {
         const raw = bodyOf(size, '02:00:00:00:00:04');
         assert.equal(Buffer.byteLength(raw), size);
-        assertErrorBody(await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: json }), 413, `register ${size} B`);
-        assertErrorBody(await request('POST', `${vc}/api/device/next/rollout`, { token, rawBody: raw, headers: json }), 413, `next rollout ${size} B`);
+        assertErrorBody(
+          await request('POST', `${vc}/api/device/register`, { token, rawBody: raw, headers: json }),
+          413,
+          `register ${size} B`,
+        );
+        assertErrorBody(
+          await request('POST', `${vc}/api/device/next/rollout`, { token, rawBody: raw, headers: json }),
+          413,
+          `next rollout ${size} B`,
+        );
         assertErrorBody(await request('POST', `${auth}/auth/login`, { rawBody: raw, headers: json }), 413, `login ${size} B`);
       }
       const absent = await request('GET', `${vc}/api/device/02:00:00:00:00:04`, { token });
@@ -164,7 +202,7 @@ describe('error bodies (CONTRACT.md §3)', () => {
         headers: { 'x-access-token': token, 'content-type': 'application/json' },
         body: Readable.from([raw.subarray(0, 8 * KIB), raw.subarray(8 * KIB, 16 * KIB), raw.subarray(16 * KIB)]),
         duplex: 'half',
-      } as RequestInit);
+      });
       const text = await response.text();
       assert.equal(response.status, 413, text);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
@@ -185,14 +223,54 @@ describe('error bodies (CONTRACT.md §3)', () => {
   describe('field errors → 400 naming the field', () => {
     const cases: { what: string; path: string; body: Record<string, unknown>; field: string }[] = [
       { what: 'register without mac', path: '/api/device/register', body: { firmware_version: '1.0.0' }, field: 'mac' },
-      { what: 'register with a numeric mac', path: '/api/device/register', body: { mac: 20000000001, firmware_version: '1.0.0' }, field: 'mac' },
-      { what: 'register with a malformed mac', path: '/api/device/register', body: { mac: 'not-a-mac', firmware_version: '1.0.0' }, field: 'mac' },
-      { what: 'register without firmware_version', path: '/api/device/register', body: { mac: '02:00:00:00:00:06' }, field: 'firmware_version' },
-      { what: 'register with a numeric firmware_version', path: '/api/device/register', body: { mac: '02:00:00:00:00:06', firmware_version: 1 }, field: 'firmware_version' },
-      { what: 'register with a 65-character firmware_version', path: '/api/device/register', body: { mac: '02:00:00:00:00:06', firmware_version: 'v'.repeat(65) }, field: 'firmware_version' },
-      { what: 'register with a 129-character name', path: '/api/device/register', body: { mac: '02:00:00:00:00:06', firmware_version: '1.0.0', name: 'n'.repeat(129) }, field: 'name' },
-      { what: 'next rollout without firmware_version', path: '/api/device/next/rollout', body: { mac: '02:00:00:00:00:06' }, field: 'firmware_version' },
-      { what: 'success without rollout_id', path: '/api/device/success/rollout', body: { mac: '02:00:00:00:00:06', firmware_version: '1.0.0' }, field: 'rollout_id' },
+      {
+        what: 'register with a numeric mac',
+        path: '/api/device/register',
+        body: { mac: 20000000001, firmware_version: '1.0.0' },
+        field: 'mac',
+      },
+      {
+        what: 'register with a malformed mac',
+        path: '/api/device/register',
+        body: { mac: 'not-a-mac', firmware_version: '1.0.0' },
+        field: 'mac',
+      },
+      {
+        what: 'register without firmware_version',
+        path: '/api/device/register',
+        body: { mac: '02:00:00:00:00:06' },
+        field: 'firmware_version',
+      },
+      {
+        what: 'register with a numeric firmware_version',
+        path: '/api/device/register',
+        body: { mac: '02:00:00:00:00:06', firmware_version: 1 },
+        field: 'firmware_version',
+      },
+      {
+        what: 'register with a 65-character firmware_version',
+        path: '/api/device/register',
+        body: { mac: '02:00:00:00:00:06', firmware_version: 'v'.repeat(65) },
+        field: 'firmware_version',
+      },
+      {
+        what: 'register with a 129-character name',
+        path: '/api/device/register',
+        body: { mac: '02:00:00:00:00:06', firmware_version: '1.0.0', name: 'n'.repeat(129) },
+        field: 'name',
+      },
+      {
+        what: 'next rollout without firmware_version',
+        path: '/api/device/next/rollout',
+        body: { mac: '02:00:00:00:00:06' },
+        field: 'firmware_version',
+      },
+      {
+        what: 'success without rollout_id',
+        path: '/api/device/success/rollout',
+        body: { mac: '02:00:00:00:00:06', firmware_version: '1.0.0' },
+        field: 'rollout_id',
+      },
     ];
     for (const { what, path, body, field } of cases) {
       it(`answers 400 naming ${field}: ${what}`, async () => {
@@ -202,7 +280,11 @@ describe('error bodies (CONTRACT.md §3)', () => {
     }
 
     it('answers 400 naming mac for a delete with a mistyped mac', async () => {
-      const message = assertErrorBody(await request('DELETE', `${vc}/api/device/`, { token, body: { mac: ['02:00:00:00:00:06'] } }), 400, 'delete');
+      const message = assertErrorBody(
+        await request('DELETE', `${vc}/api/device/`, { token, body: { mac: ['02:00:00:00:00:06'] } }),
+        400,
+        'delete',
+      );
       assert.ok(message.includes('mac'), `message "${message}" names mac`);
     });
 
@@ -229,18 +311,44 @@ describe('error bodies (CONTRACT.md §3)', () => {
     });
 
     it('404 for absent resources and unknown routes', async () => {
-      assert.deepEqual(assertErrorBody(await request('GET', `${vc}/api/device/02:00:00:00:0f:0f`, { token }), 404, 'absent device'), "Device does't exist!");
-      assert.deepEqual(assertErrorBody(await request('DELETE', `${vc}/api/device/`, { token, body: { mac: '02:00:00:00:0f:0f' } }), 404, 'delete absent'), "Device does't exist!");
+      assert.deepEqual(
+        assertErrorBody(await request('GET', `${vc}/api/device/02:00:00:00:0f:0f`, { token }), 404, 'absent device'),
+        "Device does't exist!",
+      );
+      assert.deepEqual(
+        assertErrorBody(await request('DELETE', `${vc}/api/device/`, { token, body: { mac: '02:00:00:00:0f:0f' } }), 404, 'delete absent'),
+        "Device does't exist!",
+      );
       assert.deepEqual(assertErrorBody(await request('GET', `${vc}/api/report/csv`, { token }), 404, 'report type'), 'Unknown report type');
       assert.deepEqual(assertErrorBody(await request('GET', `${vc}/nothing/here`), 404, 'unknown route'), 'Not Found');
-      assert.deepEqual(assertErrorBody(await request('GET', `${bc}/device/02:00:00:00:0f:0f`, { token }), 404, 'chain device'), 'Device not found');
-      assert.deepEqual(assertErrorBody(await request('GET', `${bc}/firmware/424242`, { token }), 404, 'chain firmware'), 'Firmware not found');
+      assert.deepEqual(
+        assertErrorBody(await request('GET', `${bc}/device/02:00:00:00:0f:0f`, { token }), 404, 'chain device'),
+        'Device not found',
+      );
+      assert.deepEqual(
+        assertErrorBody(await request('GET', `${bc}/firmware/424242`, { token }), 404, 'chain firmware'),
+        'Firmware not found',
+      );
     });
 
     it('no internals for odd inputs that reach the database or the router', async () => {
       const probes: [string, () => Promise<Answer>][] = [
-        ['huge rollout_id', () => request('POST', `${vc}/api/device/success/rollout`, { token, body: { mac: '02:00:00:00:00:03', firmware_version: '1.0.0', rollout_id: '99999999999999999999' } })],
-        ['SQL-ish rollout_id', () => request('POST', `${vc}/api/device/success/rollout`, { token, body: { mac: '02:00:00:00:00:03', firmware_version: '1.0.0', rollout_id: "1' OR '1'='1" } })],
+        [
+          'huge rollout_id',
+          () =>
+            request('POST', `${vc}/api/device/success/rollout`, {
+              token,
+              body: { mac: '02:00:00:00:00:03', firmware_version: '1.0.0', rollout_id: '99999999999999999999' },
+            }),
+        ],
+        [
+          'SQL-ish rollout_id',
+          () =>
+            request('POST', `${vc}/api/device/success/rollout`, {
+              token,
+              body: { mac: '02:00:00:00:00:03', firmware_version: '1.0.0', rollout_id: "1' OR '1'='1" },
+            }),
+        ],
         ['SQL-ish mac path', () => request('GET', `${vc}/api/device/${encodeURIComponent("' OR 1=1 --")}`, { token })],
         ['malformed percent-encoding', () => request('GET', `${vc}/api/device/%E0%A4%A`, { token })],
         ['NUL in path', () => request('GET', `${vc}/api/device/%00`, { token })],
@@ -273,13 +381,19 @@ describe('extra fields in version-controller bodies are ignored (CONTRACT.md §1
   after(() => app.close());
 
   it('registers with extra fields and stores none of them', async () => {
-    const answer = await request('POST', `${app.urls.vc}/api/device/register`, { token, body: { mac: MAC, firmware_version: '1.0.0', name: 'old', ...extras } });
+    const answer = await request('POST', `${app.urls.vc}/api/device/register`, {
+      token,
+      body: { mac: MAC, firmware_version: '1.0.0', name: 'old', ...extras },
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(answer.body, { message: 'Device inserted!' });
     const device = await request('GET', `${app.urls.vc}/api/device/${MAC}`, { token });
     assert.equal(device.status, 200, device.text);
     assert.deepEqual(device.body, { mac: MAC, name: 'old', 'firmware-version': '1.0.0' });
-    const again = await request('POST', `${app.urls.vc}/api/device/register`, { token, body: { mac: MAC, firmware_version: '1.0.0', ...extras } });
+    const again = await request('POST', `${app.urls.vc}/api/device/register`, {
+      token,
+      body: { mac: MAC, firmware_version: '1.0.0', ...extras },
+    });
     assert.deepEqual(again.body, { message: 'Device exists!' });
   });
 
@@ -287,7 +401,10 @@ describe('extra fields in version-controller bodies are ignored (CONTRACT.md §1
     const firmware = await app.publishFirmware(tenant, '2.0.0', Buffer.from('firmware 2.0.0 for extra-field clients'));
     await app.createGroup(tenant, 'extras', [MAC]);
     const rollout = await app.createRollout(tenant, { firmwareId: firmware.id, group: 'extras' });
-    const next = await request('POST', `${app.urls.vc}/api/device/next/rollout`, { token, body: { mac: MAC, firmware_version: '1.0.0', ...extras } });
+    const next = await request('POST', `${app.urls.vc}/api/device/next/rollout`, {
+      token,
+      body: { mac: MAC, firmware_version: '1.0.0', ...extras },
+    });
     assert.equal(next.status, 200, next.text);
     assert.equal((next.body as { rollout_id?: unknown }).rollout_id, String(rollout.id));
     const success = await request('POST', `${app.urls.vc}/api/device/success/rollout`, {
@@ -296,7 +413,10 @@ describe('extra fields in version-controller bodies are ignored (CONTRACT.md §1
     });
     assert.equal(success.status, 200, success.text);
     assert.deepEqual(success.body, { message: 'Successfully inserted!' });
-    const none = await request('POST', `${app.urls.vc}/api/device/next/rollout`, { token, body: { mac: MAC, firmware_version: '2.0.0', ...extras } });
+    const none = await request('POST', `${app.urls.vc}/api/device/next/rollout`, {
+      token,
+      body: { mac: MAC, firmware_version: '2.0.0', ...extras },
+    });
     assert.equal(none.status, 200, none.text);
     assert.deepEqual(none.body, {});
   });

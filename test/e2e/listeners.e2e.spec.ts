@@ -21,7 +21,11 @@ function assertNotFound(answer: Answer, what: string): void {
 let lastTimestamp = 0;
 function loginBody(app: TestApp, tenant: TestTenant): Record<string, unknown> {
   lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(app.clock.now() / 1000) - 200);
-  return { device_key: tenant.deviceKey, timestamp: lastTimestamp, device_signature: deviceSignature(tenant.customerKey, String(lastTimestamp), tenant.deviceKey) };
+  return {
+    device_key: tenant.deviceKey,
+    timestamp: lastTimestamp,
+    device_signature: deviceSignature(tenant.customerKey, String(lastTimestamp), tenant.deviceKey),
+  };
 }
 
 /** Logs in at `authBase` (which may differ from the harness's idea of it) and returns the token. */
@@ -40,7 +44,10 @@ describe('separate listeners (AUTH, VC, BC, OPERATOR on their own ports)', () =>
     app = await startTestApp();
     tenant = await app.createTenant();
     token = await tokenAt(app, app.urls.auth, tenant);
-    const registered = await request('POST', `${app.urls.vc}/api/device/register`, { token, body: { mac: MAC, firmware_version: '1.0.0', name: 'listener' } });
+    const registered = await request('POST', `${app.urls.vc}/api/device/register`, {
+      token,
+      body: { mac: MAC, firmware_version: '1.0.0', name: 'listener' },
+    });
     assert.equal(registered.status, 200, registered.text);
   });
   after(() => app.close());
@@ -72,10 +79,16 @@ describe('separate listeners (AUTH, VC, BC, OPERATOR on their own ports)', () =>
     for (const base of [app.urls.auth, app.urls.bc, app.urls.operator]) {
       assertNotFound(await request('GET', `${base}/api/device/`, { token }), `device list on ${base}`);
       assertNotFound(await request('GET', `${base}/api/device/${MAC}`, { token }), `device on ${base}`);
-      assertNotFound(await request('POST', `${base}/api/device/register`, { token, body: { mac: MAC, firmware_version: '1.0.0' } }), `register on ${base}`);
+      assertNotFound(
+        await request('POST', `${base}/api/device/register`, { token, body: { mac: MAC, firmware_version: '1.0.0' } }),
+        `register on ${base}`,
+      );
       assertNotFound(await request('DELETE', `${base}/api/device/`, { token, body: { mac: MAC } }), `delete on ${base}`);
       assertNotFound(await request('GET', `${base}/api/report/json`, { token }), `report on ${base}`);
-      assertNotFound(await request('POST', `${base}/api/device/next/rollout`, { token, body: { mac: MAC, firmware_version: '1.0.0' } }), `next rollout on ${base}`);
+      assertNotFound(
+        await request('POST', `${base}/api/device/next/rollout`, { token, body: { mac: MAC, firmware_version: '1.0.0' } }),
+        `next rollout on ${base}`,
+      );
     }
     const still = await request('GET', `${app.urls.vc}/api/device/${MAC}`, { token });
     assert.equal(still.status, 200, 'the device was not deleted through another listener');
@@ -119,7 +132,10 @@ describe('shared listener (AUTH_URL and VC_URL on one host:port)', () => {
   let app: TestApp;
 
   before(async () => {
-    app = await startTestApp({}, { AUTH_URL: 'http://127.0.0.1:{port0}', VC_URL: 'http://127.0.0.1:{port0}', BC_URL: 'http://127.0.0.1:{port2}' });
+    app = await startTestApp(
+      {},
+      { AUTH_URL: 'http://127.0.0.1:{port0}', VC_URL: 'http://127.0.0.1:{port0}', BC_URL: 'http://127.0.0.1:{port2}' },
+    );
   });
   after(() => app.close());
 
@@ -127,7 +143,10 @@ describe('shared listener (AUTH_URL and VC_URL on one host:port)', () => {
     assert.equal(originOf(app.urls.auth), originOf(app.urls.vc));
     const tenant = await app.createTenant();
     const token = await tokenAt(app, app.urls.auth, tenant);
-    const registered = await request('POST', `${app.urls.vc}/api/device/register`, { token, body: { mac: MAC, firmware_version: '2.0.0' } });
+    const registered = await request('POST', `${app.urls.vc}/api/device/register`, {
+      token,
+      body: { mac: MAC, firmware_version: '2.0.0' },
+    });
     assert.equal(registered.status, 200, registered.text);
     assert.deepEqual(registered.body, { message: 'Device inserted!' });
     const list = await request('GET', `${app.urls.vc}/api/device/`, { token });
@@ -172,7 +191,10 @@ describe('path prefixes', () => {
   it('mounts each component under its prefix', async () => {
     assert.equal(port0, port1, 'precondition: AUTH and VC share a port');
     assert.equal(app.urls.vc, `${port0}/fleet`);
-    const registered = await request('POST', `${port0}/fleet/api/device/register`, { token, body: { mac: MAC, firmware_version: '3.0.0', name: 'pfx' } });
+    const registered = await request('POST', `${port0}/fleet/api/device/register`, {
+      token,
+      body: { mac: MAC, firmware_version: '3.0.0', name: 'pfx' },
+    });
     assert.deepEqual(registered.body, { message: 'Device inserted!' });
     const list = await request('GET', `${port0}/fleet/api/device/`, { token });
     assert.equal(list.status, 200, list.text);
@@ -184,7 +206,7 @@ describe('path prefixes', () => {
     assert.deepEqual(chain.body, { message: 'Firmware not found' });
   });
 
-  it('answers 404 for a component\'s routes without its prefix', async () => {
+  it("answers 404 for a component's routes without its prefix", async () => {
     assertNotFound(await request('POST', `${port0}/auth/login`, { body: loginBody(app, tenant) }), 'login without /gate');
     assertNotFound(await request('GET', `${port0}/api/device/`, { token }), 'device list without /fleet');
     assertNotFound(await request('GET', `${port0}/api/device`, { token }), 'device list without /fleet, no slash');
@@ -192,7 +214,7 @@ describe('path prefixes', () => {
     assertNotFound(await request('GET', `${port2}/firmware/1`, { token }), 'chain firmware without /chain');
   });
 
-  it('answers 404 for a component\'s routes under another component\'s prefix', async () => {
+  it("answers 404 for a component's routes under another component's prefix", async () => {
     assertNotFound(await request('POST', `${port0}/fleet/auth/login`, { body: loginBody(app, tenant) }), 'login under /fleet');
     assertNotFound(await request('GET', `${port0}/gate/api/device/`, { token }), 'device list under /gate');
     assertNotFound(await request('GET', `${port0}/chain/device/${MAC}`, { token }), 'chain under /chain on the AUTH/VC port');

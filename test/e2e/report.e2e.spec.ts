@@ -10,7 +10,13 @@ const ESCAPE_NAME = `Tom & Jerry <b>"quoted"</b> 'apos' &amp;`;
 
 /** Text of all pages as pdf.js extracts it (what a reader copies or searches). */
 async function pdfText(pdf: Buffer): Promise<string> {
-  const doc = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const doc = await getDocument({
+    data: new Uint8Array(pdf),
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   try {
     const pages: string[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
@@ -69,8 +75,8 @@ describe('device reports (CONTRACT.md §6)', () => {
       const list = await deviceList();
       assert.deepEqual(answer.body, list);
       assert.equal(list.length, 3);
-      for (const row of answer.body as DeviceRow[]) assert.deepEqual(Object.keys(row), ['mac', 'name', 'firmware-version']);
-      assert.deepEqual(byMac(answer.body as DeviceRow[]), [
+      for (const row of answer.body) assert.deepEqual(Object.keys(row), ['mac', 'name', 'firmware-version']);
+      assert.deepEqual(byMac(answer.body), [
         { mac: 'AC:67:B2:40:00:01', name: UNICODE_NAME, 'firmware-version': '1.10' },
         { mac: 'AC:67:B2:40:00:02', name: ESCAPE_NAME, 'firmware-version': '2.0-rc1 <beta>' },
         { mac: 'AC:67:B2:40:00:03', name: 'AC:67:B2:40:00:03', 'firmware-version': '007' },
@@ -96,23 +102,38 @@ describe('device reports (CONTRACT.md §6)', () => {
     it('has root `root` with one `element` per device, children firmware-version, mac, name in order', async () => {
       const answer = await report('xml');
       // Whitespace between tags (pretty printing) would be allowed; trimValues drops it.
-      const ordered = new XMLParser({ preserveOrder: true, ignoreDeclaration: true, parseTagValue: false }).parse(answer.text) as Record<string, unknown[]>[];
-      assert.deepEqual(ordered.map((node) => Object.keys(node)), [['root']], 'one top-level element `root`');
-      const children = ordered[0]!.root as Record<string, unknown[]>[];
-      assert.deepEqual(children.map((node) => Object.keys(node)), [['element'], ['element'], ['element']]);
+      const ordered = new XMLParser({ preserveOrder: true, ignoreDeclaration: true, parseTagValue: false }).parse(answer.text) as Record<
+        string,
+        unknown[]
+      >[];
+      assert.deepEqual(
+        ordered.map((node) => Object.keys(node)),
+        [['root']],
+        'one top-level element `root`',
+      );
+      const children = ordered[0].root as Record<string, unknown[]>[];
+      assert.deepEqual(
+        children.map((node) => Object.keys(node)),
+        [['element'], ['element'], ['element']],
+      );
       for (const element of children) {
         const parts = element.element as Record<string, unknown>[];
-        assert.deepEqual(parts.map((node) => Object.keys(node)), [['firmware-version'], ['mac'], ['name']]);
+        assert.deepEqual(
+          parts.map((node) => Object.keys(node)),
+          [['firmware-version'], ['mac'], ['name']],
+        );
       }
       assert.deepEqual(
-        children.map((element) => ((element.element as Record<string, { '#text': string }[]>[])[1]!.mac[0]!['#text'])).sort(),
+        children.map((element) => (element.element as Record<string, { '#text': string }[]>[])[1].mac[0]['#text']).sort(),
         ['AC:67:B2:40:00:01', 'AC:67:B2:40:00:02', 'AC:67:B2:40:00:03'],
       );
     });
 
     it('carries every device value, with & < > " \' escaped', async () => {
       const answer = await report('xml');
-      const parsed = new XMLParser({ parseTagValue: false, trimValues: false, isArray: (name) => name === 'element' }).parse(answer.text) as {
+      const parsed = new XMLParser({ parseTagValue: false, trimValues: false, isArray: (name) => name === 'element' }).parse(
+        answer.text,
+      ) as {
         root: { element: DeviceRow[] };
       };
       const rows = parsed.root.element.map((e) => ({ mac: e.mac, name: e.name, 'firmware-version': e['firmware-version'] }));
@@ -130,8 +151,14 @@ describe('device reports (CONTRACT.md §6)', () => {
       assert.equal(answer.status, 200);
       assert.ok(answer.text.startsWith(XML_DECLARATION));
       const ordered = new XMLParser({ preserveOrder: true, ignoreDeclaration: true }).parse(answer.text) as Record<string, unknown[]>[];
-      assert.deepEqual(ordered.map((node) => Object.keys(node)), [['root']]);
-      assert.deepEqual((ordered[0]!.root as unknown[]).filter((n) => Object.keys(n as object)[0] === 'element'), []);
+      assert.deepEqual(
+        ordered.map((node) => Object.keys(node)),
+        [['root']],
+      );
+      assert.deepEqual(
+        (ordered[0].root).filter((n) => Object.keys(n as object)[0] === 'element'),
+        [],
+      );
     });
   });
 
@@ -160,9 +187,12 @@ describe('device reports (CONTRACT.md §6)', () => {
       const cjk = await app.createTenant('CJK Report Tenant');
       const cjkToken = await app.login(cjk);
       const name = '温度センサー 一号機';
-      assert.deepEqual((await post(`${app.urls.vc}/api/device/register`, { mac: 'AC:67:B2:40:00:10', name, firmware_version: '1.0' }, cjkToken)).body, {
-        message: 'Device inserted!',
-      });
+      assert.deepEqual(
+        (await post(`${app.urls.vc}/api/device/register`, { mac: 'AC:67:B2:40:00:10', name, firmware_version: '1.0' }, cjkToken)).body,
+        {
+          message: 'Device inserted!',
+        },
+      );
       const answer = await report('pdf', cjkToken);
       assert.equal(answer.status, 200);
       const text = await pdfText(answer.bytes);

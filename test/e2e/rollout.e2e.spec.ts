@@ -34,13 +34,14 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
   };
   const next = (f: Fleet, mac: string, version: string, token = f.token): Promise<Answer> =>
     post(`${app.urls.vc}/api/device/next/rollout`, { mac, firmware_version: version }, token);
-  const success = (f: Fleet, body: Record<string, unknown>, token = f.token): Promise<Answer> => post(`${app.urls.vc}/api/device/success/rollout`, body, token);
+  const success = (f: Fleet, body: Record<string, unknown>, token = f.token): Promise<Answer> =>
+    post(`${app.urls.vc}/api/device/success/rollout`, body, token);
   const firmware = (f: Fleet, version: string, deviceType?: string) =>
     app.publishFirmware(f.tenant, version, Buffer.from(`firmware ${version} #${++fwCounter}`), deviceType);
   const deviceVersion = async (f: Fleet, mac: string): Promise<string> => {
     const answer = await get(`${app.urls.vc}/api/device/${mac}`, f.token);
     assert.equal(answer.status, 200, answer.text);
-    return (answer.body as Record<string, string>)['firmware-version']!;
+    return (answer.body as Record<string, string>)['firmware-version'];
   };
   /** The rollout id a next-rollout answer offers, or `null` for `{}`. */
   const offered = async (f: Fleet, mac: string, version: string): Promise<string | null> => {
@@ -92,7 +93,13 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
       await register(f, mac, '1.0');
       const fw = await firmware(f, '2.0.1');
       await app.createGroup(f.tenant, 'field', [mac]);
-      const rollout = await app.createRollout(f.tenant, { name: 'spring update', firmwareId: fw.id, group: 'field', priority: 3, startDate: '2024-02-29 23:59:58' });
+      const rollout = await app.createRollout(f.tenant, {
+        name: 'spring update',
+        firmwareId: fw.id,
+        group: 'field',
+        priority: 3,
+        startDate: '2024-02-29 23:59:58',
+      });
       const answer = await next(f, mac, '1.0');
       assert.equal(answer.status, 200);
       assert.deepEqual(Object.keys(answer.body as object), ROLLOUT_KEYS);
@@ -106,9 +113,9 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
         firmware_id: String(fw.id),
       });
       const body = answer.body as Record<string, string>;
-      assert.match(body.start_date!, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-      assert.match(body.rollout_id!, /^\d+$/);
-      assert.match(body.firmware_id!, /^\d+$/);
+      assert.match(body.start_date, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      assert.match(body.rollout_id, /^\d+$/);
+      assert.match(body.firmware_id, /^\d+$/);
       assert.match(answer.text, /"priority":"3"/);
     });
 
@@ -267,8 +274,20 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
       await register(f, mac, '1.0');
       const fw = await firmware(f, '2.0');
       await app.createGroup(f.tenant, 'g', [mac]);
-      const first = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 4, startDate: '2022-01-01 00:00:00', name: 'first' });
-      const second = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 4, startDate: '2022-01-01 00:00:00', name: 'second' });
+      const first = await app.createRollout(f.tenant, {
+        firmwareId: fw.id,
+        group: 'g',
+        priority: 4,
+        startDate: '2022-01-01 00:00:00',
+        name: 'first',
+      });
+      const second = await app.createRollout(f.tenant, {
+        firmwareId: fw.id,
+        group: 'g',
+        priority: 4,
+        startDate: '2022-01-01 00:00:00',
+        name: 'second',
+      });
       assert.ok(first.id < second.id);
       const answer = await next(f, mac, '1.0');
       assert.equal((answer.body as { rollout_id: string }).rollout_id, String(first.id));
@@ -285,10 +304,14 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
       const first = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 1 });
       const later = await app.createRollout(f.tenant, { firmwareId: fw3.id, group: 'g', priority: 2 });
       assert.equal(await offered(f, mac, '1.0'), String(first.id));
-      assert.deepEqual((await success(f, { mac, firmware_version: '2.0', rollout_id: String(first.id) })).body, { message: 'Successfully inserted!' });
+      assert.deepEqual((await success(f, { mac, firmware_version: '2.0', rollout_id: String(first.id) })).body, {
+        message: 'Successfully inserted!',
+      });
       // Even when the device still claims its old version, the done rollout is not offered again.
       assert.equal(await offered(f, mac, '1.0'), String(later.id));
-      assert.deepEqual((await success(f, { mac, firmware_version: '3.0', rollout_id: String(later.id) })).body, { message: 'Successfully inserted!' });
+      assert.deepEqual((await success(f, { mac, firmware_version: '3.0', rollout_id: String(later.id) })).body, {
+        message: 'Successfully inserted!',
+      });
       assert.equal(await offered(f, mac, '1.0'), null);
     });
   });
@@ -353,7 +376,9 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
     it('answers exactly one Successfully inserted! to 20 concurrent identical reports', async () => {
       const mac = 'AC:67:B2:20:00:06';
       const { f, rollout } = await scenario(mac);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => success(f, { mac, firmware_version: '2.0', rollout_id: String(rollout.id) })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => success(f, { mac, firmware_version: '2.0', rollout_id: String(rollout.id) })),
+      );
       for (const answer of answers) assert.equal(answer.status, 200, answer.text);
       const messages = answers.map((a) => (a.body as { message: string }).message);
       assert.equal(messages.filter((m) => m === 'Successfully inserted!').length, 1, messages.join(', '));

@@ -13,9 +13,13 @@ const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.js');
 
 function startMain(env: Record<string, string>, cwd: string): { child: ChildProcess; output: () => string } {
   let output = '';
-  const child = spawn(process.execPath, [MAIN], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const child = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return { child, output: () => output };
 }
 

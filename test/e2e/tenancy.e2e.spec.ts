@@ -7,7 +7,13 @@ import { get, post, request, startTestApp, type Answer, type TestApp, type TestT
 
 /** Text of all pages as pdf.js extracts it. */
 async function pdfText(pdf: Buffer): Promise<string> {
-  const doc = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const doc = await getDocument({
+    data: new Uint8Array(pdf),
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   try {
     const pages: string[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
@@ -49,7 +55,9 @@ describe('tenancy (CONTRACT.md §5)', () => {
     b = await app.createTenant('Tenant B', 'ESP32');
     tokenA = await app.login(a);
     tokenB = await app.login(b);
-    assert.deepEqual((await post(vc('/api/device/register'), { mac: MAC_A, name: NAME_A, firmware_version: '1.0' }, tokenA)).body, { message: 'Device inserted!' });
+    assert.deepEqual((await post(vc('/api/device/register'), { mac: MAC_A, name: NAME_A, firmware_version: '1.0' }, tokenA)).body, {
+      message: 'Device inserted!',
+    });
     firmwareA = await app.publishFirmware(a, '2.0', Buffer.from('tenant A firmware 2.0, not for tenant B'));
     await app.publishFirmware(a, '1.0', Buffer.from('tenant A firmware 1.0'));
     await app.createGroup(a, 'fleet', [MAC_A]);
@@ -104,8 +112,16 @@ describe('tenancy (CONTRACT.md §5)', () => {
   });
 
   it("answers tenant B's success report for tenant A's rollout as for an absent one", async () => {
-    const foreign = await post(vc('/api/device/success/rollout'), { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id) }, tokenB);
-    const absent = await post(vc('/api/device/success/rollout'), { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id + 1000) }, tokenB);
+    const foreign = await post(
+      vc('/api/device/success/rollout'),
+      { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id) },
+      tokenB,
+    );
+    const absent = await post(
+      vc('/api/device/success/rollout'),
+      { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id + 1000) },
+      tokenB,
+    );
     assert.deepEqual(seen(foreign), { status: 404, body: { message: 'Rollout not found' } });
     assert.deepEqual(seen(foreign), seen(absent));
     // Tenant A's device was not touched and can still report it itself (first report wins).
@@ -152,8 +168,13 @@ describe('tenancy (CONTRACT.md §5)', () => {
     });
 
     it('registers independently in each tenant, each keeping its own record', async () => {
-      assert.deepEqual((await post(vc('/api/device/register'), { mac: MAC, name: 'in C', firmware_version: '3.0' }, tokenC)).body, { message: 'Device inserted!' });
-      assert.deepEqual((await post(vc('/api/device/register'), { mac: 'ac-67-b2-50-00-02', name: 'in D', firmware_version: '4.0' }, tokenD)).body, { message: 'Device inserted!' });
+      assert.deepEqual((await post(vc('/api/device/register'), { mac: MAC, name: 'in C', firmware_version: '3.0' }, tokenC)).body, {
+        message: 'Device inserted!',
+      });
+      assert.deepEqual(
+        (await post(vc('/api/device/register'), { mac: 'ac-67-b2-50-00-02', name: 'in D', firmware_version: '4.0' }, tokenD)).body,
+        { message: 'Device inserted!' },
+      );
       assert.deepEqual((await getDevice(MAC, tokenC)).body, { mac: MAC, name: 'in C', 'firmware-version': '3.0' });
       assert.deepEqual((await getDevice(MAC, tokenD)).body, { mac: MAC, name: 'in D', 'firmware-version': '4.0' });
       assert.deepEqual((await get(vc('/api/device/'), tokenD)).body, [{ mac: MAC, name: 'in D', 'firmware-version': '4.0' }]);
@@ -167,23 +188,35 @@ describe('tenancy (CONTRACT.md §5)', () => {
       assert.deepEqual((await get(`${app.urls.bc}/device/${MAC}`, tokenC)).body, { mac: MAC, fwId: String(fwC.id), dType: 'ESP32' });
       // Tenant C's ESP8266 firmware 4.0 is not tenant D's: D's device has no fwId.
       assert.deepEqual((await get(`${app.urls.bc}/device/${MAC}`, tokenD)).body, { mac: MAC, fwId: '', dType: 'ESP8266' });
-      assert.deepEqual((await request('DELETE', vc('/api/device/'), { token: tokenD, body: { mac: MAC } })).body, { message: 'Device deleted!' });
+      assert.deepEqual((await request('DELETE', vc('/api/device/'), { token: tokenD, body: { mac: MAC } })).body, {
+        message: 'Device deleted!',
+      });
       assert.deepEqual((await getDevice(MAC, tokenC)).body, { mac: MAC, name: 'in C', 'firmware-version': '3.1' });
       assert.equal((await get(`${app.urls.bc}/device/${MAC}`, tokenC)).status, 200);
       assert.equal((await get(`${app.urls.bc}/device/${MAC}`, tokenD)).status, 404);
     });
 
     it("does not offer tenant A's rollout to tenant B's device with the same mac, nor accept its success", async () => {
-      assert.deepEqual((await post(vc('/api/device/register'), { mac: MAC_A, name: 'B twin', firmware_version: '1.0' }, tokenB)).body, { message: 'Device inserted!' });
+      assert.deepEqual((await post(vc('/api/device/register'), { mac: MAC_A, name: 'B twin', firmware_version: '1.0' }, tokenB)).body, {
+        message: 'Device inserted!',
+      });
       const nextB = await post(vc('/api/device/next/rollout'), { mac: MAC_A, firmware_version: '1.0' }, tokenB);
       assert.equal(nextB.status, 200);
       assert.deepEqual(nextB.body, {});
-      const successB = await post(vc('/api/device/success/rollout'), { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id) }, tokenB);
+      const successB = await post(
+        vc('/api/device/success/rollout'),
+        { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id) },
+        tokenB,
+      );
       assert.deepEqual(seen(successB), { status: 404, body: { message: 'Rollout not found' } });
       // Tenant A's device is still offered its rollout and still the first to report it.
       const nextA = await post(vc('/api/device/next/rollout'), { mac: MAC_A, firmware_version: '1.0' }, tokenA);
       assert.equal((nextA.body as { rollout_id?: string }).rollout_id, String(rolloutA.id));
-      const successA = await post(vc('/api/device/success/rollout'), { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id) }, tokenA);
+      const successA = await post(
+        vc('/api/device/success/rollout'),
+        { mac: MAC_A, firmware_version: '2.0', rollout_id: String(rolloutA.id) },
+        tokenA,
+      );
       assert.deepEqual(successA.body, { message: 'Successfully inserted!' });
       assert.equal(((await getDevice(MAC_A, tokenB)).body as Record<string, string>)['firmware-version'], '1.0');
       // Tenant B's twin resolves to B's record on the chain, never to A's firmware.

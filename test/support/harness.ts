@@ -77,7 +77,10 @@ let tenantCounter = 0;
  * @param env extra environment variables (e.g. `LOGIN_RATE_LIMIT`).
  * @param urls base URLs per component; `{port}` placeholders are replaced by free ports.
  */
-export async function startTestApp(env: Record<string, string> = {}, urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
+): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-e2e-'));
   const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
   const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));

@@ -68,10 +68,7 @@ function messageOf(answer: JsonAnswer): string | undefined {
  * Seconds to wait after a 429: `Retry-After` (seconds or HTTP date), else `X-RateLimit-Reset`
  * (epoch seconds), else undefined.
  */
-export function retryAfterSeconds(
-  headers: Record<string, string | string[] | undefined>,
-  nowMs: number,
-): number | undefined {
+export function retryAfterSeconds(headers: Record<string, string | string[] | undefined>, nowMs: number): number | undefined {
   const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
   const retryAfter = first(headers['retry-after'])?.trim();
   if (retryAfter) {

@@ -27,20 +27,14 @@ export interface CycleContext {
 
 /** How a device's cycle ended. */
 export type CycleOutcome =
-  | { kind: 'updated'; version: string }
-  | { kind: 'up-to-date' }
-  | { kind: 'failed'; step: SimulationStep; reason: string };
+  { kind: 'updated'; version: string } | { kind: 'up-to-date' } | { kind: 'failed'; step: SimulationStep; reason: string };
 
 /**
  * One device's cycle, as a field ESP32 runs it: login, register, next rollout, ledger lookups,
  * download, verify (MD5 and CID), report success. Never throws: the first unexpected answer,
  * connection error or timeout ends the cycle as a failure of the step it happened in.
  */
-export async function runDeviceCycle(
-  device: SimulatedDevice,
-  context: CycleContext,
-  transport: DeviceTransport,
-): Promise<CycleOutcome> {
+export async function runDeviceCycle(device: SimulatedDevice, context: CycleContext, transport: DeviceTransport): Promise<CycleOutcome> {
   const client = new DeviceClient(context.endpoints, transport);
   let step: SimulationStep = 'login';
   try {

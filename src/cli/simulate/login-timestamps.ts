@@ -83,11 +83,7 @@ function stateFile(dir: string, deviceKey: string): string {
  * Raises the allocator's counter for `deviceKey` to what an earlier run remembered in `dir`.
  * A missing or unreadable file is ignored.
  */
-export async function restoreLoginTimestamps(
-  allocator: LoginTimestampAllocator,
-  deviceKey: string,
-  dir: string,
-): Promise<void> {
+export async function restoreLoginTimestamps(allocator: LoginTimestampAllocator, deviceKey: string, dir: string): Promise<void> {
   try {
     const saved = JSON.parse(await readFile(stateFile(dir, deviceKey), 'utf8')) as { next?: unknown };
     if (typeof saved.next === 'number') allocator.reserveBelow(deviceKey, saved.next);
@@ -100,11 +96,7 @@ export async function restoreLoginTimestamps(
  * Remembers the allocator's counter for `deviceKey` in `dir` for the next run.
  * Failures (read-only or missing temp dir) are ignored: the file is an optimisation.
  */
-export async function persistLoginTimestamps(
-  allocator: LoginTimestampAllocator,
-  deviceKey: string,
-  dir: string,
-): Promise<void> {
+export async function persistLoginTimestamps(allocator: LoginTimestampAllocator, deviceKey: string, dir: string): Promise<void> {
   if (allocator.nextFor(deviceKey) === undefined) return;
   await restoreLoginTimestamps(allocator, deviceKey, dir); // another process may have gone further
   const next = allocator.nextFor(deviceKey)!;

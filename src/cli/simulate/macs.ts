@@ -20,9 +20,7 @@ export function canonicalMacPrefix(prefix: string): string {
  */
 export function simulatedMac(canonicalPrefix: string, index: number): string {
   const n = index + 1;
-  const suffix = [(n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]
-    .map((byte) => byte.toString(16).toUpperCase().padStart(2, '0'))
-    .join(':');
+  const suffix = [(n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff].map((byte) => byte.toString(16).toUpperCase().padStart(2, '0')).join(':');
   return `${canonicalPrefix}:${suffix}`;
 }
 

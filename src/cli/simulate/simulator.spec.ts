@@ -166,7 +166,10 @@ describe('request details', () => {
   it('joins base URLs with a path prefix', () => {
     assert.equal(endpoint(new URL('http://h:1/'), '/auth/login').href, 'http://h:1/auth/login');
     assert.equal(endpoint(new URL('http://h:1/vc/'), '/api/device/register').href, 'http://h:1/vc/api/device/register');
-    assert.equal(endpoint(new URL('http://h:1/bc'), `/device/${segment('02:F1:ED:00:00:01')}`).href, 'http://h:1/bc/device/02:F1:ED:00:00:01');
+    assert.equal(
+      endpoint(new URL('http://h:1/bc'), `/device/${segment('02:F1:ED:00:00:01')}`).href,
+      'http://h:1/bc/device/02:F1:ED:00:00:01',
+    );
     assert.equal(segment('a/b?'), 'a%2Fb%3F');
   });
 

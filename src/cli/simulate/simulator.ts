@@ -69,9 +69,13 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   const anyLoopback = [o.auth, o.vc, o.bc].some((url) => isLoopbackHost(url.hostname));
   const ownAddresses = anyLoopback && (await canBindLoopbackAliases());
   if (anyLoopback && !ownAddresses) {
-    notes.push('cannot bind 127.x.y.z source addresses here: all devices share one client IP, so the login rate limit applies to them together');
+    notes.push(
+      'cannot bind 127.x.y.z source addresses here: all devices share one client IP, so the login rate limit applies to them together',
+    );
   } else if (!isLoopbackHost(o.auth.hostname)) {
-    notes.push('the auth server is not on loopback: all devices share this host\'s client IP, so the login rate limit applies to them together');
+    notes.push(
+      "the auth server is not on loopback: all devices share this host's client IP, so the login rate limit applies to them together",
+    );
   }
 
   const reach = o.maxSkewSeconds - skewMarginSeconds(o.maxSkewSeconds);

@@ -1,13 +1,5 @@
 /** The steps of a device's cycle, in order; failures are counted by step. */
-export const SIMULATION_STEPS = [
-  'login',
-  'register',
-  'next-rollout',
-  'ledger-lookup',
-  'download',
-  'verify',
-  'report-success',
-] as const;
+export const SIMULATION_STEPS = ['login', 'register', 'next-rollout', 'ledger-lookup', 'download', 'verify', 'report-success'] as const;
 
 /** One step of a device's cycle. */
 export type SimulationStep = (typeof SIMULATION_STEPS)[number];
@@ -65,9 +57,7 @@ export function formatSummary(s: SimulateSummary): string {
     const example = s.failureExamples?.[step];
     lines.push(`    ${`${step}:`.padEnd(16)}${count}${example ? `  (first: ${example})` : ''}`);
   }
-  lines.push(
-    `Requests: ${s.requests} in ${s.seconds.toFixed(2)} s (${s.requestsPerSecond.toFixed(1)} requests/s)`,
-  );
+  lines.push(`Requests: ${s.requests} in ${s.seconds.toFixed(2)} s (${s.requestsPerSecond.toFixed(1)} requests/s)`);
   for (const note of s.notes ?? []) lines.push(`Note: ${note}`);
   return lines.join('\n');
 }

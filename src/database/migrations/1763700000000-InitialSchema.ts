@@ -18,7 +18,12 @@ export class InitialSchema1763700000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'tenant',
-        columns: [id, { name: 'name', type: 'varchar', length: '128', isUnique: true }, { name: 'customer_key', type: 'varchar', length: '128' }, createdAt],
+        columns: [
+          id,
+          { name: 'name', type: 'varchar', length: '128', isUnique: true },
+          { name: 'customer_key', type: 'varchar', length: '128' },
+          createdAt,
+        ],
       }),
     );
     await q.createTable(
@@ -164,7 +169,19 @@ export class InitialSchema1763700000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['login_rate', 'login_nonce', 'ledger_entry', 'rollout_success', 'rollout', 'group_member', 'device_group', 'firmware', 'device', 'device_key', 'tenant']) {
+    for (const table of [
+      'login_rate',
+      'login_nonce',
+      'ledger_entry',
+      'rollout_success',
+      'rollout',
+      'group_member',
+      'device_group',
+      'firmware',
+      'device',
+      'device_key',
+      'tenant',
+    ]) {
       await q.dropTable(table);
     }
   }

@@ -125,14 +125,7 @@ export class RolloutPlanService {
   private async view(rollout: Rollout): Promise<RolloutView> {
     const { targeted, updated, lastActivity } = await this.rollouts.progress(rollout);
     return {
-      id: rollout.id,
-      name: rollout.name,
-      status: rollout.status,
-      firmwareId: rollout.firmwareId,
-      groupId: rollout.groupId,
-      priority: rollout.priority,
-      startDate: formatUtc(rollout.startDate),
-      downgrade: rollout.downgrade,
+      ...snapshot(rollout),
       targeted,
       updated,
       pending: Math.max(0, targeted - updated),
@@ -145,18 +138,23 @@ export class RolloutPlanService {
       tenantId: rollout.tenantId,
       type,
       subject: Subject.rollout(rollout.id),
-      state: {
-        id: rollout.id,
-        name: rollout.name,
-        status: rollout.status,
-        firmwareId: rollout.firmwareId,
-        groupId: rollout.groupId,
-        priority: rollout.priority,
-        startDate: formatUtc(rollout.startDate),
-        downgrade: rollout.downgrade,
-      },
+      state: { ...snapshot(rollout) },
     });
   }
+}
+
+/** The plan and state of a rollout, as operators see it and as the ledger records it. */
+function snapshot(rollout: Rollout): Omit<RolloutView, 'targeted' | 'updated' | 'pending' | 'lastActivity'> {
+  return {
+    id: rollout.id,
+    name: rollout.name,
+    status: rollout.status,
+    firmwareId: rollout.firmwareId,
+    groupId: rollout.groupId,
+    priority: rollout.priority,
+    startDate: formatUtc(rollout.startDate),
+    downgrade: rollout.downgrade,
+  };
 }
 
 function pastTense(action: RolloutAction): string {

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { deviceSignature } from '#src/auth/signature.js';
+import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/chain/dto/chain-record.dto.js';
+import type { RolloutResponse } from '#src/rollout/dto/rollout.dto.js';
 import { endpoint, segment, type DeviceTransport, type JsonAnswer } from './http-transport.js';
 import type { SimulationStep } from './summary.js';
 
@@ -19,30 +21,6 @@ export interface Endpoints {
   auth: URL;
   vc: URL;
   bc: URL;
-}
-
-/** A rollout offered by next rollout (INTERFACE.md: every value a string). */
-export interface OfferedRollout {
-  rollout_id: string;
-  rollout_name: string;
-  priority: string;
-  start_date: string;
-  version: string;
-  firmware_id: string;
-}
-
-/** Blockchain firmware record. */
-export interface FirmwareRecord {
-  md: string;
-  cid: string;
-  version: string;
-}
-
-/** Blockchain device record. */
-export interface DeviceRecord {
-  mac: string;
-  fwId: string;
-  dType: string;
 }
 
 /** Outcome of one login attempt. */
@@ -131,7 +109,7 @@ export class DeviceClient {
    * `POST {vc}/api/device/next/rollout`.
    * @returns the offered rollout, or null when the answer has no `rollout_id` (up to date).
    */
-  async nextRollout(mac: string, firmwareVersion: string): Promise<OfferedRollout | null> {
+  async nextRollout(mac: string, firmwareVersion: string): Promise<RolloutResponse | null> {
     const answer = await this.post('/api/device/next/rollout', { mac, firmware_version: firmwareVersion });
     if (answer.status !== 200 || !isRecord(answer.body)) throw new StepFailure('next-rollout', describeAnswer(answer));
     const body = answer.body;
@@ -140,11 +118,11 @@ export class DeviceClient {
     if (bad.length > 0) {
       throw new StepFailure('next-rollout', `rollout with missing or non-string ${bad.join(', ')}: ${answer.text.slice(0, 200)}`);
     }
-    return Object.fromEntries(ROLLOUT_FIELDS.map((field) => [field, body[field]])) as unknown as OfferedRollout;
+    return Object.fromEntries(ROLLOUT_FIELDS.map((field) => [field, body[field]])) as unknown as RolloutResponse;
   }
 
   /** `GET {bc}/firmware/{id}` → `{md, cid, version}`, all strings. */
-  async firmwareRecord(firmwareId: string): Promise<FirmwareRecord> {
+  async firmwareRecord(firmwareId: string): Promise<ChainFirmwareRecord> {
     const answer = await this.get(endpoint(this.endpoints.bc, `/firmware/${segment(firmwareId)}`));
     const body = answer.body;
     if (
@@ -160,7 +138,7 @@ export class DeviceClient {
   }
 
   /** `GET {bc}/device/{mac}` → `{mac, fwId, dType}`, all strings. */
-  async deviceRecord(mac: string): Promise<DeviceRecord> {
+  async deviceRecord(mac: string): Promise<ChainDeviceRecord> {
     const answer = await this.get(endpoint(this.endpoints.bc, `/device/${segment(mac)}`));
     const body = answer.body;
     if (

@@ -28,6 +28,11 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   /** Nest log levels to print. */
   logLevels: LogLevel[];
+  /**
+   * Fallback font files for PDF report text Roboto cannot draw (CONTRACT.md §6); `undefined`
+   * searches the system locations of GNU Unifont.
+   */
+  reportFallbackFonts: string[] | undefined;
 }
 
 export type ComponentName = 'auth' | 'vc' | 'bc' | 'operator';
@@ -58,6 +63,11 @@ export const ENVIRONMENT: readonly Variable[] = [
   { name: 'LOGIN_RATE_WINDOW_SECONDS', default: '60', description: 'Login rate-limit window, seconds' },
   { name: 'TRUST_PROXY', default: 'false', description: 'Honour X-Forwarded-For: true, a hop count, or addresses/CIDRs' },
   { name: 'LOG_LEVEL', default: 'log', description: 'Least severe level printed: error, warn, log, debug, verbose' },
+  {
+    name: 'REPORT_FALLBACK_FONTS',
+    default: '(GNU Unifont from the system, e.g. Debian fonts-unifont)',
+    description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',
+  },
 ];
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -101,6 +111,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     loginRateWindowSeconds: integer('LOGIN_RATE_WINDOW_SECONDS', get('LOGIN_RATE_WINDOW_SECONDS') ?? '60', 1, 86_400),
     trustProxy: trustProxy(get('TRUST_PROXY') ?? 'false'),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1),
+    reportFallbackFonts: get('REPORT_FALLBACK_FONTS')
+      ?.split(',')
+      .map((path) => path.trim())
+      .filter((path) => path !== '')
+      .map((path) => resolve(path)),
   };
 }
 

@@ -1,8 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DeviceRow, ReportMeta } from './report-row.js';
-import { renderPdfReport } from './pdf-report.js';
+import { fallbackFontsAvailable, renderPdfReport } from './pdf-report.js';
+import { pdfPageTexts } from '../../test/support/pdf-text.js';
 
 const UNICODE_NAME = 'Ünïcødé Κόμβος Устройство';
 const META: ReportMeta = {
@@ -18,28 +20,54 @@ function devices(count: number): DeviceRow[] {
   }));
 }
 
-/** Text of each page, as pdf.js extracts it (the same text a reader copies or searches). */
-async function pageTexts(pdf: Buffer): Promise<string[]> {
+/** Text of each page, items joined without spaces. */
+const pageTexts = (pdf: Buffer): Promise<string[]> => pdfPageTexts(pdf, '');
+
+/** A piece of extracted text and the PostScript name of the embedded font drawing it (subset tag removed). */
+interface FontedText {
+  str: string;
+  font: string;
+}
+
+/** Text items of all pages with the name of the embedded font each is drawn with. */
+async function fontedTexts(pdf: Buffer): Promise<FontedText[]> {
   const doc = await getDocument({
-    data: new Uint8Array(pdf), // a copy: pdf.js takes ownership of the bytes it is given
+    data: new Uint8Array(pdf),
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
     verbosity: 0,
   }).promise;
   try {
-    const pages: string[] = [];
+    const items: FontedText[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
-      const content = await (await doc.getPage(n)).getTextContent();
-      pages.push(
-        content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''),
-      );
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      await page.getOperatorList(); // loads the page's fonts into commonObjs
+      for (const item of content.items) {
+        if (!('str' in item) || item.str.trim() === '') continue;
+        const font = (page.commonObjs.get(item.fontName) as { name: string }).name;
+        items.push({ str: item.str, font: font.replace(/^[A-Z]{6}\+/, '') });
+      }
     }
-    return pages;
+    return items;
   } finally {
     await doc.destroy();
   }
 }
+
+/** The embedded fonts' PostScript names, from the (uncompressed) font dictionaries: each Type0 font and its CIDFont name it. */
+function baseFonts(pdf: Buffer): string[] {
+  const names = [...pdf.toString('latin1').matchAll(/\/BaseFont\s*\/[A-Z]{6}\+([^\s/>\]]+)/g)].map((m) => m[1]);
+  return [...new Set(names)].sort();
+}
+
+const UNIFONT = '/usr/share/fonts/opentype/unifont/unifont.otf';
+const UNIFONT_UPPER = '/usr/share/fonts/opentype/unifont/unifont_upper.otf';
+/** These tests skip (visibly) where GNU Unifont is not installed; CI installs fonts-unifont. */
+const needsUnifont = {
+  skip: existsSync(UNIFONT) && existsSync(UNIFONT_UPPER) ? false : 'GNU Unifont missing (apt-get install fonts-unifont)',
+};
 
 describe(renderPdfReport.name, () => {
   it('produces a complete PDF file', async () => {
@@ -86,5 +114,72 @@ describe(renderPdfReport.name, () => {
       renderPdfReport(devices(1), { tenantName: 't', generatedAt: new Date(Number.NaN) }),
       (error: unknown) => error instanceof RangeError && /generatedAt/.test(error.message),
     );
+  });
+
+  describe('scripts Roboto lacks (CONTRACT.md §6: any Unicode name)', () => {
+    const CJK = '设备-東京';
+    const ARABIC = 'مضخة';
+    const DEVANAGARI = 'पंप';
+    const LATIN = 'plain latin pump';
+    const rows: DeviceRow[] = [
+      { mac: 'AC:67:B2:00:00:01', name: CJK, 'firmware-version': '1.0' },
+      { mac: 'AC:67:B2:00:00:02', name: ARABIC, 'firmware-version': '2.0' },
+      { mac: 'AC:67:B2:00:00:03', name: DEVANAGARI, 'firmware-version': '3.0' },
+      { mac: 'AC:67:B2:00:00:04', name: '🚀 rocket', 'firmware-version': 'v版本4' },
+      { mac: 'AC:67:B2:00:00:05', name: LATIN, 'firmware-version': '5.0' },
+      { mac: 'AC:67:B2:00:00:06', name: UNICODE_NAME, 'firmware-version': '6.0' },
+    ];
+    const meta: ReportMeta = { tenantName: 'Acme 株式会社', generatedAt: META.generatedAt };
+
+    it('draws CJK, Arabic, Devanagari and emoji with GNU Unifont, so their text is extractable', needsUnifont, async () => {
+      const pdf = await renderPdfReport(rows, meta);
+      const text = (await pageTexts(pdf)).join('\n');
+      assert.ok(text.includes(CJK), text);
+      assert.ok(text.includes('株式会社'), text);
+      for (const letter of ARABIC)
+        assert.ok(text.includes(letter), `Arabic letter U+${letter.codePointAt(0)?.toString(16)} missing in ${text}`);
+      for (const letter of ['प', 'ं']) assert.ok(text.includes(letter), `Devanagari ${letter} missing in ${text}`);
+      assert.ok(text.includes('🚀'), text);
+      assert.ok(text.includes('版本'), text);
+
+      const items = await fontedTexts(pdf);
+      const fontOf = (str: string): string | undefined => items.find((item) => item.str.includes(str))?.font;
+      assert.equal(fontOf(CJK), 'Unifont');
+      assert.equal(fontOf('प'), 'Unifont');
+      assert.equal(fontOf('🚀'), 'UnifontUpper');
+      assert.deepEqual(baseFonts(pdf), ['Roboto-Medium', 'Roboto-Regular', 'Unifont', 'UnifontUpper']);
+    });
+
+    it('still draws Latin, Greek and Cyrillic names with Roboto', needsUnifont, async () => {
+      const items = await fontedTexts(await renderPdfReport(rows, meta));
+      const fontOf = (str: string): string | undefined => items.find((item) => item.str.includes(str))?.font;
+      assert.equal(fontOf(LATIN), 'Roboto-Regular');
+      assert.equal(fontOf(UNICODE_NAME), 'Roboto-Regular');
+      assert.equal(fontOf('AC:67:B2:00:00:01'), 'Roboto-Regular');
+      assert.equal(fontOf('rocket'), 'Roboto-Regular');
+      assert.equal(fontOf('Acme'), 'Roboto-Regular');
+    });
+
+    it('embeds no fallback font when every name is in Roboto', needsUnifont, async () => {
+      assert.deepEqual(baseFonts(await renderPdfReport(devices(3), META)), ['Roboto-Medium', 'Roboto-Regular']);
+    });
+
+    it('uses the fallback fonts it is given', needsUnifont, async () => {
+      const pdf = await renderPdfReport(rows, meta, { fallbackFonts: [UNIFONT] });
+      assert.ok((await pageTexts(pdf)).join('\n').includes(CJK));
+      assert.deepEqual(baseFonts(pdf), ['Roboto-Medium', 'Roboto-Regular', 'Unifont']); // no unifont_upper: 🚀 stays in Roboto
+    });
+
+    it('renders a valid PDF with Roboto alone when no fallback font exists', async () => {
+      const options = { fallbackFonts: ['/nonexistent.otf'] };
+      assert.equal(fallbackFontsAvailable(options.fallbackFonts), false);
+      const pdf = await renderPdfReport(rows, meta, options);
+      assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+      assert.match(pdf.subarray(-16).toString('latin1'), /%%EOF\r?\n?$/);
+      assert.deepEqual(baseFonts(pdf), ['Roboto-Medium', 'Roboto-Regular']);
+      const text = (await pageTexts(pdf)).join('\n');
+      assert.ok(text.includes(LATIN) && text.includes(UNICODE_NAME) && text.includes('AC:67:B2:00:00:06'), text);
+      assert.match(text, /Devices:\s*6\b/);
+    });
   });
 });

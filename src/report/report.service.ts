@@ -1,10 +1,12 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { Clock } from '#src/common/clock.js';
+import type { AppConfig } from '#src/config/app-config.js';
+import { APP_CONFIG } from '#src/config/config.module.js';
 import { DeviceService } from '#src/device/device.service.js';
 import type { DeviceResponse } from '#src/device/dto/device.dto.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
-import { renderPdfReport } from './pdf-report.js';
+import { fallbackFontsAvailable, renderPdfReport } from './pdf-report.js';
 import { renderXmlReport } from './xml-report.js';
 
 /** Report formats of `GET /api/report/:type` (INTERFACE.md). */
@@ -22,12 +24,22 @@ export type Report =
 
 /** Reports of all devices of a tenant (CONTRACT.md §6). */
 @Injectable()
-export class ReportService {
+export class ReportService implements OnApplicationBootstrap {
   constructor(
     private readonly devices: DeviceService,
     private readonly tenants: TenantRepository,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Warns once at start when PDF reports can draw only Latin, Greek and Cyrillic. */
+  onApplicationBootstrap(): void {
+    if (!fallbackFontsAvailable(this.config.reportFallbackFonts)) {
+      new Logger('Reports').warn(
+        'no fallback font found: PDF reports draw only Latin, Greek and Cyrillic text. Install GNU Unifont (Debian: fonts-unifont) or set REPORT_FALLBACK_FONTS.',
+      );
+    }
+  }
 
   /**
    * Renders the report of one type.
@@ -44,7 +56,11 @@ export class ReportService {
       case 'pdf': {
         const generatedAt = new Date(this.clock.now());
         const tenant = await this.tenants.findTenant(principal.tenantId);
-        const body = await renderPdfReport(rows, { tenantName: tenant?.name ?? String(principal.tenantId), generatedAt });
+        const body = await renderPdfReport(
+          rows,
+          { tenantName: tenant?.name ?? String(principal.tenantId), generatedAt },
+          { fallbackFonts: this.config.reportFallbackFonts },
+        );
         const stamp = generatedAt.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
         return { type: 'pdf', contentType: 'application/pdf', filename: `device-report-${stamp}.pdf`, body };
       }

@@ -1,33 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { pdfText } from '../support/pdf-text.js';
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 const UNICODE_NAME = 'Ünïcødé Κόμβος Устройство';
 const ESCAPE_NAME = `Tom & Jerry <b>"quoted"</b> 'apos' &amp;`;
-
-/** Text of all pages as pdf.js extracts it (what a reader copies or searches). */
-async function pdfText(pdf: Buffer): Promise<string> {
-  const doc = await getDocument({
-    data: new Uint8Array(pdf),
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-  }).promise;
-  try {
-    const pages: string[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
-      const content = await (await doc.getPage(n)).getTextContent();
-      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : ' ') : '')).join(''));
-    }
-    return pages.join('\n');
-  } finally {
-    await doc.destroy();
-  }
-}
 
 interface DeviceRow {
   mac: string;
@@ -123,10 +102,11 @@ describe('device reports (CONTRACT.md §6)', () => {
           [['firmware-version'], ['mac'], ['name']],
         );
       }
-      assert.deepEqual(
-        children.map((element) => (element.element as Record<string, { '#text': string }[]>[])[1].mac[0]['#text']).sort(),
-        ['AC:67:B2:40:00:01', 'AC:67:B2:40:00:02', 'AC:67:B2:40:00:03'],
-      );
+      assert.deepEqual(children.map((element) => (element.element as Record<string, { '#text': string }[]>[])[1].mac[0]['#text']).sort(), [
+        'AC:67:B2:40:00:01',
+        'AC:67:B2:40:00:02',
+        'AC:67:B2:40:00:03',
+      ]);
     });
 
     it('carries every device value, with & < > " \' escaped', async () => {
@@ -156,7 +136,7 @@ describe('device reports (CONTRACT.md §6)', () => {
         [['root']],
       );
       assert.deepEqual(
-        (ordered[0].root).filter((n) => Object.keys(n as object)[0] === 'element'),
+        ordered[0].root.filter((n) => Object.keys(n as object)[0] === 'element'),
         [],
       );
     });

@@ -1,30 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import type { RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-
-/** Text of all pages as pdf.js extracts it. */
-async function pdfText(pdf: Buffer): Promise<string> {
-  const doc = await getDocument({
-    data: new Uint8Array(pdf),
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-  }).promise;
-  try {
-    const pages: string[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
-      const content = await (await doc.getPage(n)).getTextContent();
-      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : ' ') : '')).join(''));
-    }
-    return pages.join('\n');
-  } finally {
-    await doc.destroy();
-  }
-}
+import { pdfText } from '../support/pdf-text.js';
 
 /** The parts of an answer a device can tell apart. */
 const seen = (answer: Answer) => ({ status: answer.status, body: answer.body });

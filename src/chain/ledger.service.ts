@@ -101,16 +101,4 @@ export class LedgerService {
       if (page.length < VERIFY_PAGE) return { ok: true, entries, head: previous?.hash ?? GENESIS_HASH };
     }
   }
-
-  /** Entries in order, for listing. */
-  async list(options: { after?: number; limit: number; tenantId?: number }): Promise<LedgerEntry[]> {
-    const query = this.dataSource
-      .getRepository(LedgerEntry)
-      .createQueryBuilder('e')
-      .where('e.seq > :after', { after: options.after ?? 0 })
-      .orderBy('e.seq', 'ASC')
-      .take(options.limit);
-    if (options.tenantId !== undefined) query.andWhere('e.tenant_id = :tenantId', { tenantId: options.tenantId });
-    return query.getMany();
-  }
 }

@@ -161,6 +161,18 @@ group
     ),
   );
 group
+  .command('remove <group> <mac...>')
+  .description('remove devices from a group by mac')
+  .addOption(tenantOption)
+  .addOption(json)
+  .action((ref: string, macs: string[], o: { tenant: string; json?: boolean }) =>
+    run(
+      async (get) => get(GroupService).removeMembers(await tenantId(get, o.tenant), ref, macs),
+      !!o.json,
+      (g) => `group ${g.id} "${g.name}": ${g.members} members`,
+    ),
+  );
+group
   .command('list')
   .addOption(tenantOption)
   .addOption(json)
@@ -235,6 +247,20 @@ for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
       ),
     );
 }
+rollout
+  .command('show <id>')
+  .description('one rollout with its progress: targeted, updated, pending, last activity')
+  .addOption(tenantOption)
+  .addOption(json)
+  .action((id: string, o: { tenant: string; json?: boolean }) =>
+    run(
+      async (get) => get(RolloutPlanService).get(await tenantId(get, o.tenant), positiveInt('rollout id')(id)),
+      !!o.json,
+      (r) =>
+        `rollout ${r.id} "${r.name}": ${r.status}, firmware ${r.firmwareId}, group ${r.groupId}, priority ${r.priority}, start ${r.startDate}\n` +
+        `targeted ${r.targeted}, updated ${r.updated}, pending ${r.pending}, last activity ${r.lastActivity ?? 'none'}`,
+    ),
+  );
 rollout
   .command('list')
   .addOption(tenantOption)

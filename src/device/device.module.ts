@@ -10,6 +10,6 @@ import { DeviceService } from './device.service.js';
   imports: [AuthModule, LedgerModule],
   controllers: [DeviceController],
   providers: [DeviceRepository, DeviceService],
-  exports: [DeviceService, DeviceRepository],
+  exports: [DeviceService],
 })
 export class DeviceModule {}

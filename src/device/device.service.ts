@@ -83,28 +83,37 @@ export class DeviceService {
     return (await this.devices.list(principal.tenantId)).map(toResponse);
   }
 
+  /** The tenant's device, or `null` when absent. */
+  find(tenantId: number, mac: string, manager?: EntityManager): Promise<Device | null> {
+    return this.devices.findByMac(tenantId, mac, manager);
+  }
+
   /**
    * The tenant's device, for other modules.
    * @throws NotFoundException `Device does't exist!`
    */
   async require(tenantId: number, mac: string, manager?: EntityManager): Promise<Device> {
-    const device = await this.devices.findByMac(tenantId, mac, manager);
+    const device = await this.find(tenantId, mac, manager);
     if (!device) throw new NotFoundException(DeviceMessages.absent);
     return device;
   }
 
   /**
-   * Records what a device reports it runs now and when it was seen (CONTRACT.md §6); a changed
-   * version is a ledger entry written in the same transaction.
+   * Records what a device reports it runs now and when it was seen (CONTRACT.md §6). A changed
+   * version is written with its ledger entry in one transaction (`manager`, or a new one); an
+   * unchanged one only touches the last-seen time.
    */
-  async reportVersion(manager: EntityManager, device: Device, firmwareVersion: string): Promise<void> {
+  async reportVersion(device: Device, firmwareVersion: string, manager?: EntityManager): Promise<void> {
     const now = this.clock.now();
     if (device.firmwareVersion === firmwareVersion) {
-      await this.devices.touch(manager, device.id, now);
+      await (manager ? this.devices.touch(manager, device.id, now) : this.unitOfWork.write((m) => this.devices.touch(m, device.id, now)));
       return;
     }
-    await this.devices.setFirmwareVersion(manager, device.id, firmwareVersion, now);
-    await this.record(manager, { ...device, firmwareVersion }, 'device.updated');
+    const update = async (m: EntityManager) => {
+      await this.devices.setFirmwareVersion(m, device.id, firmwareVersion, now);
+      await this.record(m, { ...device, firmwareVersion }, 'device.updated');
+    };
+    await (manager ? update(manager) : this.unitOfWork.transaction(update));
   }
 
   private async record(manager: EntityManager, device: Device, type: string): Promise<void> {

@@ -35,7 +35,7 @@ export class RolloutService {
    */
   async next(principal: DevicePrincipal, dto: NextRolloutDto): Promise<RolloutResponse | Record<string, never>> {
     const device = await this.devices.require(principal.tenantId, dto.mac);
-    await this.unitOfWork.transaction((manager) => this.devices.reportVersion(manager, device, dto.firmware_version));
+    await this.devices.reportVersion(device, dto.firmware_version);
     const chosen = chooseNextRollout(await this.rollouts.candidates(device, this.clock.now()), dto.firmware_version);
     if (!chosen) return {};
     return {
@@ -60,7 +60,7 @@ export class RolloutService {
     const id = /^\d{1,15}$/.test(dto.rollout_id) ? Number(dto.rollout_id) : null;
     const rollout = id === null ? null : await this.rollouts.findRollout(principal.tenantId, id);
     if (!rollout || rollout.status === 'draft') throw new NotFoundException(RolloutMessages.notFound);
-    const device = await this.devices.require(principal.tenantId, dto.mac).catch(() => null);
+    const device = await this.devices.find(principal.tenantId, dto.mac);
     if (!device || !(await this.rollouts.isMember(rollout.groupId, device.mac))) {
       throw new NotFoundException(RolloutMessages.notFound);
     }
@@ -72,7 +72,7 @@ export class RolloutService {
           firmwareVersion: dto.firmware_version,
           createdAt: this.clock.now(),
         });
-        await this.devices.reportVersion(manager, device, dto.firmware_version);
+        await this.devices.reportVersion(device, dto.firmware_version, manager);
         await this.plans.finishIfComplete(manager, rollout);
       });
       return { message: RolloutMessages.inserted };

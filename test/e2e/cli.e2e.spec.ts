@@ -207,6 +207,30 @@ describe('firmledger CLI', () => {
     assert.equal(r1.pending, r1.targeted - r1.updated);
   });
 
+  it('rollout show gives one rollout with its progress', async () => {
+    const rollout = await json<{
+      id: number;
+      status: string;
+      targeted: number;
+      updated: number;
+      pending: number;
+      lastActivity: string | null;
+    }>('rollout', 'show', '1', '--tenant', 'acme', '--json');
+    assert.deepEqual(
+      { id: rollout.id, status: rollout.status, targeted: rollout.targeted, updated: rollout.updated, pending: rollout.pending },
+      { id: 1, status: 'active', targeted: 2, updated: 0, pending: 2 },
+    );
+    assert.equal(rollout.lastActivity, null);
+  });
+
+  it('group remove takes a device out of the group, and the rollout targets one fewer', async () => {
+    const group = await json<{ members: number }>('group', 'remove', 'beta', '02-00-00-00-00-02', '--tenant', 'acme', '--json');
+    assert.equal(group.members, 1);
+    const rollout = await json<{ targeted: number }>('rollout', 'show', '1', '--tenant', 'acme', '--json');
+    assert.equal(rollout.targeted, 1);
+    await json('group', 'add', 'beta', '02:00:00:00:00:02', '--tenant', 'acme', '--json');
+  });
+
   describe('bad input', () => {
     it('rollout create with --start "tomorrow" exits non-zero, naming the start date', async () => {
       const outcome = await cli(

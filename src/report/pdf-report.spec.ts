@@ -1,10 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DeviceRow, ReportMeta } from './report-row.js';
 import { fallbackFontsAvailable, renderPdfReport } from './pdf-report.js';
-import { pdfPageTexts } from '../../test/support/pdf-text.js';
+import { pdfPageTexts, withPdf } from '../../test/support/pdf-text.js';
 
 const UNICODE_NAME = 'Ünïcødé Κόμβος Устройство';
 const META: ReportMeta = {
@@ -31,14 +30,7 @@ interface FontedText {
 
 /** Text items of all pages with the name of the embedded font each is drawn with. */
 async function fontedTexts(pdf: Buffer): Promise<FontedText[]> {
-  const doc = await getDocument({
-    data: new Uint8Array(pdf),
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-  }).promise;
-  try {
+  return withPdf(pdf, async (doc) => {
     const items: FontedText[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
@@ -51,9 +43,7 @@ async function fontedTexts(pdf: Buffer): Promise<FontedText[]> {
       }
     }
     return items;
-  } finally {
-    await doc.destroy();
-  }
+  });
 }
 
 /** The embedded fonts' PostScript names, from the (uncompressed) font dictionaries: each Type0 font and its CIDFont name it. */

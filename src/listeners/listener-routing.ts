@@ -81,8 +81,9 @@ export class ListenerRouting {
         [...this.servers.values()].slice(1).map(
           (server) =>
             new Promise<void>((done) => {
+              // Stop accepting; requests in flight finish, idle keep-alive sockets close now.
               server.close(() => done());
-              server.closeAllConnections();
+              server.closeIdleConnections();
             }),
         ),
       );

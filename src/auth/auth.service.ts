@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
@@ -10,6 +11,9 @@ import { deviceSignature, signatureMatches } from './signature.js';
 
 /** The one 401 text of login, whatever the reason (CONTRACT.md §4: no oracle). */
 export const INVALID_CREDENTIALS = 'Invalid credentials';
+
+/** HMAC key for the dummy signature check of an unknown device key. */
+const UNKNOWN_KEY_SECRET = randomBytes(24).toString('base64url');
 
 /** Device login (CONTRACT.md §4). */
 @Injectable()
@@ -33,7 +37,11 @@ export class AuthService {
   async login(dto: LoginDto): Promise<LoginResponse> {
     const now = this.clock.now();
     const key = await this.tenants.findLoginKey(dto.device_key);
-    if (!key) return this.reject('unknown device key');
+    if (!key) {
+      // Same work as a known key with a wrong signature, so timing tells nothing either.
+      signatureMatches(deviceSignature(UNKNOWN_KEY_SECRET, dto.timestamp, dto.device_key), dto.device_signature);
+      return this.reject('unknown device key');
+    }
     if (!signatureMatches(deviceSignature(key.customerKey, dto.timestamp, dto.device_key), dto.device_signature)) {
       return this.reject(`wrong signature for device key #${key.id}`);
     }

@@ -1,12 +1,12 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { FirmwareService } from '#src/firmware/firmware.service.js';
+import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/firmware/firmware.service.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
 import { LedgerService, Subject } from './ledger.service.js';
 
 /** 404 texts of the lookups (CONTRACT.md §7). */
 export const ChainMessages = {
   deviceNotFound: 'Device not found',
-  firmwareNotFound: 'Firmware not found',
+  firmwareNotFound: FIRMWARE_NOT_FOUND,
 } as const;
 
 /** Read-only lookups of the current state the ledger defines (CONTRACT.md §7). */

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sqlite3 from 'sqlite3';
+import type { FirmwareView } from '#src/firmware/firmware.service.js';
 
 const run = promisify(execFile);
 
@@ -113,15 +114,18 @@ describe('firmledger CLI', () => {
   });
 
   it('firmware publish computes md5, sha256 and the IPFS CIDv0', async () => {
-    const firmware = await json<{
-      id: number;
-      version: string;
-      deviceType: string;
-      size: number;
-      md5: string;
-      sha256: string;
-      cid: string;
-    }>('firmware', 'publish', firmwareFile, '--tenant', 'acme', '--version', '1.0.0', '--type', 'ESP32', '--json');
+    const firmware = await json<FirmwareView>(
+      'firmware',
+      'publish',
+      firmwareFile,
+      '--tenant',
+      'acme',
+      '--version',
+      '1.0.0',
+      '--type',
+      'ESP32',
+      '--json',
+    );
     assert.equal(firmware.id, 1);
     assert.equal(firmware.version, '1.0.0');
     assert.equal(firmware.deviceType, 'ESP32');

@@ -12,13 +12,14 @@ import { DatabaseModule } from './database/database.module.js';
 import { DeviceModule } from './device/device.module.js';
 import { FirmwareModule } from './firmware/firmware.module.js';
 import { componentMarker } from './listeners/listener-routing.js';
+import { OperatorModule } from './operator/operator.module.js';
 import { ReportModule } from './report/report.module.js';
 import { RolloutModule } from './rollout/rollout.module.js';
 
 /**
  * The whole server. Each feature module is mounted on its component (CONTRACT.md §2):
  * authentication → `AUTH_URL`; devices, reports, rollouts, firmware download → `VC_URL`;
- * ledger lookups → `BC_URL`. The listener layer moves each component's routes to its base URL.
+ * ledger lookups → `BC_URL`; the operator REST API → `OPERATOR_URL`. The listener layer moves each component's routes to its base URL.
  */
 @Module({})
 export class AppModule {
@@ -35,6 +36,7 @@ export class AppModule {
         RolloutModule,
         FirmwareModule,
         ChainModule,
+        OperatorModule,
         RouterModule.register([
           { path: componentMarker('auth'), module: AuthModule },
           { path: componentMarker('vc'), module: DeviceModule },
@@ -42,6 +44,7 @@ export class AppModule {
           { path: componentMarker('vc'), module: RolloutModule },
           { path: componentMarker('vc'), module: FirmwareModule },
           { path: componentMarker('bc'), module: ChainModule },
+          { path: componentMarker('operator'), module: OperatorModule },
         ]),
       ],
       providers: [

@@ -4,6 +4,7 @@ import { CommonModule } from '#src/common/common.module.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { ConfigModule } from '#src/config/config.module.js';
 import { DatabaseModule } from '#src/database/database.module.js';
+import { OperatorTokenModule } from '#src/operator/operator-token.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
@@ -22,6 +23,7 @@ export class CliModule {
         FirmwareModule,
         RolloutModule,
         LedgerModule,
+        OperatorTokenModule,
       ],
     };
   }

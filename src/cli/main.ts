@@ -5,6 +5,7 @@ import { LedgerService } from '#src/chain/ledger.service.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { GroupService } from '#src/rollout/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { OperatorTokenService } from '#src/operator/operator-token.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { CliError, describeError, withServices } from './cli-context.js';
 import { print, table } from './output.js';
@@ -98,6 +99,42 @@ deviceKey
       async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
       !!o.json,
       (rows) => table(rows, ['id', 'key', 'deviceType', 'revoked', 'createdAt']),
+    ),
+  );
+
+// operator-token
+const operatorToken = program.command('operator-token').description('bearer tokens of the operator REST API (OPERATOR_URL)');
+operatorToken
+  .command('create')
+  .description('create an operator token; it is shown once and stored only as a hash')
+  .requiredOption('--name <name>', 'who holds it, e.g. ci-pipeline')
+  .addOption(json)
+  .action((o: { name: string; json?: boolean }) =>
+    run(
+      (get) => get(OperatorTokenService).create(o.name),
+      !!o.json,
+      (t) => `operator token ${t.id} "${t.name}": ${t.token}\n(shown once: keep it; send it as "Authorization: Bearer <token>")`,
+    ),
+  );
+operatorToken
+  .command('revoke <id>')
+  .description('revoke an operator token: requests bearing it are refused at once')
+  .addOption(json)
+  .action((id: string, o: { json?: boolean }) =>
+    run(
+      (get) => get(OperatorTokenService).revoke(positiveInt('operator token id')(id)),
+      !!o.json,
+      (t) => `operator token ${t.id} "${t.name}" revoked`,
+    ),
+  );
+operatorToken
+  .command('list')
+  .addOption(json)
+  .action((o: { json?: boolean }) =>
+    run(
+      (get) => get(OperatorTokenService).list(),
+      !!o.json,
+      (rows) => table(rows, ['id', 'name', 'hint', 'revoked', 'createdAt']),
     ),
   );
 

@@ -9,6 +9,8 @@ import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
 import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
+import { OperatorTokens1763800000000 } from './migrations/1763800000000-OperatorTokens.js';
+import { OperatorToken } from '#src/operator/operator-token.entity.js';
 
 export const ENTITIES = [
   Tenant,
@@ -22,8 +24,9 @@ export const ENTITIES = [
   LedgerEntry,
   LoginNonce,
   LoginRate,
+  OperatorToken,
 ];
-export const MIGRATIONS = [InitialSchema1763700000000];
+export const MIGRATIONS = [InitialSchema1763700000000, OperatorTokens1763800000000];
 
 /**
  * TypeORM options for the embedded default: SQLite in WAL mode under the data directory,

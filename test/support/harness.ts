@@ -10,6 +10,7 @@ import { FirmwareService, type FirmwareView } from '#src/firmware/firmware.servi
 import { GroupService } from '#src/rollout/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { startServer, type RunningServer } from '#src/server.js';
+import { OperatorTokenService } from '#src/operator/operator-token.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 
 /** A clock tests set and advance; starts at the real time so tokens verify normally. */
@@ -66,6 +67,8 @@ export interface TestApp {
   ): Promise<RolloutView>;
   /** Logs in as a device of the tenant; returns the token. Each call uses a fresh timestamp. */
   login(tenant: TestTenant): Promise<string>;
+  /** Creates an operator token (as `firmledger operator-token create` does); returns the token. */
+  createOperatorToken(name?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -146,6 +149,9 @@ export async function startTestApp(
       if (response.status !== 200) throw new Error(`login failed: ${response.status} ${JSON.stringify(response.body)}`);
       return (response.body as { token: string }).token;
     },
+    async createOperatorToken(name = 'e2e') {
+      return (await get(OperatorTokenService).create(name)).token;
+    },
     async close() {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });
@@ -163,13 +169,20 @@ export interface Answer {
   bytes: Buffer;
 }
 
-/** Sends a request the way field devices do (JSON body, `x-access-token` header). */
+/**
+ * Sends a request the way field devices do (JSON body, `x-access-token` header), or as an
+ * operator (`bearer`: `Authorization: Bearer <operator token>`).
+ */
 export async function request(
   method: string,
   url: string,
-  options: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  options: { token?: string; bearer?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = { ...(options.token ? { 'x-access-token': options.token } : {}), ...options.headers };
+  const headers: Record<string, string> = {
+    ...(options.token ? { 'x-access-token': options.token } : {}),
+    ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+    ...options.headers,
+  };
   let body: string | Buffer | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) {

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '#src/chain/ledger.module.js';
+import { DeviceModule } from '#src/device/device.module.js';
+import { FirmwareModule } from '#src/firmware/firmware.module.js';
+import { RolloutModule } from '#src/rollout/rollout.module.js';
+import { TenantModule } from '#src/tenant/tenant.module.js';
+import { OperatorTokenModule } from './operator-token.module.js';
+
+/**
+ * The operator REST API under `OPERATOR_URL` (CONTRACT.md §9): thin controllers over the same
+ * services the CLI drives, every route behind {@link OperatorTokenGuard}.
+ */
+@Module({
+  imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
+  controllers: [],
+})
+export class OperatorModule {}

@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/** Largest `per_page` a list answers with. */
+export const MAX_PER_PAGE = 500;
+
+/** `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50). */
+export class PageQuery {
+  @ApiPropertyOptional({ description: '1-based page number', example: 1, default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'page must be a whole number' })
+  @Min(1, { message: 'page must be at least 1' })
+  page: number = 1;
+
+  @ApiPropertyOptional({ description: 'items per page', example: 50, default: 50, minimum: 1, maximum: MAX_PER_PAGE })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'per_page must be a whole number' })
+  @Min(1, { message: 'per_page must be at least 1' })
+  @Max(MAX_PER_PAGE, { message: `per_page must be at most ${MAX_PER_PAGE}` })
+  per_page: number = 50;
+
+  /** Rows to skip for this page. */
+  get offset(): number {
+    return (this.page - 1) * this.per_page;
+  }
+}
+
+/** One page of a list: `{"items":[...],"page":1,"per_page":50,"total":123}`. */
+export interface Page<T> {
+  items: T[];
+  page: number;
+  per_page: number;
+  /** Items across all pages. */
+  total: number;
+}
+
+/** Wraps a page's items with the paging of `query`. */
+export function pageOf<T>(items: T[], total: number, query: PageQuery): Page<T> {
+  return { items, page: query.page, per_page: query.per_page, total };
+}
+
+/** The paging fields of a page answer, for OpenAPI: list DTOs extend this and add `items`. */
+export class PageMeta {
+  @ApiProperty({ description: '1-based page number', example: 1 })
+  page: number;
+
+  @ApiProperty({ description: 'items per page', example: 50 })
+  per_page: number;
+
+  @ApiProperty({ description: 'items across all pages', example: 123 })
+  total: number;
+}

@@ -11,6 +11,7 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DeviceModule } from './device/device.module.js';
 import { FirmwareModule } from './firmware/firmware.module.js';
+import { HealthModule } from './health/health.module.js';
 import { componentMarker } from './listeners/listener-routing.js';
 import { ReportModule } from './report/report.module.js';
 import { RolloutModule } from './rollout/rollout.module.js';
@@ -35,6 +36,7 @@ export class AppModule {
         RolloutModule,
         FirmwareModule,
         ChainModule,
+        HealthModule,
         RouterModule.register([
           { path: componentMarker('auth'), module: AuthModule },
           { path: componentMarker('vc'), module: DeviceModule },

@@ -13,6 +13,7 @@ import { DeviceModule } from './device/device.module.js';
 import { FirmwareModule } from './firmware/firmware.module.js';
 import { HealthModule } from './health/health.module.js';
 import { componentMarker } from './listeners/listener-routing.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { ReportModule } from './report/report.module.js';
 import { RolloutModule } from './rollout/rollout.module.js';
 
@@ -37,6 +38,7 @@ export class AppModule {
         FirmwareModule,
         ChainModule,
         HealthModule,
+        MetricsModule,
         RouterModule.register([
           { path: componentMarker('auth'), module: AuthModule },
           { path: componentMarker('vc'), module: DeviceModule },
@@ -44,6 +46,7 @@ export class AppModule {
           { path: componentMarker('vc'), module: RolloutModule },
           { path: componentMarker('vc'), module: FirmwareModule },
           { path: componentMarker('bc'), module: ChainModule },
+          { path: componentMarker('operator'), module: MetricsModule },
         ]),
       ],
       providers: [

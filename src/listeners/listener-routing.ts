@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions, RouteOptions } from 'fastify';
 import type { ComponentName } from '#src/config/app-config.js';
-import type { Listener } from './listener-plan.js';
+import type { Listener, Mount } from './listener-plan.js';
 
 /**
  * Internal path segment under which a component's routes are declared in Nest
@@ -88,6 +88,20 @@ export class ListenerRouting {
         ),
       );
     });
+  }
+
+  /**
+   * The component whose base URL `path` is under on the listener `raw` arrived on (the longest
+   * matching prefix); `undefined` when none. For labelling requests no route matched.
+   */
+  componentFor(raw: IncomingMessage, path: string): ComponentName | undefined {
+    const key = (raw.socket as TaggedSocket | undefined)?.[LISTENER];
+    let best: Mount | undefined;
+    for (const mount of this.listeners.find((l) => l.key === key)?.mounts ?? []) {
+      const under = path === mount.prefix || path.startsWith(`${mount.prefix}/`);
+      if (under && (!best || mount.prefix.length > best.prefix.length)) best = mount;
+    }
+    return best?.component;
   }
 
   /** Opens every listener after the first (fastify's own `listen` opens the first). */

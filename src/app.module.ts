@@ -11,8 +11,10 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DeviceModule } from './device/device.module.js';
 import { FirmwareModule } from './firmware/firmware.module.js';
+import { HealthModule } from './health/health.module.js';
 import { componentMarker } from './listeners/listener-routing.js';
 import { OperatorModule } from './operator/operator.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { ReportModule } from './report/report.module.js';
 import { RolloutModule } from './rollout/rollout.module.js';
 
@@ -37,6 +39,8 @@ export class AppModule {
         FirmwareModule,
         ChainModule,
         OperatorModule,
+        HealthModule,
+        MetricsModule,
         RouterModule.register([
           { path: componentMarker('auth'), module: AuthModule },
           { path: componentMarker('vc'), module: DeviceModule },
@@ -45,6 +49,7 @@ export class AppModule {
           { path: componentMarker('vc'), module: FirmwareModule },
           { path: componentMarker('bc'), module: ChainModule },
           { path: componentMarker('operator'), module: OperatorModule },
+          { path: componentMarker('operator'), module: MetricsModule },
         ]),
       ],
       providers: [

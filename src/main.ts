@@ -21,7 +21,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     new Logger('Shutdown').log(`${signal}: closing listeners and the database`);
     server.close().then(
-      () => process.exit(0),
+      () => {
+        // Written synchronously on exit (pino flushes its asynchronous destination then).
+        new Logger('Shutdown').log('closed: listeners drained, database closed');
+        process.exit(0);
+      },
       (error: unknown) => {
         new Logger('Shutdown').error(error instanceof Error ? error.message : String(error));
         process.exit(1);

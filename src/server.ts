@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import type { Clock } from './common/clock.js';
 import { answerFrameworkError } from './common/http-error.filter.js';
@@ -9,11 +10,15 @@ import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-bo
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { planListeners } from './listeners/listener-plan.js';
 import { ListenerRouting } from './listeners/listener-routing.js';
+import { createAppLogger, flushLogs, PinoLoggerService } from './logging/app-logger.js';
+import { requestIdFor } from './logging/request-id.js';
+import { installRequestObserver } from './logging/request-observer.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
 
 /** A started server. */
 export interface RunningServer {
   app: NestFastifyApplication;
-  /** Stops accepting, finishes in-flight requests, closes the database. */
+  /** Stops accepting, finishes in-flight requests, closes the database, flushes the log. */
   close(): Promise<void>;
 }
 
@@ -21,7 +26,13 @@ export interface RunningServer {
 export interface StartOptions {
   /** Replaces the system clock (tests fix time). */
   clock?: Clock;
+  /**
+   * Levels to log instead of `LOG_LEVEL` (`false`: none), for Nest's messages and the request
+   * lines alike; or a Nest logger of its own (request lines then follow `LOG_LEVEL`).
+   */
   logger?: LoggerService | LogLevel[] | false;
+  /** Where the JSON log lines go (default: standard output); tests pass a stream to read them. */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -32,6 +43,10 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const ready = prepareDataDir(config);
   const listeners = planListeners(ready.urls);
   const routing = new ListenerRouting(listeners);
+  const logger = createAppLogger(
+    Array.isArray(options.logger) || options.logger === false ? options.logger : ready.logLevels,
+    options.logDestination,
+  );
   const { serverFactory, routerOptions } = routing.fastifyOptions();
   const adapter = new FastifyAdapter({
     serverFactory,
@@ -41,21 +56,36 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     routerOptions: { ...routerOptions, ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
     return503OnClosing: true,
+    genReqId: requestIdFor,
   });
   const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready, options.clock), adapter, {
     bodyParser: false,
-    logger: options.logger ?? ready.logLevels,
+    logger: options.logger === undefined || Array.isArray(options.logger) ? new PinoLoggerService(logger) : options.logger,
     abortOnError: false,
   });
   const app = await builder;
   const fastify = app.getHttpAdapter().getInstance();
   installJsonBodyParser(fastify);
   routing.install(fastify);
+  installRequestObserver(fastify, {
+    logger,
+    metrics: app.get(HttpMetrics),
+    componentOf: (raw, path) => routing.componentFor(raw, path),
+  });
   const first = listeners[0];
   await app.listen(first.port, first.host);
   await routing.listenOthers();
   new Logger('Listeners').log(
     listeners.map((l) => `${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`).join('; '),
   );
-  return { app, close: () => app.close() };
+  return {
+    app,
+    close: async () => {
+      try {
+        await app.close();
+      } finally {
+        await flushLogs(logger);
+      }
+    },
+  };
 }

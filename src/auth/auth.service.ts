@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, UnauthorizedException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
+import { LoginMetrics, type LoginOutcome } from '#src/metrics/login-metrics.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
 import { DeviceTokenService } from './device-token.service.js';
 import type { LoginDto, LoginResponse } from './dto/login.dto.js';
@@ -26,6 +27,8 @@ export class AuthService {
     private readonly tokens: DeviceTokenService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    /** Absent in the CLI, which serves no logins. */
+    @Optional() private readonly metrics?: LoginMetrics,
   ) {}
 
   /**
@@ -40,24 +43,27 @@ export class AuthService {
     if (!key) {
       // Same work as a known key with a wrong signature, so timing tells nothing either.
       signatureMatches(deviceSignature(UNKNOWN_KEY_SECRET, dto.timestamp, dto.device_key), dto.device_signature);
-      return this.reject('unknown device key');
+      return this.reject('unknown device key', 'unknown_key');
     }
     if (!signatureMatches(deviceSignature(key.customerKey, dto.timestamp, dto.device_key), dto.device_signature)) {
-      return this.reject(`wrong signature for device key #${key.id}`);
+      return this.reject(`wrong signature for device key #${key.id}`, 'bad_signature');
     }
-    if (key.revokedAt !== null) return this.reject(`revoked device key #${key.id}`);
+    if (key.revokedAt !== null) return this.reject(`revoked device key #${key.id}`, 'revoked_key');
     const timestamp = Number(dto.timestamp);
     if (Math.abs(now / 1000 - timestamp) > this.config.authMaxSkewSeconds) {
-      return this.reject(`stale timestamp ${timestamp} for device key #${key.id}`);
+      return this.reject(`stale timestamp ${timestamp} for device key #${key.id}`, 'stale_timestamp');
     }
     const windowStartSeconds = Math.floor(now / 1000) - 2 * this.config.authMaxSkewSeconds;
     if (!(await this.nonces.claim(key.id, timestamp, now, windowStartSeconds))) {
-      return this.reject(`replayed timestamp ${timestamp} for device key #${key.id}`);
+      return this.reject(`replayed timestamp ${timestamp} for device key #${key.id}`, 'replay');
     }
-    return { token: this.tokens.issue(key.id, key.tenantId, now) };
+    const token = this.tokens.issue(key.id, key.tenantId, now);
+    this.metrics?.record('success');
+    return { token };
   }
 
-  private reject(reason: string): never {
+  private reject(reason: string, outcome: LoginOutcome): never {
+    this.metrics?.record(outcome);
     this.logger.warn(`login refused: ${reason}`);
     throw new UnauthorizedException(INVALID_CREDENTIALS);
   }

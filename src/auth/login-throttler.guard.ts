@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
+import { LoginMetrics } from '#src/metrics/login-metrics.js';
 import { LoginRateLimitStorage } from './login-rate-limit.storage.js';
 
 /**
@@ -25,6 +26,7 @@ export class LoginThrottlerGuard extends ThrottlerGuard {
     // Explicit: the parent's own @InjectThrottlerStorage() on this position is inherited otherwise.
     @Inject(LoginRateLimitStorage) private readonly counters: LoginRateLimitStorage,
     reflector: Reflector,
+    @Optional() @Inject(LoginMetrics) private readonly metrics?: LoginMetrics,
   ) {
     super(options, counters, reflector);
   }
@@ -46,6 +48,7 @@ export class LoginThrottlerGuard extends ThrottlerGuard {
     void reply.header('X-RateLimit-Reset', record.resetsAt);
     if (record.isBlocked) {
       void reply.header('Retry-After', record.timeToBlockExpire);
+      this.metrics?.record('rate_limited');
       throw new ThrottlerException(ErrorMessages.tooManyRequests);
     }
     return true;

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { pathOf } from '#src/logging/request-observer.js';
 
 /** The one error body of the whole surface (CONTRACT.md §3). */
 export interface MessageBody {
@@ -39,7 +40,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const [status, message] = this.describe(error, request);
     if (status >= 500) {
-      this.logger.error(`${request.method} ${request.url}: ${describeCause(error)}`);
+      // The path only: a query string may carry a token.
+      this.logger.error(`${request.method} ${pathOf(request.url)}: ${describeCause(error)}`);
     }
     if (reply.sent) return;
     void reply

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions, RouteOptions } from 'fastify';
 import type { ComponentName } from '#src/config/app-config.js';
-import type { Listener } from './listener-plan.js';
+import type { Listener, Mount } from './listener-plan.js';
 
 /**
  * Internal path segment under which a component's routes are declared in Nest
@@ -76,18 +77,38 @@ export class ListenerRouting {
       route.path = route.url;
       route.constraints = { ...route.constraints, listener: component };
     });
-    fastify.addHook('onClose', async () => {
-      await Promise.all(
-        [...this.servers.values()].slice(1).map(
-          (server) =>
-            new Promise<void>((done) => {
-              // Stop accepting; requests in flight finish, idle keep-alive sockets close now.
-              server.close(() => done());
-              server.closeIdleConnections();
-            }),
-        ),
-      );
+    // All listeners stop accepting at once (fastify closes the first one after its preClose
+    // hooks); requests in flight finish. A keep-alive socket is closed as soon as it is idle,
+    // also when it becomes idle later (its response was in flight), so closing never waits for
+    // keep-alive timeouts.
+    let closed: Promise<void>[] = [];
+    fastify.addHook('preClose', (done) => {
+      const servers = [...this.servers.values()];
+      const reaper = setInterval(() => servers.forEach((server) => server.closeIdleConnections()), 50).unref();
+      closed = servers.slice(1).map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+      const first = servers[0];
+      const firstClosed = first?.listening ? once(first, 'close') : Promise.resolve();
+      void Promise.all([...closed, firstClosed]).finally(() => clearInterval(reaper));
+      servers.forEach((server) => server.closeIdleConnections());
+      done();
     });
+    fastify.addHook('onClose', async () => {
+      await Promise.all(closed);
+    });
+  }
+
+  /**
+   * The component whose base URL `path` is under on the listener `raw` arrived on (the longest
+   * matching prefix); `undefined` when none. For labelling requests no route matched.
+   */
+  componentFor(raw: IncomingMessage, path: string): ComponentName | undefined {
+    const key = (raw.socket as TaggedSocket | undefined)?.[LISTENER];
+    let best: Mount | undefined;
+    for (const mount of this.listeners.find((l) => l.key === key)?.mounts ?? []) {
+      const under = path === mount.prefix || path.startsWith(`${mount.prefix}/`);
+      if (under && (!best || mount.prefix.length > best.prefix.length)) best = mount;
+    }
+    return best?.component;
   }
 
   /** Opens every listener after the first (fastify's own `listen` opens the first). */

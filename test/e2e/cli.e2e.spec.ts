@@ -11,8 +11,8 @@ import type { FirmwareView } from '#src/firmware/firmware.service.js';
 
 const run = promisify(execFile);
 
-/** The repository root: the CLI runs from there (`node bin/firmledger.js`). */
-const ROOT = '/work/main';
+/** The repository root (this file runs from `dist/test/e2e`): the CLI runs from there (`node bin/firmledger.js`). */
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /** CIDv0 that `ipfs add` gives the 12 bytes "hello world\n" (well-known IPFS example). */
 const HELLO_CID = 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o';

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { DestinationStream } from 'pino';
 import { Clock } from '#src/common/clock.js';
 import { loadConfig, type AppConfig } from '#src/config/app-config.js';
 import { deviceSignature } from '#src/auth/signature.js';
@@ -79,10 +80,13 @@ let tenantCounter = 0;
  * in a temporary data directory. Components get separate ports unless `urls` says otherwise.
  * @param env extra environment variables (e.g. `LOGIN_RATE_LIMIT`).
  * @param urls base URLs per component; `{port}` placeholders are replaced by free ports.
+ * @param options `logDestination` receives the JSON log lines at `LOG_LEVEL` (else only fatal ones
+ *   are printed, to keep test output quiet).
  */
 export async function startTestApp(
   env: Record<string, string> = {},
   urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
+  options: { logDestination?: DestinationStream } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-e2e-'));
   const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -98,7 +102,8 @@ export async function startTestApp(
     ...env,
   });
   const clock = new TestClock();
-  const server = await startServer(config, { clock, logger: ['fatal'] });
+  const { logDestination } = options;
+  const server = await startServer(config, logDestination ? { clock, logDestination } : { clock, logger: ['fatal'] });
   const get = <T>(type: new (...args: never[]) => T): T => server.app.get(type);
   const base = (url: URL) => url.href.replace(/\/$/, '');
   let lastTimestamp = 0;

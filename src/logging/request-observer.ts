@@ -1,0 +1,94 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { Logger } from 'pino';
+import type { ComponentName } from '#src/config/app-config.js';
+import { runInRequestContext } from './request-context.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
+
+/** Labels of one finished request, as the metrics use them. */
+export interface RequestLabels {
+  method: string;
+  /** The route pattern as mounted (`/fleet/api/device/:mac`), or `unmatched`. */
+  route: string;
+  status_code: string;
+  /** The component whose route answered, or whose prefix the unmatched path is under; else `none`. */
+  component: string;
+}
+
+/** Where the observer reports each finished request's duration. */
+export interface RequestMetricsSink {
+  observe(labels: RequestLabels, seconds: number): void;
+}
+
+export interface RequestObserverOptions {
+  logger: Logger;
+  metrics: RequestMetricsSink;
+  /** The component an unmatched request's listener serves under the path, if any. */
+  componentOf: (raw: IncomingMessage, path: string) => ComponentName | undefined;
+}
+
+/** What the observer keeps in a route's config. */
+interface ObservedRoute {
+  mountedUrl: string;
+  component: string | undefined;
+}
+
+/** Longest path logged, characters; the rest is cut. */
+const MAX_LOGGED_PATH = 512;
+
+const startedAt = new WeakMap<FastifyRequest, bigint>();
+
+/**
+ * Installs, once, the hooks that observe every request: the request id is echoed in
+ * `X-Request-Id` and attached to every log line written while serving it; when the response is
+ * done, one JSON line (`method`, `path` without the query string, `route`, `status`,
+ * `responseTimeMs`, `reqId`, `component`) is logged and the request is counted and timed.
+ * Headers, bodies and query strings are never logged (they carry tokens and signatures).
+ * Call after the listener routing's `onRoute` hook is installed and before the app is initialised.
+ */
+export function installRequestObserver(fastify: FastifyInstance, options: RequestObserverOptions): void {
+  const { logger, metrics } = options;
+
+  // The listener routing's own onRoute hook (added earlier) has moved the route to its mount and
+  // set its component constraint; fastify's `routeOptions.url` keeps the path as declared.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const component = (route.constraints as { listener?: unknown } | undefined)?.listener;
+    const observed: ObservedRoute = { mountedUrl: route.url, component: typeof component === 'string' ? component : undefined };
+    route.config = { ...route.config, ...observed };
+  });
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    startedAt.set(request, process.hrtime.bigint());
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    runInRequestContext({ reqId: request.id }, done);
+  });
+
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const started = startedAt.get(request);
+    const seconds = started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e9;
+    const path = pathOf(request.url);
+    const observed = request.is404 ? undefined : (request.routeOptions.config as Partial<ObservedRoute> | undefined);
+    const route = observed?.mountedUrl ?? 'unmatched';
+    const component = observed?.component ?? options.componentOf(request.raw, path) ?? 'none';
+    const status = reply.statusCode;
+    metrics.observe({ method: request.method, route, status_code: String(status), component }, seconds);
+    const line = {
+      reqId: request.id,
+      component,
+      method: request.method,
+      path: path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path,
+      route,
+      status,
+      responseTimeMs: Math.round(seconds * 1e6) / 1e3,
+    };
+    if (status >= 500) logger.error(line, 'request completed');
+    else logger.info(line, 'request completed');
+    done();
+  });
+}
+
+/** The path of a request target, without its query string (or a fragment a client sent). */
+export function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}

@@ -1,0 +1,72 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Gauge, Registry } from 'prom-client';
+import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/tenant/tenant.service.js';
+
+/** Rollout states whose progress is exported: the ones still running. */
+const EXPORTED_STATUSES = new Set(['active', 'paused']);
+
+const LABELS = ['tenant', 'rollout', 'status'] as const;
+
+interface Progress {
+  tenant: string;
+  rollout: RolloutView;
+}
+
+/**
+ * `firmledger_rollout_targeted`, `firmledger_rollout_updated` and `firmledger_rollout_pending`
+ * (devices), labelled by tenant name, rollout id and status, for active and paused rollouts.
+ * Computed at scrape time from {@link RolloutPlanService}'s progress view, the one operators see.
+ * When the database cannot be read the gauges are left empty and the cause is logged.
+ */
+@Injectable()
+export class RolloutMetrics {
+  private readonly logger = new Logger('Metrics');
+  private inFlight?: Promise<Progress[]>;
+
+  constructor(
+    registry: Registry,
+    private readonly tenants: TenantService,
+    private readonly rollouts: RolloutPlanService,
+  ) {
+    const gauge = (name: string, help: string, pick: (view: RolloutView) => number): void => {
+      // prom-client collects the gauges concurrently; they share one read of the database.
+      const read = () => this.progress();
+      new Gauge({
+        name,
+        help,
+        labelNames: LABELS,
+        registers: [registry],
+        async collect() {
+          this.reset();
+          for (const { tenant, rollout } of await read()) {
+            this.set({ tenant, rollout: String(rollout.id), status: rollout.status }, pick(rollout));
+          }
+        },
+      });
+    };
+    gauge('firmledger_rollout_targeted', 'Devices a running rollout targets (members of its group)', (r) => r.targeted);
+    gauge('firmledger_rollout_updated', 'Devices that reported success for a running rollout', (r) => r.updated);
+    gauge('firmledger_rollout_pending', 'Devices a running rollout still waits for', (r) => r.pending);
+  }
+
+  private progress(): Promise<Progress[]> {
+    this.inFlight ??= this.read().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async read(): Promise<Progress[]> {
+    try {
+      const progress: Progress[] = [];
+      for (const tenant of await this.tenants.listTenants()) {
+        for (const rollout of await this.rollouts.list(tenant.id)) {
+          if (EXPORTED_STATUSES.has(rollout.status)) progress.push({ tenant: tenant.name, rollout });
+        }
+      }
+      return progress;
+    } catch (error) {
+      this.logger.warn(`rollout progress not exported: ${error instanceof Error ? error.message : String(error)}`);
+      return [];
+    }
+  }
+}

@@ -55,7 +55,9 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     bodyLimit: DEVICE_BODY_LIMIT_BYTES,
     routerOptions: { ...routerOptions, ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
-    return503OnClosing: true,
+    // A request that arrives on an open keep-alive connection while closing is still served (the
+    // database closes after the listeners), rather than answered with fastify's own 503 body.
+    return503OnClosing: false,
     genReqId: requestIdFor,
   });
   const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready, options.clock), adapter, {

@@ -1,0 +1,17 @@
+import { Injectable, PipeTransform } from '@nestjs/common';
+import type { Tenant } from '#src/tenant/tenant.entity.js';
+import { TenantService } from '#src/tenant/tenant.service.js';
+
+/**
+ * Resolves a `:tenant` path parameter (tenant id in digits, or name) with
+ * {@link TenantService.resolveTenant}; 404 `Tenant "x" not found` otherwise. The entity stays in
+ * the operator layer: controllers pass its id on and never return it.
+ */
+@Injectable()
+export class TenantPipe implements PipeTransform<string, Promise<Tenant>> {
+  constructor(private readonly tenants: TenantService) {}
+
+  transform(value: string): Promise<Tenant> {
+    return this.tenants.resolveTenant(value);
+  }
+}

@@ -5,6 +5,7 @@ import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { DeviceKeysController } from './device-keys.controller.js';
+import { DevicesController } from './devices.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { TenantsController } from './tenants.controller.js';
 
@@ -18,6 +19,7 @@ import { TenantsController } from './tenants.controller.js';
     // engineer A: tenants, device keys, devices, groups, ledger
     TenantsController,
     DeviceKeysController,
+    DevicesController,
   ],
 })
 export class OperatorModule {}

@@ -6,6 +6,7 @@ import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { DeviceKeysController } from './device-keys.controller.js';
 import { DevicesController } from './devices.controller.js';
+import { GroupsController } from './groups.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { TenantsController } from './tenants.controller.js';
 
@@ -20,6 +21,7 @@ import { TenantsController } from './tenants.controller.js';
     TenantsController,
     DeviceKeysController,
     DevicesController,
+    GroupsController,
   ],
 })
 export class OperatorModule {}

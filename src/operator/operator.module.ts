@@ -7,6 +7,7 @@ import { TenantModule } from '#src/tenant/tenant.module.js';
 import { DeviceKeysController } from './device-keys.controller.js';
 import { DevicesController } from './devices.controller.js';
 import { GroupsController } from './groups.controller.js';
+import { LedgerController } from './ledger.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { TenantsController } from './tenants.controller.js';
 
@@ -22,6 +23,7 @@ import { TenantsController } from './tenants.controller.js';
     DeviceKeysController,
     DevicesController,
     GroupsController,
+    LedgerController,
   ],
 })
 export class OperatorModule {}

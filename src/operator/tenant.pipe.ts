@@ -15,3 +15,13 @@ export class TenantPipe implements PipeTransform<string, Promise<Tenant>> {
     return this.tenants.resolveTenant(value);
   }
 }
+
+/** As {@link TenantPipe}, for an optional parameter (a `?tenant=` filter): absent stays `undefined`. */
+@Injectable()
+export class OptionalTenantPipe implements PipeTransform<string | undefined, Promise<Tenant | undefined>> {
+  constructor(private readonly tenants: TenantService) {}
+
+  async transform(value: string | undefined): Promise<Tenant | undefined> {
+    return value === undefined ? undefined : this.tenants.resolveTenant(value);
+  }
+}

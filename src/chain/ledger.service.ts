@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
+import type { Counted, Slice } from '#src/common/paging.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, type ChainBreak } from './ledger-hash.js';
 
@@ -25,6 +26,20 @@ export interface VerifyResult {
   head: string;
   /** The first entry that does not match, when `ok` is false. */
   firstBreak?: ChainBreak;
+}
+
+/** A ledger entry as operators read it (CONTRACT.md §7, §9). */
+export interface LedgerEntryView {
+  seq: number;
+  tenantId: number;
+  type: string;
+  subject: string;
+  /** The recorded state, parsed from its canonical JSON (the stored text when it is not JSON, e.g. tampered). */
+  payload: unknown;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  prevHash: string;
+  hash: string;
 }
 
 const VERIFY_PAGE = 1000;
@@ -80,6 +95,29 @@ export class LedgerService {
     return entry ? { type: entry.type, state: JSON.parse(entry.payload) as Record<string, unknown> } : null;
   }
 
+  /** One page of entries in sequence order, of one tenant when `tenantId` is given, and how many there are. */
+  async page(tenantId: number | undefined, slice: Slice): Promise<Counted<LedgerEntryView>> {
+    const [entries, total] = await this.dataSource.getRepository(LedgerEntry).findAndCount({
+      where: tenantId === undefined ? {} : { tenantId },
+      order: { seq: 'ASC' },
+      skip: slice.offset,
+      take: slice.limit,
+    });
+    return {
+      items: entries.map((entry) => ({
+        seq: entry.seq,
+        tenantId: entry.tenantId,
+        type: entry.type,
+        subject: entry.subject,
+        payload: parsePayload(entry.payload),
+        createdAt: new Date(entry.createdAt).toISOString(),
+        prevHash: entry.prevHash,
+        hash: entry.hash,
+      })),
+      total,
+    };
+  }
+
   /** Recomputes the whole chain in order and names the first entry that does not match. */
   async verify(): Promise<VerifyResult> {
     const repository = this.dataSource.getRepository(LedgerEntry);
@@ -100,5 +138,13 @@ export class LedgerService {
       }
       if (page.length < VERIFY_PAGE) return { ok: true, entries, head: previous?.hash ?? GENESIS_HASH };
     }
+  }
+}
+
+function parsePayload(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }

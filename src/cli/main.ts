@@ -64,6 +64,22 @@ tenant
     ),
   );
 
+tenant
+  .command('rotate-key <tenant>')
+  .description(
+    'replace the customer key of a tenant (id or name) with a new random one, shown once; logins signed with the old key are ' +
+      'refused at once, device tokens already issued stay valid until they expire',
+  )
+  .addOption(json)
+  .action((ref: string, o: { json?: boolean }) =>
+    run(
+      (get) => get(TenantService).rotateCustomerKey(ref),
+      !!o.json,
+      (t) =>
+        `tenant ${t.id} "${t.name}"\nnew customer key: ${t.customerKey}\n(shown once: keep it; devices must sign logins with it from now on)`,
+    ),
+  );
+
 // device-key
 const deviceKey = program.command('device-key').description('device keys (shared by devices of one type)');
 deviceKey

@@ -10,6 +10,7 @@ import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
 import { OperatorTokens1763800000000 } from './migrations/1763800000000-OperatorTokens.js';
+import { OperatorQueryIndexes1763912000000 } from './migrations/1763912000000-OperatorQueryIndexes.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 
 export const ENTITIES = [
@@ -26,7 +27,7 @@ export const ENTITIES = [
   LoginRate,
   OperatorToken,
 ];
-export const MIGRATIONS = [InitialSchema1763700000000, OperatorTokens1763800000000];
+export const MIGRATIONS = [InitialSchema1763700000000, OperatorTokens1763800000000, OperatorQueryIndexes1763912000000];
 
 /**
  * TypeORM options for the embedded default: SQLite in WAL mode under the data directory,

@@ -3,6 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Device } from './device.entity.js';
 
+/** Operator filters of a device list (CONTRACT.md §9); every one given must hold. */
+export interface DeviceFilter {
+  /** Member of this group (by id). */
+  groupId?: number;
+  firmwareVersion?: string;
+  deviceType?: string;
+  /** Last seen at or after this time, epoch milliseconds. */
+  seenSince?: number;
+}
+
 /** Database access for devices. */
 @Injectable()
 export class DeviceRepository {
@@ -19,6 +29,22 @@ export class DeviceRepository {
       where: { tenantId },
       order: { mac: 'ASC' },
     });
+  }
+
+  /**
+   * One page of a tenant's devices matching `filter`, by mac, and how many match in all.
+   * Filters are SQL with bound parameters.
+   */
+  page(tenantId: number, filter: DeviceFilter, offset: number, limit: number): Promise<[Device[], number]> {
+    const query = this.dataSource.getRepository(Device).createQueryBuilder('d').where('d.tenant_id = :tenantId', { tenantId });
+    if (filter.groupId !== undefined) {
+      query.andWhere('EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = :groupId AND m.mac = d.mac)', { groupId: filter.groupId });
+    }
+    if (filter.firmwareVersion !== undefined)
+      query.andWhere('d.firmware_version = :firmwareVersion', { firmwareVersion: filter.firmwareVersion });
+    if (filter.deviceType !== undefined) query.andWhere('d.device_type = :deviceType', { deviceType: filter.deviceType });
+    if (filter.seenSince !== undefined) query.andWhere('d.last_seen_at >= :seenSince', { seenSince: filter.seenSince });
+    return query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getManyAndCount();
   }
 
   /** Inserts a device; a duplicate `(tenant, mac)` fails with a unique violation. */

@@ -1,12 +1,13 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
+import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device } from './device.entity.js';
-import { DeviceRepository } from './device.repository.js';
+import { DeviceRepository, type DeviceFilter } from './device.repository.js';
 import type { DeviceResponse, MessageResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
 /** Exact outcome texts (INTERFACE.md; `does't` is spelled as the field devices expect). */
@@ -16,6 +17,19 @@ export const DeviceMessages = {
   deleted: 'Device deleted!',
   absent: "Device does't exist!",
 } as const;
+
+/** A device as operators see it (CONTRACT.md §9). */
+export interface DeviceView {
+  mac: string;
+  name: string;
+  firmwareVersion: string;
+  /** `dType`: the type of the key it registered with. */
+  deviceType: string;
+  /** ISO 8601 UTC of its last request that named it (register, next rollout, success), or `null`. */
+  lastSeenAt: string | null;
+  /** ISO 8601 UTC of its registration. */
+  createdAt: string;
+}
 
 /** Devices of a tenant (CONTRACT.md §6); every change is recorded on the ledger. */
 @Injectable()
@@ -83,6 +97,12 @@ export class DeviceService {
     return (await this.devices.list(principal.tenantId)).map(toResponse);
   }
 
+  /** One page of the tenant's devices matching `filter`, by mac (operator view, CONTRACT.md §9). */
+  async page(tenantId: number, filter: DeviceFilter, slice: Slice): Promise<Counted<DeviceView>> {
+    const [devices, total] = await this.devices.page(tenantId, filter, slice.offset, slice.limit);
+    return { items: devices.map(deviceView), total };
+  }
+
   /** The tenant's device, or `null` when absent. */
   find(tenantId: number, mac: string, manager?: EntityManager): Promise<Device | null> {
     return this.devices.findByMac(tenantId, mac, manager);
@@ -124,6 +144,18 @@ export class DeviceService {
       state: { mac: device.mac, name: device.name, firmwareVersion: device.firmwareVersion, deviceType: device.deviceType },
     });
   }
+}
+
+/** The operator view of a device. */
+export function deviceView(device: Device): DeviceView {
+  return {
+    mac: device.mac,
+    name: device.name,
+    firmwareVersion: device.firmwareVersion,
+    deviceType: device.deviceType,
+    lastSeenAt: device.lastSeenAt === null ? null : new Date(device.lastSeenAt).toISOString(),
+    createdAt: new Date(device.createdAt).toISOString(),
+  };
 }
 
 /** Aborts a registration transaction whose mac exists. */

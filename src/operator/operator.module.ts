@@ -4,7 +4,12 @@ import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
+import { DeviceKeysController } from './device-keys.controller.js';
+import { DevicesController } from './devices.controller.js';
+import { GroupsController } from './groups.controller.js';
+import { LedgerController } from './ledger.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
+import { TenantsController } from './tenants.controller.js';
 
 /**
  * The operator REST API under `OPERATOR_URL` (CONTRACT.md §9): thin controllers over the same
@@ -12,6 +17,13 @@ import { OperatorTokenModule } from './operator-token.module.js';
  */
 @Module({
   imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
-  controllers: [],
+  controllers: [
+    // engineer A: tenants, device keys, devices, groups, ledger
+    TenantsController,
+    DeviceKeysController,
+    DevicesController,
+    GroupsController,
+    LedgerController,
+  ],
 })
 export class OperatorModule {}

@@ -1,17 +1,32 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Clock } from '#src/common/clock.js';
 import { canonicalMac } from '#src/common/mac.js';
+import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { DeviceGroup } from './device-group.entity.js';
-import { RolloutRepository } from './rollout.repository.js';
+import { RolloutRepository, type GroupRow } from './rollout.repository.js';
 
 /** A group as operators see it. */
 export interface GroupView {
   id: number;
   name: string;
+  /** Member count. */
   members: number;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+/** A member of a group: a mac, and whether a device of the tenant has registered with it. */
+export interface GroupMemberView {
+  mac: string;
+  registered: boolean;
+}
+
+/** A group with one page of its members. */
+export interface GroupDetail extends GroupView {
+  memberMacs: Counted<GroupMemberView>;
 }
 
 /** Device groups and membership by mac; membership can be planned before devices register. */
@@ -24,11 +39,17 @@ export class GroupService {
     private readonly clock: Clock,
   ) {}
 
-  /** @throws ConflictException when the tenant has a group of that name. */
-  async create(tenantId: number, name: string): Promise<GroupView> {
+  /**
+   * Creates a group, with initial members when `macs` (any accepted notation) are given: all in
+   * one transaction, so a bad mac creates nothing.
+   * @throws BadRequestException for a bad name or naming the first mac that is not a hardware
+   *   address; ConflictException when the tenant has a group of that name.
+   */
+  async create(tenantId: number, name: string, macs: readonly string[] = []): Promise<GroupView> {
     if (name.length < 1 || name.length > 128 || /^\d+$/.test(name)) {
       throw new BadRequestException('group name must be 1 to 128 characters and not only digits');
     }
+    const members = canonicalMacs(macs);
     try {
       const group = await this.unitOfWork.transaction(async (manager) => {
         const created = await this.rollouts.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
@@ -38,9 +59,18 @@ export class GroupService {
           subject: Subject.group(created.id),
           state: { id: created.id, name },
         });
+        if (members.length > 0) {
+          await this.rollouts.addMembers(manager, created.id, members);
+          await this.ledger.append(manager, {
+            tenantId,
+            type: 'group.members-added',
+            subject: Subject.group(created.id),
+            state: { id: created.id, name, macs: members },
+          });
+        }
         return created;
       });
-      return { id: group.id, name: group.name, members: 0 };
+      return { id: group.id, name: group.name, members: members.length, createdAt: new Date(group.createdAt).toISOString() };
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictException(`Group "${name}" exists`);
       throw error;
@@ -61,7 +91,30 @@ export class GroupService {
   }
 
   async list(tenantId: number): Promise<GroupView[]> {
-    return this.rollouts.listGroups(tenantId);
+    return (await this.rollouts.listGroups(tenantId)).map(groupView);
+  }
+
+  /** One page of the tenant's groups by id, with member counts. */
+  async page(tenantId: number, slice: Slice): Promise<Counted<GroupView>> {
+    const [groups, total] = await this.rollouts.pageGroups(tenantId, slice.offset, slice.limit);
+    return { items: groups.map(groupView), total };
+  }
+
+  /**
+   * A group (id or name) with one page of its members by mac.
+   * @throws NotFoundException `Group "x" not found`.
+   */
+  async get(tenantId: number, groupRef: string, members: Slice): Promise<GroupDetail> {
+    const group = await this.require(tenantId, groupRef);
+    const total = await this.rollouts.memberCount(group.id);
+    const items = await this.rollouts.pageMembers(tenantId, group.id, members.offset, members.limit);
+    return {
+      id: group.id,
+      name: group.name,
+      members: total,
+      createdAt: new Date(group.createdAt).toISOString(),
+      memberMacs: { items, total },
+    };
   }
 
   /** @throws NotFoundException for an unknown group of the tenant. */
@@ -72,12 +125,7 @@ export class GroupService {
   }
 
   private async changeMembers(tenantId: number, groupRef: string, macs: string[], type: string): Promise<GroupView> {
-    const canonical = macs.map((text) => {
-      const mac = canonicalMac(text.trim());
-      if (!mac) throw new BadRequestException(`"${text}" is not a hardware address (EUI-48 or EUI-64)`);
-      return mac;
-    });
-    const unique = [...new Set(canonical)];
+    const unique = canonicalMacs(macs);
     const group = await this.require(tenantId, groupRef);
     const members = await this.unitOfWork.transaction(async (manager) => {
       if (type === 'group.members-added') await this.rollouts.addMembers(manager, group.id, unique);
@@ -90,6 +138,23 @@ export class GroupService {
       });
       return this.rollouts.memberCount(group.id, manager);
     });
-    return { id: group.id, name: group.name, members };
+    return { id: group.id, name: group.name, members, createdAt: new Date(group.createdAt).toISOString() };
   }
+}
+
+/**
+ * Canonical, de-duplicated macs (CONTRACT.md §6).
+ * @throws BadRequestException naming the first text that is not a hardware address.
+ */
+function canonicalMacs(macs: readonly string[]): string[] {
+  const canonical = macs.map((text) => {
+    const mac = canonicalMac(text.trim());
+    if (!mac) throw new BadRequestException(`"${text}" is not a hardware address (EUI-48 or EUI-64)`);
+    return mac;
+  });
+  return [...new Set(canonical)];
+}
+
+function groupView(row: GroupRow): GroupView {
+  return { id: row.id, name: row.name, members: row.members, createdAt: new Date(row.createdAt).toISOString() };
 }

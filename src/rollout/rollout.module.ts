@@ -3,6 +3,7 @@ import { AuthModule } from '#src/auth/auth.module.js';
 import { LedgerModule } from '#src/chain/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
+import { FleetService } from './fleet.service.js';
 import { GroupService } from './group.service.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
 import { RolloutController } from './rollout.controller.js';
@@ -13,7 +14,7 @@ import { RolloutService } from './rollout.service.js';
 @Module({
   imports: [AuthModule, LedgerModule, DeviceModule, FirmwareModule],
   controllers: [RolloutController],
-  providers: [RolloutRepository, RolloutService, RolloutPlanService, GroupService],
-  exports: [RolloutPlanService, GroupService],
+  providers: [RolloutRepository, RolloutService, RolloutPlanService, GroupService, FleetService],
+  exports: [RolloutPlanService, GroupService, FleetService],
 })
 export class RolloutModule {}

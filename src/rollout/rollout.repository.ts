@@ -6,6 +6,37 @@ import { DeviceGroup, GroupMember } from './device-group.entity.js';
 import type { RolloutCandidate } from './next-rollout.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
 
+/** A group with its member count. */
+export interface GroupRow {
+  id: number;
+  name: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  members: number;
+}
+
+type RawGroupRow = Record<keyof GroupRow, unknown>;
+
+function groupRow(row: RawGroupRow): GroupRow {
+  return { id: Number(row.id), name: String(row.name), createdAt: Number(row.createdAt), members: Number(row.members) };
+}
+
+/** A rollout that targets a device, with the device's success report for it. */
+export interface DeviceRolloutRow {
+  id: number;
+  name: string;
+  status: RolloutStatus;
+  groupId: number;
+  groupName: string;
+  firmwareId: number;
+  /** Target firmware version. */
+  version: string;
+  /** When the device reported success, epoch milliseconds; `null` when it has not. */
+  reportedAt: number | null;
+  /** The version it reported. */
+  reportedVersion: string | null;
+}
+
 /** Database access for rollouts, success records, groups and their members. */
 @Injectable()
 export class RolloutRepository {
@@ -87,16 +118,97 @@ export class RolloutRepository {
   }
 
   /** Groups of a tenant with their member counts. */
-  async listGroups(tenantId: number): Promise<{ id: number; name: string; members: number }[]> {
+  async listGroups(tenantId: number): Promise<GroupRow[]> {
+    return (await this.groupsQuery(tenantId).getRawMany<RawGroupRow>()).map(groupRow);
+  }
+
+  /** One page of a tenant's groups by id, with member counts, and how many groups it has. */
+  async pageGroups(tenantId: number, offset: number, limit: number): Promise<[GroupRow[], number]> {
+    const rows = await this.groupsQuery(tenantId).offset(offset).limit(limit).getRawMany<RawGroupRow>();
+    const total = await this.dataSource.getRepository(DeviceGroup).countBy({ tenantId });
+    return [rows.map(groupRow), total];
+  }
+
+  private groupsQuery(tenantId: number) {
+    return this.dataSource
+      .getRepository(DeviceGroup)
+      .createQueryBuilder('g')
+      .select(['g.id AS id', 'g.name AS name', 'g.created_at AS "createdAt"'])
+      .addSelect('(SELECT COUNT(*) FROM group_member m WHERE m.group_id = g.id)', 'members')
+      .where('g.tenant_id = :tenantId', { tenantId })
+      .orderBy('g.id', 'ASC');
+  }
+
+  /**
+   * One page of a group's members by mac, each with whether a device of the tenant has that mac
+   * (membership may be planned before devices register).
+   */
+  async pageMembers(tenantId: number, groupId: number, offset: number, limit: number): Promise<{ mac: string; registered: boolean }[]> {
+    const rows = await this.dataSource
+      .createQueryBuilder()
+      .from(GroupMember, 'm')
+      .select('m.mac', 'mac')
+      .addSelect(
+        'CASE WHEN EXISTS (SELECT 1 FROM device d WHERE d.tenant_id = :tenantId AND d.mac = m.mac) THEN 1 ELSE 0 END',
+        'registered',
+      )
+      .where('m.group_id = :groupId', { groupId, tenantId })
+      .orderBy('m.mac', 'ASC')
+      .offset(offset)
+      .limit(limit)
+      .getRawMany<{ mac: string; registered: unknown }>();
+    return rows.map((row) => ({ mac: row.mac, registered: Number(row.registered) === 1 }));
+  }
+
+  /** The tenant's groups that have `mac` as a member, by name. */
+  async groupsOfDevice(tenantId: number, mac: string): Promise<{ id: number; name: string }[]> {
     const rows = await this.dataSource
       .getRepository(DeviceGroup)
       .createQueryBuilder('g')
+      .innerJoin(GroupMember, 'm', 'm.group_id = g.id AND m.mac = :mac', { mac })
       .select(['g.id AS id', 'g.name AS name'])
-      .addSelect('(SELECT COUNT(*) FROM group_member m WHERE m.group_id = g.id)', 'members')
       .where('g.tenant_id = :tenantId', { tenantId })
-      .orderBy('g.id', 'ASC')
-      .getRawMany<{ id: unknown; name: string; members: unknown }>();
-    return rows.map((row) => ({ id: Number(row.id), name: row.name, members: Number(row.members) }));
+      .orderBy('g.name', 'ASC')
+      .getRawMany<{ id: unknown; name: string }>();
+    return rows.map((row) => ({ id: Number(row.id), name: row.name }));
+  }
+
+  /**
+   * Rollouts of the tenant that target a device, by id: those whose group it is a member of now,
+   * and those it reported success for (also after leaving the group), each with its success
+   * record if any.
+   */
+  async deviceHistory(tenantId: number, device: { id: number; mac: string }): Promise<DeviceRolloutRow[]> {
+    const rows = await this.dataSource
+      .getRepository(Rollout)
+      .createQueryBuilder('r')
+      .innerJoin(DeviceGroup, 'g', 'g.id = r.group_id')
+      .innerJoin(Firmware, 'f', 'f.id = r.firmware_id')
+      .leftJoin(RolloutSuccess, 's', 's.rollout_id = r.id AND s.device_id = :deviceId', { deviceId: device.id })
+      .select(['r.id AS id', 'r.name AS name', 'r.status AS status', 'g.id AS "groupId"', 'g.name AS "groupName"'])
+      .addSelect([
+        'f.id AS "firmwareId"',
+        'f.version AS version',
+        's.created_at AS "reportedAt"',
+        's.firmware_version AS "reportedVersion"',
+      ])
+      .where('r.tenant_id = :tenantId', { tenantId })
+      .andWhere('(s.id IS NOT NULL OR EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = :mac))', {
+        mac: device.mac,
+      })
+      .orderBy('r.id', 'ASC')
+      .getRawMany<Record<keyof DeviceRolloutRow, string | number | null>>();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: String(row.name),
+      status: row.status as RolloutStatus,
+      groupId: Number(row.groupId),
+      groupName: String(row.groupName),
+      firmwareId: Number(row.firmwareId),
+      version: String(row.version),
+      reportedAt: row.reportedAt == null ? null : Number(row.reportedAt),
+      reportedVersion: row.reportedVersion == null ? null : String(row.reportedVersion),
+    }));
   }
 
   insertGroup(manager: EntityManager, group: Omit<DeviceGroup, 'id'>): Promise<DeviceGroup> {

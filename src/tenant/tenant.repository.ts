@@ -30,6 +30,15 @@ export class TenantRepository {
     return this.dataSource.getRepository(Tenant).find({ order: { id: 'ASC' } });
   }
 
+  /** One page of tenants by id, and how many there are. */
+  pageTenants(offset: number, limit: number): Promise<[Tenant[], number]> {
+    return this.dataSource.getRepository(Tenant).findAndCount({ order: { id: 'ASC' }, skip: offset, take: limit });
+  }
+
+  async setCustomerKey(manager: EntityManager, id: number, customerKey: string): Promise<void> {
+    await manager.update(Tenant, { id }, { customerKey });
+  }
+
   async insertTenant(manager: EntityManager, tenant: Omit<Tenant, 'id'>): Promise<Tenant> {
     return manager.save(Tenant, manager.create(Tenant, tenant));
   }
@@ -48,6 +57,11 @@ export class TenantRepository {
 
   listDeviceKeys(tenantId: number): Promise<DeviceKey[]> {
     return this.dataSource.getRepository(DeviceKey).find({ where: { tenantId }, order: { id: 'ASC' } });
+  }
+
+  /** One page of a tenant's device keys by id, and how many it has. */
+  pageDeviceKeys(tenantId: number, offset: number, limit: number): Promise<[DeviceKey[], number]> {
+    return this.dataSource.getRepository(DeviceKey).findAndCount({ where: { tenantId }, order: { id: 'ASC' }, skip: offset, take: limit });
   }
 
   async revokeDeviceKey(manager: EntityManager, id: number, at: number): Promise<void> {

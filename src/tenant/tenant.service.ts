@@ -1,6 +1,7 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
+import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
@@ -8,12 +9,25 @@ import type { DeviceKey } from './device-key.entity.js';
 import type { Tenant } from './tenant.entity.js';
 import { TenantRepository } from './tenant.repository.js';
 
-/** A new tenant; the only time its customer key is shown. */
+/** A tenant as operators see it: never its customer key. */
+export interface TenantView {
+  id: number;
+  name: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+/** A new tenant, or one whose customer key was just rotated: the only times the key is shown. */
 export interface CreatedTenant {
   id: number;
   name: string;
   customerKey: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
 }
+
+/** Text without control characters (C0, DEL, C1). */
+const NO_CONTROL = /^[^\p{Cc}]*$/u;
 
 /** A device key as operators see it. */
 export interface DeviceKeyView {
@@ -37,14 +51,19 @@ export class TenantService {
 
   /**
    * Creates a tenant with a fresh random customer key.
-   * @throws ConflictException when the name is taken.
+   * @throws BadRequestException when the name is not 1 to 128 characters without control
+   *   characters, or only digits (`:tenant` references read digits as an id);
+   *   ConflictException when the name is taken.
    */
   async createTenant(name: string): Promise<CreatedTenant> {
+    if (name.length < 1 || name.length > 128 || !NO_CONTROL.test(name) || /^\d+$/.test(name)) {
+      throw new BadRequestException('name must be 1 to 128 characters without control characters, and not only digits');
+    }
     try {
       const tenant = await this.unitOfWork.transaction(async (manager) => {
         const created = await this.tenants.insertTenant(manager, {
           name,
-          customerKey: randomBytes(24).toString('base64url'),
+          customerKey: newCustomerKey(),
           createdAt: this.clock.now(),
         });
         await this.ledger.append(manager, {
@@ -55,7 +74,7 @@ export class TenantService {
         });
         return created;
       });
-      return { id: tenant.id, name: tenant.name, customerKey: tenant.customerKey };
+      return { ...tenantView(tenant), customerKey: tenant.customerKey };
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictException(`Tenant "${name}" exists`);
       throw error;
@@ -63,8 +82,47 @@ export class TenantService {
   }
 
   /** Tenants without their customer keys. */
-  async listTenants(): Promise<{ id: number; name: string; createdAt: string }[]> {
-    return (await this.tenants.listTenants()).map((t) => ({ id: t.id, name: t.name, createdAt: new Date(t.createdAt).toISOString() }));
+  async listTenants(): Promise<TenantView[]> {
+    return (await this.tenants.listTenants()).map(tenantView);
+  }
+
+  /** One page of tenants by id, without their customer keys. */
+  async pageTenants(slice: Slice): Promise<Counted<TenantView>> {
+    const [tenants, total] = await this.tenants.pageTenants(slice.offset, slice.limit);
+    return { items: tenants.map(tenantView), total };
+  }
+
+  /**
+   * One tenant by id or name, without its customer key.
+   * @throws NotFoundException `Tenant "x" not found`.
+   */
+  async getTenant(idOrName: string | number): Promise<TenantView> {
+    return tenantView(await this.resolveTenant(idOrName));
+  }
+
+  /**
+   * Replaces a tenant's customer key with a fresh random one, shown only in the answer, and
+   * records the rotation on the ledger (without the key). Devices must sign logins with the new
+   * key from now on: a login signed with the old one is refused at once (CONTRACT.md §4, §5).
+   * Device tokens issued before the rotation stay valid until they expire (`JWT_TTL_SECONDS`):
+   * a token proves a login that was valid when it happened and is not derived from the customer
+   * key, as with security tokens in Eclipse hawkBit. To cut devices off at once, revoke their
+   * device key.
+   * @throws NotFoundException `Tenant "x" not found`.
+   */
+  async rotateCustomerKey(idOrName: string | number): Promise<CreatedTenant> {
+    const tenant = await this.resolveTenant(idOrName);
+    const customerKey = newCustomerKey();
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.setCustomerKey(manager, tenant.id, customerKey);
+      await this.ledger.append(manager, {
+        tenantId: tenant.id,
+        type: 'tenant.customer-key-rotated',
+        subject: Subject.tenant(tenant.id),
+        state: { id: tenant.id, name: tenant.name },
+      });
+    });
+    return { ...tenantView(tenant), customerKey };
   }
 
   /**
@@ -80,8 +138,14 @@ export class TenantService {
     return tenant;
   }
 
-  /** Creates a device key for devices of one type (`dType`, e.g. `ESP32`). */
+  /**
+   * Creates a device key for devices of one type (`dType`, e.g. `ESP32`).
+   * @throws BadRequestException when the type is not 1 to 64 printable characters.
+   */
   async createDeviceKey(tenantId: number, deviceType: string): Promise<DeviceKeyView> {
+    if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
+      throw new BadRequestException('device_type must be 1 to 64 printable characters, e.g. ESP32');
+    }
     const key = await this.unitOfWork.transaction(async (manager) => {
       const created = await this.tenants.insertDeviceKey(manager, {
         tenantId,
@@ -125,6 +189,21 @@ export class TenantService {
   async listDeviceKeys(tenantId: number): Promise<DeviceKeyView[]> {
     return (await this.tenants.listDeviceKeys(tenantId)).map(toView);
   }
+
+  /** One page of a tenant's device keys by id (revoked ones included). */
+  async pageDeviceKeys(tenantId: number, slice: Slice): Promise<Counted<DeviceKeyView>> {
+    const [keys, total] = await this.tenants.pageDeviceKeys(tenantId, slice.offset, slice.limit);
+    return { items: keys.map(toView), total };
+  }
+}
+
+/** 24 random bytes, base64url: the HMAC key of device signatures (CONTRACT.md §1). */
+function newCustomerKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+function tenantView(tenant: Tenant): TenantView {
+  return { id: tenant.id, name: tenant.name, createdAt: new Date(tenant.createdAt).toISOString() };
 }
 
 function toView(key: DeviceKey): DeviceKeyView {

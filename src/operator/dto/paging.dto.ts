@@ -10,16 +10,17 @@ export class PageQuery {
   @ApiPropertyOptional({ description: '1-based page number', example: 1, default: 1, minimum: 1 })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'page must be a whole number' })
+  // class-validator checks bottom-up: the type first, so `?page=abc` is named as not a number.
   @Min(1, { message: 'page must be at least 1' })
+  @IsInt({ message: 'page must be a whole number' })
   page: number = 1;
 
   @ApiPropertyOptional({ description: 'items per page', example: 50, default: 50, minimum: 1, maximum: MAX_PER_PAGE })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'per_page must be a whole number' })
-  @Min(1, { message: 'per_page must be at least 1' })
   @Max(MAX_PER_PAGE, { message: `per_page must be at most ${MAX_PER_PAGE}` })
+  @Min(1, { message: 'per_page must be at least 1' })
+  @IsInt({ message: 'per_page must be a whole number' })
   per_page: number = 50;
 
   /** Rows to skip for this page. */

@@ -1,0 +1,58 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { MacParamPipe } from '#src/common/mac-param.pipe.js';
+import { INVALID_MAC } from '#src/common/mac.js';
+import { FleetService } from '#src/rollout/fleet.service.js';
+import type { Tenant } from '#src/tenant/tenant.entity.js';
+import { DeviceDetailResponse, DeviceListQuery, DevicePage, deviceDetailResponse, deviceSummaryResponse } from './dto/fleet.dto.js';
+import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { TenantPipe } from './tenant.pipe.js';
+
+/**
+ * Devices of a tenant under `OPERATOR_URL` (CONTRACT.md §9): read-only; devices register
+ * themselves (CONTRACT.md §6). A mac of another tenant is not found here.
+ */
+@ApiTags('devices')
+@ApiBearerAuth('operatorToken')
+@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
+@ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
+@UseGuards(OperatorTokenGuard)
+@Controller('tenants/:tenant/devices')
+export class DevicesController {
+  constructor(private readonly fleet: FleetService) {}
+
+  /**
+   * `GET /tenants/:tenant/devices?page&per_page&group&firmware_version&device_type&seen_since` →
+   * 200 one page of devices by mac; 400 naming a bad parameter; 404 `Tenant "x" not found` or
+   * `Group "x" not found`.
+   */
+  @Get()
+  @ApiOperation({ summary: "List a tenant's devices, by mac, filtered by group, firmware version, device type and last-seen time" })
+  @ApiOkResponse({ type: DevicePage })
+  @ApiBadRequestResponse({ description: 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z (and the like)' })
+  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Group "field-test" not found' })
+  async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: DeviceListQuery): Promise<DevicePage> {
+    return pageAnswer(await this.fleet.listDevices(tenant.id, query.filter(), sliceOf(query)), query, deviceSummaryResponse);
+  }
+
+  /** `GET /tenants/:tenant/devices/:mac` (any notation) → 200 device with groups and rollout history; 400 bad mac; 404. */
+  @Get(':mac')
+  @ApiOperation({ summary: 'One device with its groups, current version, last seen time and rollout history' })
+  @ApiParam({ name: 'mac', description: 'hardware address in any accepted notation (CONTRACT.md §6)', example: 'ac-67-b2-01-02-03' })
+  @ApiOkResponse({ type: DeviceDetailResponse })
+  @ApiBadRequestResponse({ description: INVALID_MAC })
+  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Device "AC:67:B2:01:02:03" not found' })
+  async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', MacParamPipe) mac: string): Promise<DeviceDetailResponse> {
+    return deviceDetailResponse(await this.fleet.describeDevice(tenant.id, mac));
+  }
+}

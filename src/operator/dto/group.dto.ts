@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMinSize, IsArray, IsOptional, IsString } from 'class-validator';
+import type { GroupDetail, GroupView } from '#src/rollout/group.service.js';
+import { pageAnswer } from './page-answer.js';
+import { PageMeta, type PageQuery } from './paging.dto.js';
+
+const MACS_MESSAGE = 'macs must be an array of mac strings';
+
+/**
+ * Body of `POST /tenants/:tenant/groups`. Bodies are at most 16 KiB (about 700 macs); add more
+ * members with further requests.
+ */
+export class CreateGroupDto {
+  @ApiProperty({
+    description: 'group name, unique in the tenant: 1 to 128 characters, not only digits',
+    example: 'field-test',
+    minLength: 1,
+    maxLength: 128,
+  })
+  @IsString({ message: 'name must be a string' })
+  name: string;
+
+  @ApiPropertyOptional({
+    description: 'initial members: hardware addresses in any accepted notation (CONTRACT.md §6); devices may register later',
+    example: ['AC:67:B2:01:02:03', 'ac-67-b2-01-02-04'],
+    type: [String],
+  })
+  @IsOptional()
+  @IsString({ each: true, message: MACS_MESSAGE })
+  @IsArray({ message: MACS_MESSAGE })
+  macs?: string[];
+}
+
+/** Body of `POST .../members` (add) and `POST .../members/remove`. At most 16 KiB (about 700 macs). */
+export class GroupMembersDto {
+  @ApiProperty({
+    description: 'hardware addresses in any accepted notation (CONTRACT.md §6), canonicalized; at least one',
+    example: ['AC:67:B2:01:02:03', 'ac67.b201.0204'],
+    type: [String],
+    minItems: 1,
+  })
+  @ArrayMinSize(1, { message: 'macs must name at least one mac' })
+  @IsString({ each: true, message: MACS_MESSAGE })
+  @IsArray({ message: MACS_MESSAGE })
+  macs: string[];
+}
+
+/** A device group (rollouts target groups). */
+export class GroupResponse {
+  @ApiProperty({ description: 'group id', example: 2 })
+  id: number;
+
+  @ApiProperty({ description: 'group name', example: 'field-test' })
+  name: string;
+
+  @ApiProperty({ description: 'member count (macs, registered or not)', example: 100 })
+  members: number;
+
+  @ApiProperty({ description: 'creation time, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
+  created_at: string;
+}
+
+/** One page of groups. */
+export class GroupPage extends PageMeta {
+  @ApiProperty({
+    type: [GroupResponse],
+    description: 'groups by id',
+    example: [{ id: 2, name: 'field-test', members: 100, created_at: '2026-11-21T10:00:00.000Z' }],
+  })
+  items: GroupResponse[];
+}
+
+/** A member of a group. */
+export class GroupMemberResponse {
+  @ApiProperty({ description: 'hardware address, canonical', example: 'AC:67:B2:01:02:03' })
+  mac: string;
+
+  @ApiProperty({ description: 'whether a device of the tenant has registered with this mac', example: true })
+  registered: boolean;
+}
+
+/** One page of a group's members, by mac. */
+export class GroupMemberPage extends PageMeta {
+  @ApiProperty({ type: [GroupMemberResponse], description: 'members by mac', example: [{ mac: 'AC:67:B2:01:02:03', registered: true }] })
+  items: GroupMemberResponse[];
+}
+
+/** A group with one page of its members (`?page&per_page` page the members). */
+export class GroupDetailResponse extends GroupResponse {
+  @ApiProperty({
+    type: GroupMemberPage,
+    description: 'one page of the members, by mac',
+    example: { items: [{ mac: 'AC:67:B2:01:02:03', registered: true }], page: 1, per_page: 50, total: 100 },
+  })
+  member_macs: GroupMemberPage;
+}
+
+export function groupResponse(view: GroupView): GroupResponse {
+  return { id: view.id, name: view.name, members: view.members, created_at: view.createdAt };
+}
+
+export function groupDetailResponse(detail: GroupDetail, query: PageQuery): GroupDetailResponse {
+  return { ...groupResponse(detail), member_macs: pageAnswer(detail.memberMacs, query, (member) => member) };
+}

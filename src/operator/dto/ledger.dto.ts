@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length } from 'class-validator';
+import type { LedgerEntryView, VerifyResult } from '#src/chain/ledger.service.js';
+import { PageMeta, PageQuery } from './paging.dto.js';
+
+/** `GET /ledger/entries` query: paging and an optional tenant. */
+export class LedgerEntriesQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'only entries of this tenant (id or name)', example: 'acme' })
+  @IsOptional()
+  @Length(1, 128, { message: 'tenant must be 1 to 128 characters' })
+  @IsString({ message: 'tenant must be a string' })
+  tenant?: string;
+}
+
+/** Where the chain stops matching. */
+export class ChainBreakResponse {
+  @ApiProperty({ description: 'sequence number of the first entry that does not match', example: 42 })
+  seq: number;
+
+  @ApiProperty({ description: 'what does not match', example: 'hash does not match the entry content' })
+  reason: string;
+}
+
+/** The answer of `GET /ledger/verify`: the chain recomputed from the first entry (CONTRACT.md §7). */
+export class LedgerVerifyResponse {
+  @ApiProperty({ description: 'whether every entry matches its content and its predecessor', example: true })
+  ok: boolean;
+
+  @ApiProperty({ description: 'entries checked (up to the first break)', example: 1234 })
+  entries: number;
+
+  @ApiProperty({
+    description: 'hash of the last entry checked (64 zeros when empty)',
+    example: '3f5a0c9e7b1d24680ace13579bdf02468ace13579bdf02468ace13579bdf0246',
+  })
+  head: string;
+
+  @ApiProperty({
+    type: ChainBreakResponse,
+    nullable: true,
+    description: 'the first entry that does not match, or null when ok',
+    example: null,
+  })
+  first_break: ChainBreakResponse | null;
+}
+
+/** One ledger entry (CONTRACT.md §7). */
+export class LedgerEntryResponse {
+  @ApiProperty({ description: 'position in the chain: 1, 2, 3…', example: 7 })
+  seq: number;
+
+  @ApiProperty({ description: 'tenant id', example: 1 })
+  tenant_id: number;
+
+  @ApiProperty({ description: 'what changed', example: 'device.registered' })
+  type: string;
+
+  @ApiProperty({ description: 'what it changed', example: 'device:AC:67:B2:01:02:03' })
+  subject: string;
+
+  @ApiProperty({
+    description: 'the recorded new state of the subject (never a secret)',
+    type: 'object',
+    additionalProperties: true,
+    example: { deviceType: 'ESP32', firmwareVersion: '1.0.0', mac: 'AC:67:B2:01:02:03', name: 'pump-7' },
+  })
+  payload: unknown;
+
+  @ApiProperty({ description: 'time of the change, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
+  created_at: string;
+
+  @ApiProperty({ description: 'hash of the previous entry (64 zeros for the first)', example: '0'.repeat(64) })
+  prev_hash: string;
+
+  @ApiProperty({
+    description: 'SHA-256 of prev_hash and the canonical JSON of the entry',
+    example: '3f5a0c9e7b1d24680ace13579bdf02468ace13579bdf02468ace13579bdf0246',
+  })
+  hash: string;
+}
+
+/** One page of ledger entries, in sequence order. */
+export class LedgerEntryPage extends PageMeta {
+  @ApiProperty({
+    type: [LedgerEntryResponse],
+    description: 'entries in sequence order',
+    example: [
+      {
+        seq: 1,
+        tenant_id: 1,
+        type: 'tenant.created',
+        subject: 'tenant:1',
+        payload: { id: 1, name: 'acme' },
+        created_at: '2026-11-21T10:00:00.000Z',
+        prev_hash: '0'.repeat(64),
+        hash: '3f5a0c9e7b1d24680ace13579bdf02468ace13579bdf02468ace13579bdf0246',
+      },
+    ],
+  })
+  items: LedgerEntryResponse[];
+}
+
+export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
+  return { ok: result.ok, entries: result.entries, head: result.head, first_break: result.firstBreak ?? null };
+}
+
+export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse {
+  return {
+    seq: entry.seq,
+    tenant_id: entry.tenantId,
+    type: entry.type,
+    subject: entry.subject,
+    payload: entry.payload,
+    created_at: entry.createdAt,
+    prev_hash: entry.prevHash,
+    hash: entry.hash,
+  };
+}

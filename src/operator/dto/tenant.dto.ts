@@ -1,0 +1,59 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString } from 'class-validator';
+import type { CreatedTenant, TenantView } from '#src/tenant/tenant.service.js';
+import { PageMeta } from './paging.dto.js';
+
+/** Body of `POST /tenants`. */
+export class CreateTenantDto {
+  @ApiProperty({
+    description: 'unique tenant name: 1 to 128 characters, no control characters, not only digits',
+    example: 'acme',
+    minLength: 1,
+    maxLength: 128,
+  })
+  @IsString({ message: 'name must be a string' })
+  name: string;
+}
+
+/** A tenant: never its customer key (CONTRACT.md §5, §9). */
+export class TenantResponse {
+  @ApiProperty({ description: 'tenant id', example: 1 })
+  id: number;
+
+  @ApiProperty({ description: 'tenant name', example: 'acme' })
+  name: string;
+
+  @ApiProperty({ description: 'creation time, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
+  created_at: string;
+}
+
+/**
+ * A tenant with its customer key: the answer of create and rotate only, the only times the key
+ * is shown. Devices sign logins with it: `hex(HMAC-SHA256(customer key, timestamp + device key))`
+ * (CONTRACT.md §1).
+ */
+export class TenantWithKeyResponse extends TenantResponse {
+  @ApiProperty({
+    description: "the tenant's customer key: the shared secret of device signatures, shown only here (keep it)",
+    example: 'c3VwZXItc2VjcmV0LWN1c3RvbWVyLWtleQ',
+  })
+  customer_key: string;
+}
+
+/** One page of tenants. */
+export class TenantPage extends PageMeta {
+  @ApiProperty({
+    type: [TenantResponse],
+    description: 'tenants by id',
+    example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z' }],
+  })
+  items: TenantResponse[];
+}
+
+export function tenantResponse(view: TenantView): TenantResponse {
+  return { id: view.id, name: view.name, created_at: view.createdAt };
+}
+
+export function tenantWithKeyResponse(view: CreatedTenant): TenantWithKeyResponse {
+  return { ...tenantResponse(view), customer_key: view.customerKey };
+}

@@ -1,0 +1,86 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { TenantService } from '#src/tenant/tenant.service.js';
+import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import { PageQuery } from './dto/paging.dto.js';
+import {
+  CreateTenantDto,
+  TenantPage,
+  TenantResponse,
+  TenantWithKeyResponse,
+  tenantResponse,
+  tenantWithKeyResponse,
+} from './dto/tenant.dto.js';
+import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+
+/** Tenants (customers) under `OPERATOR_URL` (CONTRACT.md §5, §9). The customer key is shown on create and rotate only. */
+@ApiTags('tenants')
+@ApiBearerAuth('operatorToken')
+@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
+@UseGuards(OperatorTokenGuard)
+@Controller('tenants')
+export class TenantsController {
+  constructor(private readonly tenants: TenantService) {}
+
+  /** `POST /tenants` `{name}` → 201 tenant with its customer key (shown only here and on rotate); 400; 409 `Tenant "x" exists`. */
+  @Post()
+  @ApiOperation({ summary: 'Create a tenant; its customer key is shown in this answer only' })
+  @ApiCreatedResponse({ type: TenantWithKeyResponse, description: 'the tenant with its new customer key' })
+  @ApiBadRequestResponse({ description: 'name must be 1 to 128 characters without control characters, and not only digits' })
+  @ApiConflictResponse({ description: 'Tenant "acme" exists' })
+  async create(@Body() body: CreateTenantDto): Promise<TenantWithKeyResponse> {
+    return tenantWithKeyResponse(await this.tenants.createTenant(body.name));
+  }
+
+  /** `GET /tenants?page&per_page` → 200 one page of tenants by id, without keys; 400 for bad paging. */
+  @Get()
+  @ApiOperation({ summary: 'List tenants (never their customer keys)' })
+  @ApiOkResponse({ type: TenantPage })
+  @ApiBadRequestResponse({ description: 'per_page must be at most 500 (and the like, naming the parameter)' })
+  async list(@Query() query: PageQuery): Promise<TenantPage> {
+    return pageAnswer(await this.tenants.pageTenants(sliceOf(query)), query, tenantResponse);
+  }
+
+  /** `GET /tenants/:tenant` (id or name) → 200 tenant without its key; 404 `Tenant "x" not found`. */
+  @Get(':tenant')
+  @ApiOperation({ summary: 'One tenant by id or name (never its customer key)' })
+  @ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
+  @ApiOkResponse({ type: TenantResponse })
+  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+  async get(@Param('tenant') tenant: string): Promise<TenantResponse> {
+    return tenantResponse(await this.tenants.getTenant(tenant));
+  }
+
+  /**
+   * `POST /tenants/:tenant/customer-key/rotate` → 200 tenant with its new customer key (shown
+   * only here); 404 `Tenant "x" not found`. Logins signed with the old key are refused at once;
+   * device tokens issued before stay valid until they expire (`JWT_TTL_SECONDS`). Recorded on the
+   * ledger as `tenant.customer-key-rotated` (without the key).
+   */
+  @Post(':tenant/customer-key/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Rotate the customer key',
+    description:
+      'Replaces the customer key with a new random one, shown in this answer only. Devices must sign new logins with it: ' +
+      'the old key stops working for logins at once. Device tokens issued before the rotation stay valid until they expire ' +
+      '(JWT_TTL_SECONDS); revoke the device keys to cut devices off at once.',
+  })
+  @ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
+  @ApiOkResponse({ type: TenantWithKeyResponse, description: 'the tenant with its new customer key' })
+  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+  async rotate(@Param('tenant') tenant: string): Promise<TenantWithKeyResponse> {
+    return tenantWithKeyResponse(await this.tenants.rotateCustomerKey(tenant));
+  }
+}

@@ -1,0 +1,302 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GroupService } from '#src/rollout/group.service.js';
+import { post, startTestApp, type TestApp, type TestTenant } from '../support/harness.js';
+import { operatorClient, type OperatorClient } from '../support/operator.js';
+
+interface Device {
+  mac: string;
+  name: string;
+  firmware_version: string;
+  device_type: string;
+  last_seen_at: string | null;
+  created_at: string;
+}
+interface DeviceRollout {
+  id: number;
+  name: string;
+  status: string;
+  group: { id: number; name: string };
+  firmware_id: number;
+  version: string;
+  succeeded: boolean;
+  reported_at: string | null;
+  reported_version: string | null;
+}
+interface DeviceDetail extends Device {
+  groups: { id: number; name: string }[];
+  rollouts: DeviceRollout[];
+}
+interface Page<T> {
+  items: T[];
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+const mac = (n: number) => `AC:67:B2:00:00:${String(n).padStart(2, '0')}`;
+
+/** CONTRACT.md §9: a tenant's devices over the operator API, filtered and paged, one with its groups and rollout history. */
+describe('operator API: devices (CONTRACT.md §6, §9)', () => {
+  let app: TestApp;
+  let op: OperatorClient;
+  let a: TestTenant;
+  let b: TestTenant;
+  let registeredAt: string;
+  let seenLaterAt: string;
+
+  const register = async (token: string, n: number, name: string, version: string) => {
+    const answer = await post(`${app.urls.vc}/api/device/register`, { mac: mac(n), name, firmware_version: version }, token);
+    assert.deepEqual(answer.body, { message: 'Device inserted!' });
+  };
+  const list = async (query = ''): Promise<Page<Device>> => {
+    const answer = await op.get(`/tenants/${a.name}/devices${query}`);
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body as Page<Device>;
+  };
+  const macsOf = async (query: string): Promise<string[]> => (await list(query)).items.map((d) => d.mac);
+
+  before(async () => {
+    app = await startTestApp();
+    op = operatorClient(app, await app.createOperatorToken());
+    a = await app.createTenant('devices-a', 'ESP32');
+    b = await app.createTenant('devices-b', 'ESP32');
+    const esp8266 = await app.createDeviceKey(a, 'ESP8266');
+    const tokenA = await app.login(a);
+    const token8266 = await app.login(esp8266);
+    const tokenB = await app.login(b);
+    registeredAt = new Date(app.clock.now()).toISOString();
+    // Registered out of mac order: the list sorts by mac.
+    await register(tokenA, 3, 'three', '2.0');
+    await register(token8266, 4, 'four', '1.0');
+    await register(tokenA, 1, 'one', '1.0');
+    await register(tokenA, 2, 'two', '1.0');
+    // Tenant B has a device with one of A's macs, and one of its own.
+    await register(tokenB, 1, 'b-one', '9.9');
+    await register(tokenB, 99, 'b-only', '9.9');
+    await app.createGroup(a, 'north', [mac(1), mac(2)]);
+    await app.createGroup(a, 'south', [mac(2), mac(4)]);
+    await app.createGroup(b, 'b-group', [mac(1), mac(99)]);
+    app.clock.advance(600);
+    seenLaterAt = new Date(app.clock.now()).toISOString();
+    assert.equal((await post(`${app.urls.vc}/api/device/next/rollout`, { mac: mac(3), firmware_version: '2.0' }, tokenA)).status, 200);
+  });
+  after(() => app.close());
+
+  describe('GET /tenants/:tenant/devices', () => {
+    it("lists the tenant's devices by mac with every field, and none of another tenant's", async () => {
+      const page = await list();
+      assert.deepEqual({ page: page.page, per_page: page.per_page, total: page.total }, { page: 1, per_page: 50, total: 4 });
+      assert.deepEqual(page.items, [
+        { mac: mac(1), name: 'one', firmware_version: '1.0', device_type: 'ESP32', last_seen_at: registeredAt, created_at: registeredAt },
+        { mac: mac(2), name: 'two', firmware_version: '1.0', device_type: 'ESP32', last_seen_at: registeredAt, created_at: registeredAt },
+        { mac: mac(3), name: 'three', firmware_version: '2.0', device_type: 'ESP32', last_seen_at: seenLaterAt, created_at: registeredAt },
+        {
+          mac: mac(4),
+          name: 'four',
+          firmware_version: '1.0',
+          device_type: 'ESP8266',
+          last_seen_at: registeredAt,
+          created_at: registeredAt,
+        },
+      ]);
+      const text = JSON.stringify(page);
+      assert.ok(!text.includes('b-one') && !text.includes(mac(99)), text);
+    });
+
+    it('answers page 2 with the total of all pages', async () => {
+      const page = await list('?page=2&per_page=3');
+      assert.deepEqual(
+        page.items.map((d) => d.mac),
+        [mac(4)],
+      );
+      assert.deepEqual({ page: page.page, per_page: page.per_page, total: page.total }, { page: 2, per_page: 3, total: 4 });
+    });
+
+    it('filters by group, by name or id', async () => {
+      assert.deepEqual(await macsOf('?group=north'), [mac(1), mac(2)]);
+      assert.deepEqual(await macsOf('?group=south'), [mac(2), mac(4)]);
+      const south = (await app.server.app.get(GroupService).require(a.id, 'south')).id;
+      assert.deepEqual(await macsOf(`?group=${south}`), [mac(2), mac(4)]);
+    });
+
+    it("answers 404 for a group the tenant does not have, also another tenant's", async () => {
+      for (const group of ['nosuch', 'b-group']) {
+        const answer = await op.get(`/tenants/${a.name}/devices?group=${group}`);
+        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 404, body: { message: `Group "${group}" not found` } });
+      }
+    });
+
+    it('filters by firmware version and by device type, alone and together', async () => {
+      assert.deepEqual(await macsOf('?firmware_version=1.0'), [mac(1), mac(2), mac(4)]);
+      assert.deepEqual(await macsOf('?firmware_version=2.0'), [mac(3)]);
+      assert.deepEqual(await macsOf('?firmware_version=9.9'), []);
+      assert.deepEqual(await macsOf('?device_type=ESP8266'), [mac(4)]);
+      assert.deepEqual(await macsOf('?firmware_version=1.0&device_type=ESP32'), [mac(1), mac(2)]);
+      assert.deepEqual(await macsOf('?firmware_version=1.0&device_type=ESP32&group=south'), [mac(2)]);
+    });
+
+    it('filters by last-seen time (ISO 8601, with or without offset; a date is midnight UTC)', async () => {
+      assert.deepEqual(await macsOf(`?seen_since=${encodeURIComponent(seenLaterAt)}`), [mac(3)]);
+      assert.deepEqual(await macsOf(`?seen_since=${encodeURIComponent(registeredAt)}`), [mac(1), mac(2), mac(3), mac(4)]);
+      const later = new Date(Date.parse(seenLaterAt) + 1000);
+      assert.deepEqual(await macsOf(`?seen_since=${encodeURIComponent(later.toISOString())}`), []);
+      // The same instant written with a +02:00 offset.
+      const shifted = new Date(Date.parse(seenLaterAt) + 2 * 3600_000).toISOString().replace(/\.\d+Z$/, '+02:00');
+      assert.deepEqual(await macsOf(`?seen_since=${encodeURIComponent(shifted)}`), [mac(3)]);
+      assert.deepEqual(await macsOf(`?seen_since=${registeredAt.slice(0, 10)}`), [mac(1), mac(2), mac(3), mac(4)]);
+    });
+
+    it('counts the total of the filtered list', async () => {
+      const page = await list('?firmware_version=1.0&per_page=1&page=3');
+      assert.deepEqual(page, { items: [(await list('?firmware_version=1.0')).items[2]], page: 3, per_page: 1, total: 3 });
+    });
+
+    it('treats filter values as values, never as SQL', async () => {
+      assert.deepEqual(await macsOf(`?firmware_version=${encodeURIComponent("1.0' OR '1'='1")}`), []);
+      assert.deepEqual(await macsOf(`?device_type=${encodeURIComponent('ESP32" OR 1=1 --')}`), []);
+    });
+
+    for (const [query, message] of [
+      ['seen_since=yesterday', 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z'],
+      ['seen_since=2026-02-30', 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z'],
+      [`firmware_version=${'9'.repeat(65)}`, 'firmware_version must be 1 to 64 characters'],
+      ['device_type=', 'device_type must be 1 to 64 characters'],
+      ['group=north&group=south', 'group must be a string'],
+      ['per_page=501', 'per_page must be at most 500'],
+      ['page=0', 'page must be at least 1'],
+    ] as const) {
+      it(`answers 400 naming the parameter for ${query.slice(0, 40)}`, async () => {
+        const answer = await op.get(`/tenants/${a.name}/devices?${query}`);
+        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message } });
+      });
+    }
+
+    it('answers 404 for an unknown tenant', async () => {
+      const answer = await op.get('/tenants/nosuch/devices');
+      assert.deepEqual({ status: answer.status, body: answer.body }, { status: 404, body: { message: 'Tenant "nosuch" not found' } });
+    });
+
+    it("lists tenant B's own record for a mac both tenants have", async () => {
+      const answer = await op.get(`/tenants/${b.id}/devices`);
+      assert.deepEqual(
+        (answer.body as Page<Device>).items.map((d) => [d.mac, d.name]),
+        [
+          [mac(1), 'b-one'],
+          [mac(99), 'b-only'],
+        ],
+      );
+    });
+  });
+
+  describe('GET /tenants/:tenant/devices/:mac', () => {
+    let tokenA: string;
+    let north: { id: number; name: string };
+    let south: { id: number; name: string };
+    let rolloutNorth: number;
+    let draftSouth: number;
+    let reportedAt: string;
+
+    before(async () => {
+      tokenA = await app.login(a);
+      const groups = app.server.app.get(GroupService);
+      north = await groups.require(a.id, 'north');
+      south = await groups.require(a.id, 'south');
+      const firmware = await app.publishFirmware(a, '1.1', Buffer.from('firmware 1.1 for ESP32'));
+      rolloutNorth = (await app.createRollout(a, { name: 'north to 1.1', firmwareId: firmware.id, group: 'north' })).id;
+      draftSouth = (await app.createRollout(a, { name: 'south draft', firmwareId: firmware.id, group: 'south', start: false })).id;
+      app.clock.advance(60);
+      reportedAt = new Date(app.clock.now()).toISOString();
+      const success = await post(
+        `${app.urls.vc}/api/device/success/rollout`,
+        { mac: mac(1), firmware_version: '1.1', rollout_id: String(rolloutNorth) },
+        tokenA,
+      );
+      assert.deepEqual(success.body, { message: 'Successfully inserted!' });
+    });
+
+    it('answers the device (any mac notation) with its groups and its rollouts, with the success it reported', async () => {
+      const answer = await op.get(`/tenants/${a.name}/devices/ac-67-b2-00-00-01`);
+      assert.equal(answer.status, 200, answer.text);
+      assert.deepEqual(answer.body, {
+        mac: mac(1),
+        name: 'one',
+        firmware_version: '1.1',
+        device_type: 'ESP32',
+        last_seen_at: reportedAt,
+        created_at: registeredAt,
+        groups: [{ id: north.id, name: 'north' }],
+        rollouts: [
+          {
+            id: rolloutNorth,
+            name: 'north to 1.1',
+            status: 'active',
+            group: { id: north.id, name: 'north' },
+            firmware_id: 1,
+            version: '1.1',
+            succeeded: true,
+            reported_at: reportedAt,
+            reported_version: '1.1',
+          },
+        ],
+      } satisfies DeviceDetail);
+    });
+
+    it('shows a device in two groups with every rollout targeting them, pending ones as not succeeded', async () => {
+      const detail = (await op.get(`/tenants/${a.id}/devices/${mac(2)}`)).body as DeviceDetail;
+      assert.deepEqual(detail.groups, [
+        { id: north.id, name: 'north' },
+        { id: south.id, name: 'south' },
+      ]);
+      assert.deepEqual(
+        detail.rollouts.map((r) => [r.id, r.status, r.group.name, r.succeeded, r.reported_at, r.reported_version]),
+        [
+          [rolloutNorth, 'active', 'north', false, null, null],
+          [draftSouth, 'draft', 'south', false, null, null],
+        ],
+      );
+    });
+
+    it('shows no groups and no rollouts for a device in none', async () => {
+      const detail = (await op.get(`/tenants/${a.name}/devices/${mac(3)}`)).body as DeviceDetail;
+      assert.deepEqual({ groups: detail.groups, rollouts: detail.rollouts }, { groups: [], rollouts: [] });
+      assert.equal(detail.last_seen_at, seenLaterAt);
+    });
+
+    it('keeps a reported success in the history after the device leaves the group', async () => {
+      await app.server.app.get(GroupService).removeMembers(a.id, 'north', [mac(1)]);
+      const detail = (await op.get(`/tenants/${a.name}/devices/${mac(1)}`)).body as DeviceDetail;
+      assert.deepEqual(detail.groups, []);
+      assert.deepEqual(
+        detail.rollouts.map((r) => [r.id, r.succeeded]),
+        [[rolloutNorth, true]],
+      );
+    });
+
+    it("answers tenant B's record for the shared mac under B, without A's groups or rollouts", async () => {
+      const detail = (await op.get(`/tenants/${b.name}/devices/${mac(1)}`)).body as DeviceDetail;
+      assert.equal(detail.name, 'b-one');
+      assert.equal(detail.firmware_version, '9.9');
+      assert.deepEqual(
+        detail.groups.map((g) => g.name),
+        ['b-group'],
+      );
+      assert.deepEqual(detail.rollouts, []);
+    });
+
+    it('answers 404 for a mac only another tenant has, as for an absent one', async () => {
+      const foreign = await op.get(`/tenants/${a.name}/devices/${mac(99)}`);
+      assert.deepEqual({ status: foreign.status, body: foreign.body }, { status: 404, body: { message: `Device "${mac(99)}" not found` } });
+      assert.ok(!foreign.text.includes('b-only'));
+      const absent = await op.get(`/tenants/${a.name}/devices/${mac(98)}`);
+      assert.deepEqual(absent.body, { message: `Device "${mac(98)}" not found` });
+    });
+
+    it('answers 400 for a mac that is not a hardware address, and 404 for an unknown tenant', async () => {
+      const bad = await op.get(`/tenants/${a.name}/devices/not-a-mac`);
+      assert.equal(bad.status, 400);
+      assert.match((bad.body as { message: string }).message, /^mac must be a hardware address/);
+      assert.deepEqual((await op.get(`/tenants/nosuch/devices/${mac(1)}`)).body, { message: 'Tenant "nosuch" not found' });
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { deviceSignature } from '#src/auth/signature.js';
+import { request, type Answer, type TestApp } from './harness.js';
+
+/** An operator API client: every request carries `Authorization: Bearer <operator token>`. */
+export interface OperatorClient {
+  get(path: string): Promise<Answer>;
+  post(path: string, body?: unknown): Promise<Answer>;
+}
+
+/** Speaks to `app`'s operator listener (OPERATOR_URL) with `bearer`. */
+export function operatorClient(app: TestApp, bearer: string): OperatorClient {
+  return {
+    get: (path) => request('GET', `${app.urls.operator}${path}`, { bearer }),
+    post: (path, body) => request('POST', `${app.urls.operator}${path}`, { bearer, body }),
+  };
+}
+
+let lastTimestamp = 0;
+
+/**
+ * A device login as field devices sign it (CONTRACT.md §1): returns the whole answer, so tests
+ * can see refusals. Each call uses a fresh timestamp near the app's clock.
+ */
+export function deviceLogin(app: TestApp, customerKey: string, deviceKey: string): Promise<Answer> {
+  lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(app.clock.now() / 1000) - 200);
+  const timestamp = lastTimestamp;
+  return request('POST', `${app.urls.auth}/auth/login`, {
+    body: { device_key: deviceKey, timestamp, device_signature: deviceSignature(customerKey, String(timestamp), deviceKey) },
+  });
+}
+
+/** What a CLI run ended with. */
+export interface CliOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The root of this checkout (the compiled file is `dist/test/support/`): the CLI runs from there. */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Runs the built `firmledger` CLI as a real process on `dataDir`; never throws on exit codes. */
+export async function runCli(dataDir: string, ...args: string[]): Promise<CliOutcome> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], DATA_DIR: dataDir };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/firmledger.js', ...args], {
+      cwd: ROOT,
+      env,
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw error;
+    return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}

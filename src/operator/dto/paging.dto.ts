@@ -5,21 +5,25 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;
 
-/** `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50). */
+/**
+ * `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50).
+ * class-validator checks the lowest decorator first and stops there, so a non-number is named as
+ * such before the bounds are checked.
+ */
 export class PageQuery {
   @ApiPropertyOptional({ description: '1-based page number', example: 1, default: 1, minimum: 1 })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'page must be a whole number' })
   @Min(1, { message: 'page must be at least 1' })
+  @IsInt({ message: 'page must be a whole number' })
   page: number = 1;
 
   @ApiPropertyOptional({ description: 'items per page', example: 50, default: 50, minimum: 1, maximum: MAX_PER_PAGE })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'per_page must be a whole number' })
-  @Min(1, { message: 'per_page must be at least 1' })
   @Max(MAX_PER_PAGE, { message: `per_page must be at most ${MAX_PER_PAGE}` })
+  @Min(1, { message: 'per_page must be at least 1' })
+  @IsInt({ message: 'per_page must be a whole number' })
   per_page: number = 50;
 
   /** Rows to skip for this page. */

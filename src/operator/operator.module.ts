@@ -4,6 +4,7 @@ import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
+import { OperatorFirmwareController } from './firmware.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 
 /**
@@ -12,6 +13,6 @@ import { OperatorTokenModule } from './operator-token.module.js';
  */
 @Module({
   imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
-  controllers: [],
+  controllers: [OperatorFirmwareController],
 })
 export class OperatorModule {}

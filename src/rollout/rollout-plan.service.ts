@@ -5,7 +5,7 @@ import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { transition, type RolloutAction } from './rollout-lifecycle.js';
-import type { Rollout } from './rollout.entity.js';
+import type { Rollout, RolloutStatus } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
 
 /** What an operator plans. */
@@ -113,6 +113,15 @@ export class RolloutPlanService {
 
   async list(tenantId: number): Promise<RolloutView[]> {
     return Promise.all((await this.rollouts.listRollouts(tenantId)).map((r) => this.view(r)));
+  }
+
+  /** One page of the tenant's rollouts (of one status, if given), oldest first, with progress, and their total. */
+  async page(
+    tenantId: number,
+    page: { status?: RolloutStatus; offset: number; limit: number },
+  ): Promise<{ items: RolloutView[]; total: number }> {
+    const [rows, total] = await this.rollouts.pageRollouts(tenantId, page.status, page.offset, page.limit);
+    return { items: await Promise.all(rows.map((r) => this.view(r))), total };
   }
 
   /** @throws NotFoundException for another tenant's or an unknown rollout. */

@@ -6,6 +6,7 @@ import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { OperatorFirmwareController } from './firmware.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
+import { OperatorRolloutController } from './rollout.controller.js';
 
 /**
  * The operator REST API under `OPERATOR_URL` (CONTRACT.md §9): thin controllers over the same
@@ -13,6 +14,6 @@ import { OperatorTokenModule } from './operator-token.module.js';
  */
 @Module({
   imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
-  controllers: [OperatorFirmwareController],
+  controllers: [OperatorFirmwareController, OperatorRolloutController],
 })
 export class OperatorModule {}

@@ -102,13 +102,18 @@ export class RolloutPlanService {
     return this.view(rollout);
   }
 
-  /** Finishes a rollout once every targeted device has reported success (inside the report's transaction). */
+  /**
+   * Finishes a rollout once every targeted device has reported success (inside the report's
+   * transaction). The state is read again in that transaction: a rollout cancelled after the
+   * report looked it up stays cancelled.
+   */
   async finishIfComplete(manager: EntityManager, rollout: Rollout): Promise<void> {
-    if (!transition(rollout.status, 'finish')) return;
-    const { targeted, updated } = await this.rollouts.progress(rollout, manager);
+    const current = await this.rollouts.findRollout(rollout.tenantId, rollout.id, manager);
+    if (!current || !transition(current.status, 'finish')) return;
+    const { targeted, updated } = await this.rollouts.progress(current, manager);
     if (updated < targeted) return;
-    await this.rollouts.setStatus(manager, rollout.id, 'finished');
-    await this.record(manager, { ...rollout, status: 'finished' }, 'rollout.finished');
+    await this.rollouts.setStatus(manager, current.id, 'finished');
+    await this.record(manager, { ...current, status: 'finished' }, 'rollout.finished');
   }
 
   async list(tenantId: number): Promise<RolloutView[]> {

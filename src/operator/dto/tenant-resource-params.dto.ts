@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
 /** `:tenant` and `:id` of an operator path such as `/tenants/:tenant/rollouts/:id`. */
@@ -10,7 +10,8 @@ export class TenantResourceParams {
 
   // class-validator checks the lowest decorator first (and stops there): whole number, then bounds.
   @ApiProperty({ description: 'id of the resource (decimal digits)', example: 1, minimum: 1 })
-  @Type(() => Number)
+  // Decimal digits only: `1e3`, `0x10` or ` 7` are not ids.
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : NaN))
   @Max(Number.MAX_SAFE_INTEGER, { message: 'id is too large' })
   @Min(1, { message: 'id must be at least 1' })
   @IsInt({ message: 'id must be a whole number' })

@@ -44,8 +44,9 @@ export class OperatorFirmwareController {
 
   /**
    * `POST /tenants/:tenant/firmware?version=&device_type=` with the binary as an
-   * `application/octet-stream` body (with `Content-Length` or chunked). The body is streamed into
-   * storage while md5, sha256, size and the CID are computed; it is never held whole in memory.
+   * `application/octet-stream` body (with `Content-Length` or chunked). The body is streamed to
+   * storage (then md5, sha256, size and the CID are computed from the stored file); it is never
+   * held whole in memory.
    * → 201 {@link FirmwareResponse}; 400 missing/invalid `version` or `device_type`, or an empty
    * body; 404 unknown tenant; 409 version already published for the type; 413 over
    * `FIRMWARE_MAX_BYTES` (a declared `Content-Length` at once, a chunked body as soon as it

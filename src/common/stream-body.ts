@@ -110,6 +110,9 @@ export function requestBodyStream(raw: IncomingMessage): Readable {
       callback(error);
     },
   });
+  // A client may go away before anyone reads the body (while the guard or a lookup runs): the error
+  // is kept on the stream for a later reader, never thrown as an unhandled 'error' event.
+  body.on('error', () => undefined);
   raw.on('data', onData);
   raw.on('end', onEnd);
   raw.on('error', onAbort);

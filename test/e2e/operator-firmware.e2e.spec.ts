@@ -423,6 +423,37 @@ describe('operator API: firmware (CONTRACT.md §9)', () => {
       });
     });
 
+    it('survives clients that go away mid-upload, before or while the body is read, and keeps nothing of them', async () => {
+      const before = await state(acme);
+      const target = url('/tenants/fw-acme/firmware?version=9.0.0&device_type=ESP32');
+      const gone: Promise<void>[] = [];
+      for (let i = 0; i < 10; i++) {
+        // Declared 512 KiB, 1 KiB sent, then the socket is destroyed: mostly while the token is checked.
+        const req = httpRequest(target, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${bearer}`, ...OCTETS, 'content-length': String(512 * KIB) },
+        });
+        gone.push(new Promise((done) => req.on('close', () => done())));
+        req.on('error', () => undefined);
+        req.write(randomBytes(KIB));
+        setTimeout(() => req.destroy(), i);
+      }
+      // Chunked, 600 KiB sent (the service is reading by then), then the socket is destroyed.
+      const reading = httpRequest(target, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, ...OCTETS } });
+      gone.push(new Promise((done) => reading.on('close', () => done())));
+      reading.on('error', () => undefined);
+      for (const chunk of chunksOf(600 * KIB)) reading.write(chunk);
+      setTimeout(() => reading.destroy(), 200);
+      await Promise.all(gone);
+      // The server cleans up on its own schedule: wait (bounded) until no temporary file is left.
+      for (let waited = 0; (await artifacts()).some((name) => name.startsWith('.')) && waited < 5000; waited += 50) {
+        await new Promise((tick) => setTimeout(tick, 50));
+      }
+      await assertNothingLeft(acme, before);
+      const after = await upload('fw-acme', '?version=9.0.0&device_type=ESP32', Buffer.from('9.0.0'));
+      assert.equal(after.status, 201, after.text);
+    });
+
     it('answers 401 without a valid operator token, and 404 for an unknown tenant', async () => {
       const before = await state(acme);
       const anonymous = await request('POST', url('/tenants/fw-acme/firmware?version=8.0.0&device_type=ESP32'), {

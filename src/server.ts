@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import type { Clock } from './common/clock.js';
 import { answerFrameworkError } from './common/http-error.filter.js';
 import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-body.js';
+import { installStreamBodyParser } from './common/stream-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { planListeners } from './listeners/listener-plan.js';
 import { ListenerRouting } from './listeners/listener-routing.js';
@@ -68,6 +69,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const app = await builder;
   const fastify = app.getHttpAdapter().getInstance();
   installJsonBodyParser(fastify);
+  installStreamBodyParser(fastify);
   routing.install(fastify);
   installRequestObserver(fastify, {
     logger,

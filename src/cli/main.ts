@@ -169,7 +169,8 @@ firmware
     return run(
       async (get) =>
         get(FirmwareService).publish(
-          { tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type },
+          // The service applies FIRMWARE_MAX_BYTES: a file over it is refused before it is read.
+          { tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type, declaredBytes: statSync(file).size },
           createReadStream(file),
         ),
       !!o.json,

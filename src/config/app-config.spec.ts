@@ -133,4 +133,14 @@ describe(loadConfig.name, () => {
       );
     });
   });
+
+  describe('FIRMWARE_MAX_BYTES (CONTRACT.md §9 firmware upload)', () => {
+    it('defaults to 64 MiB', () => assert.equal(loadConfig({}).firmwareMaxBytes, 67_108_864));
+
+    it('reads a whole number of bytes', () => assert.equal(loadConfig({ FIRMWARE_MAX_BYTES: '1048576' }).firmwareMaxBytes, 1_048_576));
+
+    for (const value of ['0', '-1', '1.5', '64MiB', '1e6', String(16 * 1024 ** 3 + 1)]) {
+      it(`refuses ${JSON.stringify(value)} naming the variable`, () => assertRefused({ FIRMWARE_MAX_BYTES: value }, 'FIRMWARE_MAX_BYTES'));
+    }
+  });
 });

@@ -33,6 +33,11 @@ export interface AppConfig {
    * searches the system locations of GNU Unifont.
    */
   reportFallbackFonts: string[] | undefined;
+  /**
+   * Largest firmware binary accepted by an upload or `firmware publish`, bytes (CONTRACT.md §9;
+   * over it: 413). Default 64 MiB.
+   */
+  firmwareMaxBytes: number;
 }
 
 export type ComponentName = 'auth' | 'vc' | 'bc' | 'operator';
@@ -68,7 +73,11 @@ export const ENVIRONMENT: readonly Variable[] = [
     default: '(GNU Unifont from the system, e.g. Debian fonts-unifont)',
     description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',
   },
+  { name: 'FIRMWARE_MAX_BYTES', default: '67108864', description: 'Largest firmware binary an upload or publish accepts, bytes (64 MiB)' },
 ];
+
+/** Upper bound of `FIRMWARE_MAX_BYTES`: 16 GiB, bytes. */
+const MAX_FIRMWARE_MAX_BYTES = 16 * 1024 ** 3;
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -116,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .map((path) => path.trim())
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
+    firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', get('FIRMWARE_MAX_BYTES') ?? fallback('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
   };
 }
 

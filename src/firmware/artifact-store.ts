@@ -23,7 +23,9 @@ export class ArtifactStore {
 
   /**
    * Streams `source` to a temporary file, computes its digests, then moves it under its CID.
-   * @param maxBytes larger sources are rejected with {@link ArtifactTooLarge} and leave nothing behind.
+   * @param maxBytes larger sources are rejected with {@link ArtifactTooLarge} as soon as they
+   *   cross it, and leave nothing behind.
+   * @throws ArtifactEmpty for a source without a byte (nothing is stored).
    */
   async put(source: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<FirmwareDigests> {
     await mkdir(this.dir, { recursive: true });
@@ -41,6 +43,7 @@ export class ArtifactStore {
         },
         createWriteStream(temp, { flags: 'wx' }),
       );
+      if (size === 0) throw new ArtifactEmpty();
       const digests = await computeDigests(createReadStream(temp));
       await rename(temp, this.pathOf(digests.cid));
       return digests;
@@ -73,5 +76,12 @@ export class ArtifactStore {
 export class ArtifactTooLarge extends Error {
   constructor(readonly maxBytes: number) {
     super(`firmware is larger than ${maxBytes} bytes`);
+  }
+}
+
+/** A binary without a byte. */
+export class ArtifactEmpty extends Error {
+  constructor() {
+    super('firmware binary is empty');
   }
 }

@@ -25,6 +25,11 @@ export class FirmwareRepository {
     return this.dataSource.getRepository(Firmware).findOneBy({ tenantId, deviceType, version });
   }
 
+  /** Rows `offset`..`offset + limit` of the tenant's firmware by id, and the tenant's total. */
+  page(tenantId: number, offset: number, limit: number): Promise<[Firmware[], number]> {
+    return this.dataSource.getRepository(Firmware).findAndCount({ where: { tenantId }, order: { id: 'ASC' }, skip: offset, take: limit });
+  }
+
   list(tenantId: number): Promise<Firmware[]> {
     return this.dataSource.getRepository(Firmware).find({ where: { tenantId }, order: { id: 'ASC' } });
   }

@@ -1,15 +1,23 @@
-import { ConflictException, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { Clock } from '#src/common/clock.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import type { AppConfig } from '#src/config/app-config.js';
+import { APP_CONFIG } from '#src/config/config.module.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
-import { ArtifactStore, ArtifactTooLarge } from './artifact-store.js';
+import { ArtifactEmpty, ArtifactStore, ArtifactTooLarge } from './artifact-store.js';
 import type { Firmware } from './firmware.entity.js';
 import { FirmwareRepository } from './firmware.repository.js';
 
 /** 404 text of firmware lookups and downloads (CONTRACT.md §7). */
 export const FIRMWARE_NOT_FOUND = 'Firmware not found';
+
+/** 400 text of publishing a binary without a byte. */
+export const FIRMWARE_EMPTY = 'Firmware binary is empty';
+
+/** 413 text of publishing a binary over `FIRMWARE_MAX_BYTES`. */
+export const firmwareTooLarge = (maxBytes: number): string => `Firmware binary is larger than ${maxBytes} bytes (FIRMWARE_MAX_BYTES)`;
 
 /** What publishing needs besides the bytes. */
 export interface PublishFirmware {
@@ -18,8 +26,11 @@ export interface PublishFirmware {
   version: string;
   /** Device type it is built for, e.g. `ESP32`. */
   deviceType: string;
-  /** Largest accepted binary, bytes. */
-  maxBytes?: number;
+  /**
+   * Size the sender announced, bytes (an HTTP `Content-Length`, a file's size): over the limit,
+   * publishing is refused before a byte is read.
+   */
+  declaredBytes?: number;
 }
 
 /** A firmware as operators see it. */
@@ -43,20 +54,35 @@ export class FirmwareService {
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Publishes a binary: stores the bytes by CID, records md5/sha256/size/CID and appends
-   * `firmware.published` to the ledger in the same transaction.
-   * @throws ConflictException when the tenant already published this version for this type.
-   * @throws PayloadTooLargeException over `maxBytes`.
+   * Publishes a binary: streams the bytes to storage by CID (never whole in memory), records
+   * md5/sha256/size/CID and appends `firmware.published` to the ledger in the same transaction.
+   * The size limit is `FIRMWARE_MAX_BYTES` for every caller (operator API and CLI). A refused
+   * binary leaves nothing behind: no stored bytes, no firmware record, no ledger entry.
+   * @throws PayloadTooLargeException when `declaredBytes` is over the limit (before reading) or
+   *   as soon as the bytes read cross it.
+   * @throws ConflictException when the tenant already published this version for this type
+   *   (checked before reading, and again by the unique index).
+   * @throws BadRequestException `Firmware binary is empty` for a stream without a byte; any error
+   *   of the stream itself is passed on.
    */
   async publish(request: PublishFirmware, bytes: Readable): Promise<FirmwareView> {
+    const maxBytes = this.config.firmwareMaxBytes;
+    if (request.declaredBytes !== undefined && request.declaredBytes > maxBytes) {
+      throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
+    }
+    if (await this.firmware.findByVersion(request.tenantId, request.deviceType, request.version)) {
+      throw new ConflictException(alreadyPublished(request));
+    }
     let digests;
     try {
-      digests = await this.artifacts.put(bytes, request.maxBytes);
+      digests = await this.artifacts.put(bytes, maxBytes);
     } catch (error) {
-      if (error instanceof ArtifactTooLarge) throw new PayloadTooLargeException(error.message);
+      if (error instanceof ArtifactTooLarge) throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
+      if (error instanceof ArtifactEmpty) throw new BadRequestException(FIRMWARE_EMPTY);
       throw error;
     }
     try {
@@ -87,7 +113,7 @@ export class FirmwareService {
       return toView(firmware);
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new ConflictException(`Firmware ${request.version} for ${request.deviceType} is already published`);
+        throw new ConflictException(alreadyPublished(request));
       }
       throw error;
     }
@@ -95,6 +121,20 @@ export class FirmwareService {
 
   async list(tenantId: number): Promise<FirmwareView[]> {
     return (await this.firmware.list(tenantId)).map(toView);
+  }
+
+  /** One page of the tenant's firmware, oldest first, and how many there are in all. */
+  async page(tenantId: number, page: { offset: number; limit: number }): Promise<{ items: FirmwareView[]; total: number }> {
+    const [rows, total] = await this.firmware.page(tenantId, page.offset, page.limit);
+    return { items: rows.map(toView), total };
+  }
+
+  /**
+   * A firmware of the tenant by id, as operators see it.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async get(tenantId: number, id: number): Promise<FirmwareView> {
+    return toView(await this.require(tenantId, id));
   }
 
   /**
@@ -122,6 +162,10 @@ export class FirmwareService {
     if (size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
     return { cid, size };
   }
+}
+
+function alreadyPublished(request: PublishFirmware): string {
+  return `Firmware ${request.version} for ${request.deviceType} is already published`;
 }
 
 function toView(f: Firmware): FirmwareView {

@@ -8,7 +8,9 @@ import { DeviceKeysController } from './device-keys.controller.js';
 import { DevicesController } from './devices.controller.js';
 import { GroupsController } from './groups.controller.js';
 import { LedgerController } from './ledger.controller.js';
+import { OperatorFirmwareController } from './firmware.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
+import { OperatorRolloutController } from './rollout.controller.js';
 import { TenantsController } from './tenants.controller.js';
 
 /**
@@ -18,12 +20,13 @@ import { TenantsController } from './tenants.controller.js';
 @Module({
   imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
   controllers: [
-    // engineer A: tenants, device keys, devices, groups, ledger
     TenantsController,
     DeviceKeysController,
     DevicesController,
     GroupsController,
     LedgerController,
+    OperatorFirmwareController,
+    OperatorRolloutController,
   ],
 })
 export class OperatorModule {}

@@ -5,7 +5,7 @@ import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { transition, type RolloutAction } from './rollout-lifecycle.js';
-import type { Rollout } from './rollout.entity.js';
+import type { Rollout, RolloutStatus } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
 
 /** What an operator plans. */
@@ -102,17 +102,31 @@ export class RolloutPlanService {
     return this.view(rollout);
   }
 
-  /** Finishes a rollout once every targeted device has reported success (inside the report's transaction). */
+  /**
+   * Finishes a rollout once every targeted device has reported success (inside the report's
+   * transaction). The state is read again in that transaction: a rollout cancelled after the
+   * report looked it up stays cancelled.
+   */
   async finishIfComplete(manager: EntityManager, rollout: Rollout): Promise<void> {
-    if (!transition(rollout.status, 'finish')) return;
-    const { targeted, updated } = await this.rollouts.progress(rollout, manager);
+    const current = await this.rollouts.findRollout(rollout.tenantId, rollout.id, manager);
+    if (!current || !transition(current.status, 'finish')) return;
+    const { targeted, updated } = await this.rollouts.progress(current, manager);
     if (updated < targeted) return;
-    await this.rollouts.setStatus(manager, rollout.id, 'finished');
-    await this.record(manager, { ...rollout, status: 'finished' }, 'rollout.finished');
+    await this.rollouts.setStatus(manager, current.id, 'finished');
+    await this.record(manager, { ...current, status: 'finished' }, 'rollout.finished');
   }
 
   async list(tenantId: number): Promise<RolloutView[]> {
     return Promise.all((await this.rollouts.listRollouts(tenantId)).map((r) => this.view(r)));
+  }
+
+  /** One page of the tenant's rollouts (of one status, if given), oldest first, with progress, and their total. */
+  async page(
+    tenantId: number,
+    page: { status?: RolloutStatus; offset: number; limit: number },
+  ): Promise<{ items: RolloutView[]; total: number }> {
+    const [rows, total] = await this.rollouts.pageRollouts(tenantId, page.status, page.offset, page.limit);
+    return { items: await Promise.all(rows.map((r) => this.view(r))), total };
   }
 
   /** @throws NotFoundException for another tenant's or an unknown rollout. */

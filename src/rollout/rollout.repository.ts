@@ -74,6 +74,13 @@ export class RolloutRepository {
     return manager.findOneBy(Rollout, { tenantId, id });
   }
 
+  /** Rows `offset`..`offset + limit` of the tenant's rollouts by id (of one status, if given), and their total. */
+  pageRollouts(tenantId: number, status: RolloutStatus | undefined, offset: number, limit: number): Promise<[Rollout[], number]> {
+    return this.dataSource
+      .getRepository(Rollout)
+      .findAndCount({ where: status ? { tenantId, status } : { tenantId }, order: { id: 'ASC' }, skip: offset, take: limit });
+  }
+
   listRollouts(tenantId: number): Promise<Rollout[]> {
     return this.dataSource.getRepository(Rollout).find({ where: { tenantId }, order: { id: 'ASC' } });
   }

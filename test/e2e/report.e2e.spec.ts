@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { existsSync } from 'node:fs';
+import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
 import { pdfText } from '../support/pdf-text.js';
 
@@ -163,7 +165,9 @@ describe('device reports (CONTRACT.md §6)', () => {
       }
     });
 
-    it('renders a CJK device name', async () => {
+    // Without GNU Unifont the server draws such names blank, as the README says; skip visibly then, as the unit specs do.
+    const unifont = UNIFONT_SYSTEM_PATHS.some((path) => existsSync(path));
+    it('renders a CJK device name', { skip: unifont ? false : 'GNU Unifont missing (apt-get install fonts-unifont)' }, async () => {
       const cjk = await app.createTenant('CJK Report Tenant');
       const cjkToken = await app.login(cjk);
       const name = '温度センサー 一号機';

@@ -5,7 +5,11 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;
 
-/** `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50). */
+/**
+ * `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50).
+ * class-validator checks the lowest decorator first and stops there, so a non-number is named as
+ * such before the bounds are checked.
+ */
 export class PageQuery {
   @ApiPropertyOptional({ description: '1-based page number', example: 1, default: 1, minimum: 1 })
   @IsOptional()

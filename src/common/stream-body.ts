@@ -1,0 +1,134 @@
+import { BadRequestException, UnsupportedMediaTypeException, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** The one media type a streamed body may have. */
+export const STREAM_MEDIA_TYPE = 'application/octet-stream';
+
+/** Texts of the streamed-body errors (CONTRACT.md §3 shapes, §9 firmware upload). */
+export const StreamBodyMessages = {
+  unsupportedMediaType: `Body must be ${STREAM_MEDIA_TYPE}`,
+  interrupted: 'Body ended before it was complete',
+} as const;
+
+/** Route config key that marks a route as taking a streamed body. */
+const STREAM_BODY = 'firmledgerStreamBody';
+
+/**
+ * Marks a route as taking a streamed `application/octet-stream` body (any size; the handler
+ * decides the limit while reading). Every other route keeps the JSON-only parser of
+ * `installJsonBodyParser`: 16 KiB, 415 for other media types.
+ */
+export const StreamBody = (): MethodDecorator => RouteConfig({ [STREAM_BODY]: true });
+
+/**
+ * The body of a {@link StreamBody} route as a stream, nothing of it read yet; an empty stream
+ * when the request had no body. Not run through the validation pipe.
+ */
+export const BodyStream = createParamDecorator((_data: unknown, context: ExecutionContext): Readable => {
+  const body = context.switchToHttp().getRequest<FastifyRequest>().body;
+  return body instanceof Readable ? body : Readable.from([]);
+});
+
+/**
+ * Lets {@link StreamBody} routes receive `application/octet-stream` bodies as streams
+ * (call after `installJsonBodyParser`, before the routes are registered):
+ *
+ * - the `application/octet-stream` parser hands such a route a {@link requestBodyStream} of
+ *   the request without reading it; on any other route it answers 415 as if there were no
+ *   parser (the JSON-only rule and its message stay as they are);
+ * - a stream route refuses a body of any other media type with 415 `Body must be
+ *   application/octet-stream` before a parser reads a byte of it;
+ * - a stream route's answer carries `Connection: close` whenever the body was not read to its
+ *   end (an auth failure, a 413 on the declared length or mid-stream), so the server never
+ *   reads the rest of an upload it has refused.
+ */
+export function installStreamBodyParser(fastify: FastifyInstance): void {
+  fastify.addContentTypeParser(STREAM_MEDIA_TYPE, (request, payload, done) => {
+    if (isStreamRoute(request)) return done(null, requestBodyStream(payload));
+    if (request.is404) return done(null, undefined);
+    done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE());
+  });
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if ((route.config as Record<string, unknown> | undefined)?.[STREAM_BODY] !== true) return;
+    route.preParsing = [
+      ...asArray(route.preParsing),
+      (request, _reply, payload, done) => {
+        const type = request.headers['content-type'];
+        const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+        if (type === undefined ? hasBody : mediaTypeOf(type) !== STREAM_MEDIA_TYPE) {
+          return done(new UnsupportedMediaTypeException(StreamBodyMessages.unsupportedMediaType));
+        }
+        done(null, payload);
+      },
+    ];
+    route.onSend = [
+      ...asArray(route.onSend),
+      (request, reply, payload, done) => {
+        if (!request.raw.complete) void reply.header('connection', 'close');
+        done(null, payload);
+      },
+    ];
+  });
+}
+
+/**
+ * Wraps a request so a handler can read its body as a stream, or abandon it: destroying the
+ * wrapper (a size limit crossed mid-stream) stops delivering bytes but leaves the socket open,
+ * so the error answer still reaches the client; the rest of the body is read and discarded
+ * until that answer (with `Connection: close`) ends the connection. Nothing is read before the
+ * wrapper is read. A client that goes away mid-body destroys the wrapper with a 400.
+ */
+export function requestBodyStream(raw: IncomingMessage): Readable {
+  raw.pause();
+  let ended = false;
+  const onData = (chunk: Buffer): void => {
+    if (!body.push(chunk)) raw.pause();
+  };
+  const onEnd = (): void => {
+    ended = true;
+    detach();
+    body.push(null);
+  };
+  const onAbort = (): void => {
+    if (!ended) body.destroy(new BadRequestException(StreamBodyMessages.interrupted));
+  };
+  const detach = (): void => {
+    raw.off('data', onData);
+    raw.off('end', onEnd);
+    raw.off('error', onAbort);
+    raw.off('close', onAbort);
+  };
+  const body = new Readable({
+    read: () => void raw.resume(),
+    destroy: (error, callback) => {
+      detach();
+      // Discard what is still on its way; the answer closes the connection.
+      if (!ended && !raw.destroyed) raw.resume();
+      callback(error);
+    },
+  });
+  // A client may go away before anyone reads the body (while the guard or a lookup runs): the error
+  // is kept on the stream for a later reader, never thrown as an unhandled 'error' event.
+  body.on('error', () => undefined);
+  raw.on('data', onData);
+  raw.on('end', onEnd);
+  raw.on('error', onAbort);
+  raw.on('close', onAbort);
+  return body;
+}
+
+function isStreamRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[STREAM_BODY] === true;
+}
+
+/** `Application/Octet-Stream; x=y` → `application/octet-stream`. */
+function mediaTypeOf(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase();
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}

@@ -1,0 +1,93 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsString, Length, Matches } from 'class-validator';
+import type { FirmwareView } from '#src/firmware/firmware.service.js';
+import { PageMeta } from './paging.dto.js';
+
+/** Text without control characters (C0, DEL, C1). */
+const NO_CONTROL = /^[^\p{Cc}]*$/u;
+
+/**
+ * `?version=&device_type=` of `POST /tenants/:tenant/firmware` (CONTRACT.md §9). class-validator
+ * checks the lowest decorator of a field first and stops at the first failure.
+ */
+export class UploadFirmwareQuery {
+  /** Version the binary is, as devices will report it (CONTRACT.md §6: 1 to 64 printable characters). */
+  @ApiProperty({ description: 'firmware version, 1 to 64 printable characters', example: '1.2.0', minLength: 1, maxLength: 64 })
+  @Matches(NO_CONTROL, { message: 'version must be printable characters' })
+  @Length(1, 64, { message: 'version must be 1 to 64 characters' })
+  @IsString({ message: 'version must be a string' })
+  @IsDefined({ message: 'version is required' })
+  version: string;
+
+  /** Device type (`dType` of device keys) the binary is built for. */
+  @ApiProperty({ description: 'device type the binary is built for (dType)', example: 'ESP32', minLength: 1, maxLength: 64 })
+  @Matches(NO_CONTROL, { message: 'device_type must be printable characters' })
+  @Length(1, 64, { message: 'device_type must be 1 to 64 characters' })
+  @IsString({ message: 'device_type must be a string' })
+  @IsDefined({ message: 'device_type is required' })
+  device_type: string;
+}
+
+/** A published firmware (CONTRACT.md §7, §9): digests of the stored binary. */
+export class FirmwareResponse {
+  @ApiProperty({ description: 'firmware id (the `firmware_id` of rollouts and `fwId` of ledger lookups)', example: 1 })
+  id: number;
+
+  @ApiProperty({ description: 'firmware version', example: '1.2.0' })
+  version: string;
+
+  @ApiProperty({ description: 'device type the binary is built for', example: 'ESP32' })
+  device_type: string;
+
+  @ApiProperty({ description: 'size of the binary, bytes', example: 12 })
+  size: number;
+
+  @ApiProperty({ description: 'lowercase hex MD5 of the binary (the ledger `md`)', example: '6f5902ac237024bdd0c176cb93063dc4' })
+  md5: string;
+
+  @ApiProperty({
+    description: 'lowercase hex SHA-256 of the binary',
+    example: 'a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447',
+  })
+  sha256: string;
+
+  @ApiProperty({
+    description: 'CIDv0 that `ipfs add` with its defaults gives the binary; devices download it from {vc_url}/ipfs/{cid}',
+    example: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o',
+  })
+  cid: string;
+
+  @ApiProperty({ description: 'when it was published, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
+  created_at: string;
+}
+
+const FIRMWARE_EXAMPLE: FirmwareResponse = {
+  id: 1,
+  version: '1.2.0',
+  device_type: 'ESP32',
+  size: 12,
+  md5: '6f5902ac237024bdd0c176cb93063dc4',
+  sha256: 'a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447',
+  cid: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o',
+  created_at: '2026-11-21T10:00:00.000Z',
+};
+
+/** One page of `GET /tenants/:tenant/firmware`, oldest first. */
+export class FirmwarePage extends PageMeta {
+  @ApiProperty({ description: 'firmware of this page, by id', type: [FirmwareResponse], example: [FIRMWARE_EXAMPLE] })
+  items: FirmwareResponse[];
+}
+
+/** The wire shape of a firmware view. */
+export function firmwareResponse(view: FirmwareView): FirmwareResponse {
+  return {
+    id: view.id,
+    version: view.version,
+    device_type: view.deviceType,
+    size: view.size,
+    md5: view.md5,
+    sha256: view.sha256,
+    cid: view.cid,
+    created_at: view.createdAt,
+  };
+}

@@ -25,6 +25,9 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A single path parameter reaches its own pipe (MacParamPipe, IdParamPipe...) as the text it
+    // was sent as: ValidationPipe would turn `1e3` into 1000 before that pipe could refuse it.
+    if (metadata.type === 'param' && metadata.data !== undefined) return value;
     if (metadata.type === 'body') {
       if (value === MALFORMED_JSON) throw new BadRequestException(ErrorMessages.malformedJson);
       if (metadata.metatype && metadata.metatype !== Object && (value === undefined || value === null)) {

@@ -59,6 +59,14 @@ describe('server process', () => {
     });
   }
 
+  it('refuses to start when Redis at REDIS_URL cannot be reached, without repeating the URL', async () => {
+    const { child, output } = startMain({ REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/0', DATA_DIR: join(dir, 'no-redis') }, dir);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.notEqual(code, 0);
+    assert.match(output(), /Redis at REDIS_URL is not reachable/);
+    assert.doesNotMatch(output(), /s3cret-pw/);
+  });
+
   it(`starts on ${TEST_ENGINE === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'SQLite under DATA_DIR'} with migrations, serves, and exits 0 on SIGTERM`, async () => {
     const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const database = await createTestDatabase();

@@ -87,8 +87,8 @@ async function startServerProcess(env: Record<string, string>): Promise<ServerPr
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const started = { child, ports, output: () => output };
   for (const port of Object.values(ports)) await waitForPort(port, () => `server exited ${String(child.exitCode)}: ${output}`);
   return started;
@@ -154,8 +154,8 @@ http {
   const child = spawn(binary, ['-p', dir, '-e', join(dir, 'logs', 'error.log'), '-c', conf, '-g', 'daemon off;'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   for (const ports of Object.values(front)) {
     for (const port of Object.values(ports)) await waitForPort(port, () => `nginx exited ${String(child.exitCode)}: ${errors}`);
   }

@@ -1,27 +1,36 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
+import type { Redis } from 'ioredis';
 import { createSecretKey } from 'node:crypto';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
+import { Clock } from '#src/common/clock.js';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
+import { UnitOfWork } from '#src/database/unit-of-work.js';
+import { REDIS, RedisModule } from '#src/redis/redis.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { DeviceTokenGuard } from './device-token.guard.js';
 import { DeviceTokenService } from './device-token.service.js';
 import { LoginNonceRepository } from './login-nonce.repository.js';
-import { LoginRateLimitStorage } from './login-rate-limit.storage.js';
+import { DatabaseLoginRateLimitStorage, LoginRateLimitStorage } from './login-rate-limit.storage.js';
 import { LoginThrottlerGuard } from './login-throttler.guard.js';
+import { RedisLoginRateLimitStorage } from './redis-login-rate-limit.storage.js';
+import { RedisReplayStore, ReplayStore } from './replay-store.js';
 
 /**
  * Device login, device tokens and the guard of device endpoints (CONTRACT.md §4).
+ * Login rate-limit counters and the replay store are in Redis when `REDIS_URL` is set, else in
+ * the database; either way every instance shares them.
  * The JWT secret is handed to @nestjs/jwt as a KeyObject built once here: with a plain string
  * its underlying library rebuilds a key on every verify, about 50 times slower.
  */
 @Module({
   imports: [
     TenantModule,
+    RedisModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
@@ -40,7 +49,24 @@ import { LoginThrottlerGuard } from './login-throttler.guard.js';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, DeviceTokenService, DeviceTokenGuard, LoginNonceRepository, LoginRateLimitStorage, LoginThrottlerGuard],
+  providers: [
+    AuthService,
+    DeviceTokenService,
+    DeviceTokenGuard,
+    LoginThrottlerGuard,
+    {
+      provide: LoginRateLimitStorage,
+      inject: [REDIS, APP_CONFIG, UnitOfWork, Clock],
+      useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork, clock: Clock): LoginRateLimitStorage =>
+        redis ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock) : new DatabaseLoginRateLimitStorage(unitOfWork, clock),
+    },
+    {
+      provide: ReplayStore,
+      inject: [REDIS, APP_CONFIG, UnitOfWork],
+      useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork): ReplayStore =>
+        redis ? new RedisReplayStore(redis, config.redisKeyPrefix) : new LoginNonceRepository(unitOfWork),
+    },
+  ],
   exports: [DeviceTokenService, DeviceTokenGuard],
 })
 export class AuthModule {}

@@ -7,7 +7,7 @@ import { LoginMetrics, type LoginOutcome } from '#src/metrics/login-metrics.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
 import { DeviceTokenService } from './device-token.service.js';
 import type { LoginDto, LoginResponse } from './dto/login.dto.js';
-import { LoginNonceRepository } from './login-nonce.repository.js';
+import { ReplayStore } from './replay-store.js';
 import { deviceSignature, signatureMatches } from './signature.js';
 
 /** The one 401 text of login, whatever the reason (CONTRACT.md §4: no oracle). */
@@ -23,7 +23,7 @@ export class AuthService {
 
   constructor(
     private readonly tenants: TenantRepository,
-    private readonly nonces: LoginNonceRepository,
+    private readonly nonces: ReplayStore,
     private readonly tokens: DeviceTokenService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,7 +54,7 @@ export class AuthService {
       return this.reject(`stale timestamp ${timestamp} for device key #${key.id}`, 'stale_timestamp');
     }
     const windowStartSeconds = Math.floor(now / 1000) - 2 * this.config.authMaxSkewSeconds;
-    if (!(await this.nonces.claim(key.id, timestamp, now, windowStartSeconds))) {
+    if (!(await this.nonces.claim({ deviceKeyId: key.id, deviceKey: dto.device_key, timestamp }, now, windowStartSeconds))) {
       return this.reject(`replayed timestamp ${timestamp} for device key #${key.id}`, 'replay');
     }
     const token = this.tokens.issue(key.id, key.tenantId, now);

@@ -2,27 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { LoginNonce } from './login-record.entity.js';
+import { ReplayStore, type LoginClaim } from './replay-store.js';
 
 const PRUNE_EVERY = 1000;
 
 /**
- * The replay store (CONTRACT.md §4): each accepted `(device key, timestamp)` is recorded once,
- * under a primary key, so a second claim fails even across instances sharing the database.
+ * The replay store in the database (the default): each accepted `(device key, timestamp)` is
+ * recorded once, under a primary key, so a second claim fails even across instances sharing
+ * the database (a unique violation on either engine).
  */
 @Injectable()
-export class LoginNonceRepository {
+export class LoginNonceRepository extends ReplayStore {
   private sincePrune = 0;
 
-  constructor(private readonly unitOfWork: UnitOfWork) {}
+  constructor(private readonly unitOfWork: UnitOfWork) {
+    super();
+  }
 
   /**
-   * Records a login's `(device key, timestamp)`.
-   * @param timestamp Unix seconds from the login.
-   * @param pruneBeforeSeconds records with older timestamps can no longer pass the skew check
-   *   and are deleted now and then.
+   * Records a login's `(device key, timestamp)`; rows with timestamps before
+   * `pruneBeforeSeconds` are deleted now and then.
    * @returns `false` when it was recorded before (a replay).
    */
-  async claim(deviceKeyId: number, timestamp: number, nowMs: number, pruneBeforeSeconds: number): Promise<boolean> {
+  override async claim({ deviceKeyId, timestamp }: LoginClaim, nowMs: number, pruneBeforeSeconds: number): Promise<boolean> {
     try {
       await this.unitOfWork.write((manager) => manager.insert(LoginNonce, { deviceKeyId, timestamp, createdAt: nowMs }));
     } catch (error) {

@@ -22,25 +22,56 @@ interface CounterRow {
 }
 
 /**
- * Fixed-window login counters kept in the database, so every instance sharing it sees the
- * same counts (CONTRACT.md §4). One upsert and one read per login, in one transaction; expired rows are pruned now
- * and then.
+ * Fixed-window login counters per client IP and device key (CONTRACT.md §4), shared by every
+ * instance: in the database ({@link DatabaseLoginRateLimitStorage}, the default) or in Redis
+ * when `REDIS_URL` is set (`RedisLoginRateLimitStorage`). The auth module picks one.
+ */
+export abstract class LoginRateLimitStorage implements ThrottlerStorage {
+  /**
+   * Counts one hit for `key` in its current window.
+   * @param ttl window length, milliseconds.
+   * @param limit hits allowed per window.
+   */
+  abstract increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord>;
+}
+
+/**
+ * The record of a window holding `hits` that resets at `resetsAtMs` (epoch milliseconds),
+ * seen at `nowMs`.
+ */
+export function rateRecord(hits: number, resetsAtMs: number, nowMs: number, limit: number): LoginRateRecord {
+  const secondsLeft = Math.max(1, Math.ceil((resetsAtMs - nowMs) / 1000));
+  return {
+    totalHits: hits,
+    timeToExpire: secondsLeft,
+    isBlocked: hits > limit,
+    timeToBlockExpire: hits > limit ? secondsLeft : 0,
+    resetsAt: Math.ceil(resetsAtMs / 1000),
+  };
+}
+
+/**
+ * Login counters in the `login_rate` table. One upsert and one read per login, in one
+ * transaction (`INSERT ... ON CONFLICT`, the same SQL on SQLite and PostgreSQL); expired rows
+ * are pruned now and then.
  */
 @Injectable()
-export class LoginRateLimitStorage implements ThrottlerStorage {
+export class DatabaseLoginRateLimitStorage extends LoginRateLimitStorage {
   private sincePrune = 0;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Counts one hit for `key`.
    * @param ttl window length, milliseconds.
    * @param limit hits allowed per window.
    */
-  async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
+  override async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
     const now = this.clock.now();
     const row = await this.unitOfWork.transaction(async (manager) => {
       await manager.query(
@@ -59,13 +90,6 @@ export class LoginRateLimitStorage implements ThrottlerStorage {
       this.sincePrune = 0;
       await this.unitOfWork.write((manager) => manager.query('DELETE FROM login_rate WHERE resets_at <= $1', [now]));
     }
-    const secondsLeft = Math.max(1, Math.ceil((resetsAtMs - now) / 1000));
-    return {
-      totalHits: hits,
-      timeToExpire: secondsLeft,
-      isBlocked: hits > limit,
-      timeToBlockExpire: hits > limit ? secondsLeft : 0,
-      resetsAt: Math.ceil(resetsAtMs / 1000),
-    };
+    return rateRecord(hits, resetsAtMs, now, limit);
   }
 }

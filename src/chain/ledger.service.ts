@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
+import { lockAcrossInstances, LockKey } from '#src/database/unit-of-work.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, type ChainBreak } from './ledger-hash.js';
 
@@ -63,10 +64,13 @@ export class LedgerService {
   ) {}
 
   /**
-   * Appends an entry inside the caller's transaction, so it commits with the state change it
-   * records. Callers run under {@link UnitOfWork}, which serializes appends.
+   * Appends an entry inside the caller's transaction (a `UnitOfWork` one), so it commits
+   * with the state change it records. One appender at a time across every instance: SQLite has
+   * one writer; on PostgreSQL the ledger lock is taken before the head is read and held until
+   * the caller commits, so the next appender reads this entry as its predecessor.
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
+    await lockAcrossInstances(manager, LockKey.ledger);
     const [last] = await manager.find(LedgerEntry, { select: { seq: true, hash: true }, order: { seq: 'DESC' }, take: 1 });
     const prevHash = last?.hash ?? GENESIS_HASH;
     const fields = {

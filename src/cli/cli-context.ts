@@ -8,8 +8,9 @@ import { CliModule } from './cli.module.js';
 export class CliError extends Error {}
 
 /**
- * Runs `work` against the services on the configured database (migrations run first), then
- * closes it. Works whether or not the server is running: SQLite serializes the writers.
+ * Runs `work` against the services on the configured database (SQLite under `DATA_DIR`, or
+ * `DATABASE_URL`; migrations run first), then closes it. Works whether or not servers are
+ * running: SQLite serializes the writers, PostgreSQL transactions and the ledger lock do.
  */
 export async function withServices<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
   const config = prepareDataDir(loadConfig());

@@ -44,6 +44,11 @@ describe(loadConfig.name, () => {
       assert.equal(config.databasePath, join(resolve('data'), 'firmledger.sqlite'));
     });
 
+    it('no DATABASE_URL or REDIS_URL: SQLite, and login bookkeeping in the database', () => {
+      assert.equal(config.databaseUrl, undefined);
+      assert.equal(config.redisUrl, undefined);
+    });
+
     it('treats empty and blank variables as unset', () => {
       const blank = loadConfig({ AUTH_URL: '', LOGIN_RATE_LIMIT: '', JWT_TTL_SECONDS: '   ', JWT_SECRET: '' });
       assert.equal(blank.urls.auth.href, 'http://0.0.0.0:3001/');
@@ -60,6 +65,18 @@ describe(loadConfig.name, () => {
       assert.equal(config.urls.auth.pathname, '/auth');
       assert.equal(config.urls.vc.hostname, '[::1]');
       assert.equal(config.urls.vc.pathname, '/vc/');
+    });
+
+    it('reads DATABASE_URL (postgres: or postgresql:) and REDIS_URL (redis: or rediss:)', () => {
+      const config = loadConfig({ DATABASE_URL: 'postgres://fl:secret@db.internal:5432/firmledger', REDIS_URL: 'redis://cache:6379/2' });
+      assert.equal(config.databaseUrl, 'postgres://fl:secret@db.internal:5432/firmledger');
+      assert.equal(config.redisUrl, 'redis://cache:6379/2');
+      assert.equal(
+        loadConfig({ DATABASE_URL: 'postgresql:///firmledger?host=/run/postgresql' }).databaseUrl?.startsWith('postgresql:'),
+        true,
+      );
+      assert.equal(loadConfig({ REDIS_URL: 'rediss://:pw@cache:6380' }).redisUrl, 'rediss://:pw@cache:6380');
+      assert.equal(config.redisKeyPrefix, 'firmledger:');
     });
 
     it('reads whole numbers', () => {
@@ -117,6 +134,11 @@ describe(loadConfig.name, () => {
       ['JWT_SECRET', 'x'.repeat(31)],
       ['TRUST_PROXY', 'maybe'],
       ['LOG_LEVEL', 'loud'],
+      ['DATABASE_URL', 'mysql://root@127.0.0.1/firmledger'],
+      ['DATABASE_URL', '127.0.0.1:5432'],
+      ['DATABASE_URL', 'postgres://'],
+      ['REDIS_URL', 'http://127.0.0.1:6379'],
+      ['REDIS_URL', 'localhost'],
     ];
     for (const [variable, value] of cases) {
       it(`${variable}=${JSON.stringify(value)}`, () => assertRefused({ [variable]: value }, variable));
@@ -124,6 +146,15 @@ describe(loadConfig.name, () => {
 
     it('names the bad variable, not another, when several are set', () => {
       assertRefused({ AUTH_URL: 'http://0.0.0.0:3001', LOGIN_RATE_LIMIT: '10', JWT_TTL_SECONDS: 'forever' }, 'JWT_TTL_SECONDS');
+    });
+
+    it('does not repeat a rejected DATABASE_URL or REDIS_URL, which may carry a password', () => {
+      for (const variable of ['DATABASE_URL', 'REDIS_URL']) {
+        assert.throws(
+          () => loadConfig({ [variable]: 'mysql://admin:hunter2@db/x' }),
+          (error: unknown) => error instanceof ConfigError && error.message.includes(variable) && !error.message.includes('hunter2'),
+        );
+      }
     });
 
     it('does not repeat a rejected JWT_SECRET in the message', () => {

@@ -12,8 +12,17 @@ export interface AppConfig {
   urls: Record<ComponentName, URL>;
   /** Directory for the SQLite database, the JWT secret and firmware artifacts. */
   dataDir: string;
-  /** SQLite database file (absolute path). */
+  /** SQLite database file (absolute path); used when {@link databaseUrl} is unset. */
   databasePath: string;
+  /** `postgres://` connection URL: the data layer runs on PostgreSQL instead of SQLite. */
+  databaseUrl: string | undefined;
+  /** `redis://` URL: login rate-limit counters and the replay store live in Redis (CONTRACT.md §4). */
+  redisUrl: string | undefined;
+  /**
+   * Namespace of every Redis key, `firmledger:`. Not an environment variable: tests give each
+   * app its own so parallel apps sharing one Redis never see each other's keys.
+   */
+  redisKeyPrefix: string;
   /** HS256 secret for device tokens, as bytes (CONTRACT.md §4). */
   jwtSecret: Buffer;
   /** Device token lifetime, seconds. */
@@ -61,6 +70,16 @@ export const ENVIRONMENT: readonly Variable[] = [
   { name: 'BC_URL', default: 'http://0.0.0.0:3003', description: 'Base URL of the blockchain lookup' },
   { name: 'OPERATOR_URL', default: 'http://127.0.0.1:3004', description: 'Base URL of the operator surface' },
   { name: 'DATA_DIR', default: './data', description: 'SQLite database, JWT secret and firmware artifacts' },
+  {
+    name: 'DATABASE_URL',
+    default: '(unset: SQLite under DATA_DIR)',
+    description: 'postgres://user:password@host:5432/db: keep the data in PostgreSQL instead',
+  },
+  {
+    name: 'REDIS_URL',
+    default: '(unset: in the database)',
+    description: 'redis://host:6379/0: login rate-limit counters and the replay store in Redis',
+  },
   { name: 'JWT_SECRET', default: '(random, kept in DATA_DIR/jwt-secret)', description: 'HS256 secret for device tokens' },
   { name: 'JWT_TTL_SECONDS', default: '3600', description: 'Device token lifetime, seconds' },
   { name: 'AUTH_MAX_SKEW_SECONDS', default: '300', description: 'Accepted clock skew of a login timestamp, seconds' },
@@ -113,6 +132,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     urls,
     dataDir,
     databasePath: join(dataDir, 'firmledger.sqlite'),
+    databaseUrl: serviceUrl(
+      'DATABASE_URL',
+      get('DATABASE_URL'),
+      ['postgres:', 'postgresql:'],
+      'postgres://user:password@host:5432/firmledger',
+    ),
+    redisUrl: serviceUrl('REDIS_URL', get('REDIS_URL'), ['redis:', 'rediss:'], 'redis://127.0.0.1:6379/0'),
+    redisKeyPrefix: 'firmledger:',
     jwtSecret: jwtSecretText !== undefined ? Buffer.from(jwtSecretText, 'utf8') : Buffer.alloc(0),
     jwtTtlSeconds: integer('JWT_TTL_SECONDS', get('JWT_TTL_SECONDS') ?? '3600', 1, 31_536_000),
     authMaxSkewSeconds: integer('AUTH_MAX_SKEW_SECONDS', get('AUTH_MAX_SKEW_SECONDS') ?? '300', 1, 86_400),
@@ -157,6 +184,24 @@ function baseUrl(name: string, text: string): URL {
     throw new ConfigError(`${name} must not carry a query, fragment or credentials (got "${text}")`);
   }
   return url;
+}
+
+/**
+ * Checks the URL of a database or Redis server; `undefined` stays unset. The value is never
+ * echoed in the error, since it may carry a password.
+ */
+function serviceUrl(name: string, text: string | undefined, protocols: string[], example: string): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !protocols.includes(url.protocol) || (url.hostname === '' && !url.searchParams.has('host'))) {
+    throw new ConfigError(`${name} must be a URL such as ${example} (${protocols.join(' or ')})`);
+  }
+  return text;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {

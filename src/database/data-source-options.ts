@@ -30,15 +30,12 @@ export const ENTITIES = [
 export const MIGRATIONS = [InitialSchema1763700000000, OperatorTokens1763800000000, OperatorQueryIndexes1763912000000];
 
 /**
- * TypeORM options for the embedded default: SQLite in WAL mode under the data directory,
- * migrations run at start, `synchronize` off (the schema changes only through migrations).
+ * TypeORM options: PostgreSQL (`pg`) when `DATABASE_URL` is set, else the embedded default,
+ * SQLite in WAL mode under the data directory. The same migrations run at start on either
+ * engine; `synchronize` is off (the schema changes only through migrations).
  */
-export function dataSourceOptions(config: Pick<AppConfig, 'databasePath'>): DataSourceOptions {
-  return {
-    type: 'sqlite',
-    database: config.databasePath,
-    enableWAL: true,
-    busyTimeout: 5000,
+export function dataSourceOptions(config: Pick<AppConfig, 'databasePath'> & { databaseUrl?: string }): DataSourceOptions {
+  const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: true,
@@ -47,5 +44,9 @@ export function dataSourceOptions(config: Pick<AppConfig, 'databasePath'>): Data
     // Query errors are not logged here: expected ones (unique violations) are answers, and the
     // error filter logs every unexpected one with its request.
     logging: false,
-  };
+  } as const;
+  if (config.databaseUrl !== undefined) {
+    return { type: 'postgres', url: config.databaseUrl, applicationName: 'firmledger', ...common };
+  }
+  return { type: 'sqlite', database: config.databasePath, enableWAL: true, busyTimeout: 5000, ...common };
 }

@@ -2,46 +2,82 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager } from 'typeorm';
 
-const BUSY_RETRIES = 5;
+const RETRIES = 5;
 
 /**
- * Runs write transactions. SQLite has one writer and TypeORM shares a single connection for
- * it, so transactions of this process are serialized here instead of interleaving on that
- * connection; a transaction that loses a race with another process (`SQLITE_BUSY`) is run
- * again from the start.
+ * Runs write transactions on either engine.
+ *
+ * - SQLite has one writer and TypeORM shares a single connection for it, so transactions of
+ *   this process are serialized here instead of interleaving on that connection; a transaction
+ *   that loses a race with another process (`SQLITE_BUSY`) is run again from the start.
+ * - PostgreSQL runs each transaction on its own pooled connection, concurrently, at READ
+ *   COMMITTED: unique constraints decide races between instances (callers catch the unique
+ *   violation), and what must have one writer at a time across instances (the ledger head)
+ *   takes {@link lockAcrossInstances}. A transaction PostgreSQL aborts as a deadlock victim or
+ *   a serialization failure (40P01, 40001) is run again from the start.
  */
 @Injectable()
 export class UnitOfWork {
   private readonly logger = new Logger(UnitOfWork.name);
   private readonly writer = new Mutex();
+  private readonly postgres: boolean;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {
+    this.postgres = dataSource.options.type === 'postgres';
+  }
 
   /**
    * Runs `work` in one transaction: everything it writes commits together or not at all.
-   * `work` may run more than once (after `SQLITE_BUSY`), so it must only touch the database.
+   * `work` may run more than once (after `SQLITE_BUSY` or a PostgreSQL deadlock), so it must
+   * only touch the database, through `manager`.
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.writer.runExclusive(async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.dataSource.transaction(work);
-        } catch (error) {
-          if (!isBusy(error) || attempt > BUSY_RETRIES) throw error;
-          this.logger.warn(`database busy, retrying transaction (attempt ${attempt})`);
-          await new Promise((wake) => setTimeout(wake, 20 * attempt));
-        }
-      }
-    });
+    if (this.postgres) return this.retrying(() => this.dataSource.transaction('READ COMMITTED', work));
+    return this.writer.runExclusive(() => this.retrying(() => this.dataSource.transaction(work)));
   }
 
-  /** Runs a single write statement outside a transaction, serialized with the transactions. */
+  /** Runs a single write statement outside a transaction (serialized with the transactions on SQLite). */
   async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.postgres) return work(this.dataSource.manager);
     return this.writer.runExclusive(() => work(this.dataSource.manager));
+  }
+
+  private async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const code = errorCode(error);
+        if (!(code !== undefined && RETRYABLE.has(code)) || tries > RETRIES) throw error;
+        this.logger.warn(`transaction lost a race (${code}), retrying (attempt ${tries})`);
+        await new Promise((wake) => setTimeout(wake, (10 + Math.random() * 20) * tries));
+      }
+    }
   }
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.driverError?.code;
-  return code === 'SQLITE_BUSY' || (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
+/** SQLite busy; PostgreSQL serialization failure and deadlock victim. */
+const RETRYABLE = new Set(['SQLITE_BUSY', '40001', '40P01']);
+
+/** Advisory lock keys, one per resource that needs a single writer across instances. */
+export const LockKey = {
+  /** The ledger head: appends read the previous hash and write the next entry. */
+  ledger: 0x66_6c_6c_65_64_67, // "flledg"
+} as const;
+
+/**
+ * Inside a {@link UnitOfWork.transaction}: waits until no other transaction, in this or any
+ * other instance, holds `key`, and holds it until this transaction ends. On PostgreSQL this is
+ * `pg_advisory_xact_lock`; on SQLite write transactions are serialized already (one writer),
+ * so there is nothing to take.
+ */
+export async function lockAcrossInstances(manager: EntityManager, key: number): Promise<void> {
+  if (manager.connection.options.type !== 'postgres') return;
+  await manager.query('SELECT pg_advisory_xact_lock($1)', [key]);
+}
+
+function errorCode(error: unknown): string | undefined {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = e?.driverError?.code ?? e?.code;
+  return typeof code === 'string' ? code : undefined;
 }

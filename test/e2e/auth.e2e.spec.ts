@@ -2,7 +2,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { rm } from 'node:fs/promises';
 import { deviceSignature } from '#src/auth/signature.js';
 import { loadConfig } from '#src/config/app-config.js';
 import { startServer, type RunningServer } from '#src/server.js';
@@ -627,7 +626,6 @@ describe('login rate limit behind a proxy (TRUST_PROXY=true)', () => {
 describe('JWT secret kept in the data directory, instances sharing one database (CONTRACT.md §4)', () => {
   type Started = Instance & { server: RunningServer };
   let first: TestApp;
-  let firstOpen = true;
   let restarted: Started | undefined;
   const extra: RunningServer[] = [];
 
@@ -639,7 +637,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
       VC_URL: `http://127.0.0.1:${ports[1]}`,
       BC_URL: `http://127.0.0.1:${ports[2]}`,
       OPERATOR_URL: `http://127.0.0.1:${ports[3]}`,
-      DATA_DIR: first.config.dataDir,
+      ...first.database.env,
       LOG_LEVEL: 'error',
       ...env,
     });
@@ -662,8 +660,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
   });
   after(async () => {
     for (const server of extra.reverse()) await server.close();
-    if (firstOpen) await first.close();
-    else await rm(first.config.dataDir, { recursive: true, force: true });
+    await first.close(); // its server is closed once, by the first test or here; then the database goes
   });
 
   let firstToken = '';
@@ -678,7 +675,6 @@ describe('JWT secret kept in the data directory, instances sharing one database 
     firstToken = (issued.body as { token: string }).token;
     firstClaims = decodePart(firstToken.split('.')[1]);
     await first.server.close();
-    firstOpen = false;
 
     restarted = await startOnSameDataDir();
     const list = await request('GET', `${restarted.vc}/api/device/`, { token: firstToken });

@@ -2,12 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import sqlite3 from 'sqlite3';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
+import { createTestDatabase, type TestDatabase } from '../support/harness.js';
 
 const run = promisify(execFile);
 
@@ -25,12 +24,12 @@ interface Outcome {
 }
 
 describe('firmledger CLI', () => {
-  let dataDir: string;
+  let database: TestDatabase;
   let firmwareFile: string;
 
   /** Runs the built CLI as a real process on the temp data directory; never throws on exit codes. */
   async function cli(...args: string[]): Promise<Outcome> {
-    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...database.env };
     try {
       const { stdout, stderr } = await run(process.execPath, ['bin/firmledger.js', ...args], { cwd: ROOT, env, timeout: 60_000 });
       return { code: 0, stdout, stderr };
@@ -48,31 +47,16 @@ describe('firmledger CLI', () => {
     return JSON.parse(outcome.stdout) as T;
   }
 
-  /** Runs one SQL statement on the database file with the sqlite3 driver; returns rows changed. */
-  async function sql(statement: string, params: unknown[] = []): Promise<number> {
-    const db = new sqlite3.Database(join(dataDir, 'firmledger.sqlite'));
-    try {
-      return await new Promise<number>((resolve, reject) => {
-        db.run(statement, params, function (this: { changes: number }, error: Error | null) {
-          if (error) reject(error);
-          else resolve(this.changes);
-        });
-      });
-    } finally {
-      await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
-    }
-  }
-
   let customerKey: string;
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'firmledger-cli-'));
-    firmwareFile = join(dataDir, 'hello.bin');
+    database = await createTestDatabase();
+    firmwareFile = join(database.dataDir, 'hello.bin');
     await writeFile(firmwareFile, HELLO);
   });
 
   after(async () => {
-    await rm(dataDir, { recursive: true, force: true });
+    await database.drop();
   });
 
   it('tenant create shows the customer key once', async () => {
@@ -292,7 +276,7 @@ describe('firmledger CLI', () => {
     });
 
     it('exits 1 naming entry 2 after its payload is altered in the database', async () => {
-      assert.equal(await sql(`UPDATE ledger_entry SET payload = ? WHERE seq = 2`, ['{"tampered":true}']), 1);
+      assert.equal(await database.execute(`UPDATE ledger_entry SET payload = $1 WHERE seq = 2`, ['{"tampered":true}']), 1);
       const outcome = await cli('ledger', 'verify');
       assert.equal(outcome.code, 1, outcome.stderr + outcome.stdout);
       assert.match(outcome.stdout + outcome.stderr, /entry 2\b/);

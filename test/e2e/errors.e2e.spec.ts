@@ -11,7 +11,7 @@ const KIB = 1024;
 /** Signs of internals that must never reach a response (CONTRACT.md §3). */
 const LEAKS: [string, RegExp][] = [
   ['stack frame', /\bat\s+\S+\s+\(|\n\s*at\s/],
-  ['SQL driver', /SQLITE|sqlite3|QueryFailedError|SELECT\s|INSERT\s|UPDATE\s|DELETE\s+FROM/i],
+  ['SQL driver', /SQLITE|sqlite3|QueryFailedError|duplicate key|violates|relation "|pg_advisory|SELECT\s|INSERT\s|UPDATE\s|DELETE\s+FROM/i],
   ['file path', /\/work\/|node_modules|file:\/\/|\.(?:ts|js):\d+/],
   ['error class', /\b(?:TypeError|ReferenceError|SyntaxError|RangeError|EntityNotFound)\b/],
 ];

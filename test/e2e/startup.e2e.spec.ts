@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../support/harness.js';
+import { createTestDatabase, freePort, TEST_ENGINE } from '../support/harness.js';
 
 /** The server as `npm start` runs it: the compiled main, as its own process. */
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.js');
@@ -47,38 +47,62 @@ describe('server process', () => {
     ['VC_URL', 'ftp://example:21'],
     ['AUTH_MAX_SKEW_SECONDS', '-5'],
     ['JWT_SECRET', 'too-short'],
+    ['DATABASE_URL', 'mysql://root@127.0.0.1/firmledger'],
+    ['REDIS_URL', '127.0.0.1:6379'],
   ] as const) {
-    it(`refuses to start with ${variable}=${value}, naming the variable`, async () => {
+    it(`refuses to start with ${variable}=${value}, naming the variable (exit 2)`, async () => {
       const { child, output } = startMain({ [variable]: value, DATA_DIR: join(dir, 'bad') }, dir);
       const [code] = (await once(child, 'exit')) as [number | null];
-      assert.notEqual(code, 0);
+      assert.equal(code, 2, output());
       assert.match(output(), new RegExp(variable));
       assert.doesNotMatch(output(), /\n\s+at /, 'no stack trace for a configuration error');
     });
   }
 
-  it('starts on SQLite under DATA_DIR with migrations, serves, and exits 0 on SIGTERM', async () => {
-    const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    const dataDir = join(dir, 'data');
-    const { child, output } = startMain(
-      {
-        AUTH_URL: `http://127.0.0.1:${auth}`,
-        VC_URL: `http://127.0.0.1:${vc}`,
-        BC_URL: `http://127.0.0.1:${bc}`,
-        OPERATOR_URL: `http://127.0.0.1:${op}`,
-        DATA_DIR: dataDir,
-      },
-      dir,
-    );
-    await waitForListener(`http://127.0.0.1:${bc}/`, Date.now() + 15_000);
-    const answer = await fetch(`http://127.0.0.1:${vc}/api/device/`);
-    assert.equal(answer.status, 401);
-    assert.deepEqual(await answer.json(), { message: 'JWT is not valid' });
-    assert.ok(existsSync(join(dataDir, 'firmledger.sqlite')), output());
-    assert.ok(existsSync(join(dataDir, 'firmledger.sqlite-wal')), 'SQLite runs in WAL mode');
-    child.kill('SIGTERM');
+  it('refuses to start when Redis at REDIS_URL cannot be reached, without repeating the URL', async () => {
+    const { child, output } = startMain({ REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/0', DATA_DIR: join(dir, 'no-redis') }, dir);
     const [code] = (await once(child, 'exit')) as [number | null];
-    assert.equal(code, 0, output());
-    await assert.rejects(fetch(`http://127.0.0.1:${auth}/auth/login`), 'listeners are closed after SIGTERM');
+    assert.notEqual(code, 0);
+    assert.match(output(), /Redis at REDIS_URL is not reachable/);
+    assert.doesNotMatch(output(), /s3cret-pw/);
+  });
+
+  it(`starts on ${TEST_ENGINE === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'SQLite under DATA_DIR'} with migrations, serves, and exits 0 on SIGTERM`, async () => {
+    const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const database = await createTestDatabase();
+    try {
+      const { child, output } = startMain(
+        {
+          AUTH_URL: `http://127.0.0.1:${auth}`,
+          VC_URL: `http://127.0.0.1:${vc}`,
+          BC_URL: `http://127.0.0.1:${bc}`,
+          OPERATOR_URL: `http://127.0.0.1:${op}`,
+          ...database.env,
+        },
+        dir,
+      );
+      await waitForListener(`http://127.0.0.1:${bc}/`, Date.now() + 15_000);
+      const answer = await fetch(`http://127.0.0.1:${vc}/api/device/`);
+      assert.equal(answer.status, 401);
+      assert.deepEqual(await answer.json(), { message: 'JWT is not valid' });
+      const migrations = await database.query<{ name: string }>('SELECT name FROM migrations');
+      assert.deepEqual(
+        migrations.map((m) => m.name),
+        ['InitialSchema1763700000000'],
+        'migrations ran at start',
+      );
+      if (database.engine === 'sqlite') {
+        assert.ok(existsSync(join(database.dataDir, 'firmledger.sqlite-wal')), 'SQLite runs in WAL mode');
+      } else {
+        assert.ok(!existsSync(join(database.dataDir, 'firmledger.sqlite')), 'no SQLite file with DATABASE_URL');
+      }
+      assert.ok(existsSync(join(database.dataDir, 'jwt-secret')), 'the JWT secret is kept in DATA_DIR');
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      assert.equal(code, 0, output());
+      await assert.rejects(fetch(`http://127.0.0.1:${auth}/auth/login`), 'listeners are closed after SIGTERM');
+    } finally {
+      await database.drop();
+    }
   });
 });

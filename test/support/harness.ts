@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { DestinationStream } from 'pino';
+import pg from 'pg';
+import sqlite3 from 'sqlite3';
 import { Clock } from '#src/common/clock.js';
 import { loadConfig, type AppConfig } from '#src/config/app-config.js';
 import { deviceSignature } from '#src/auth/signature.js';
@@ -13,6 +16,111 @@ import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.
 import { startServer, type RunningServer } from '#src/server.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
+
+/** Database engine of the e2e specs: `FIRMLEDGER_TEST_DB=postgres`, else SQLite (the default). */
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env['FIRMLEDGER_TEST_DB'] === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A PostgreSQL database the test role may create databases from (trust auth on this machine). */
+export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The Redis server of the specs that run with `REDIS_URL`. */
+export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/** A fresh, empty database for one app (or a group of instances sharing it). */
+export interface TestDatabase {
+  engine: 'sqlite' | 'postgres';
+  /** Its own temporary data directory (SQLite file, JWT secret, firmware artifacts). */
+  dataDir: string;
+  /** `DATA_DIR`, plus `DATABASE_URL` on PostgreSQL: what a server or CLI process needs to use it. */
+  env: { DATA_DIR: string; DATABASE_URL?: string };
+  /** Runs one statement (`$1`, `$2`… placeholders work on both engines); returns the rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs one statement; returns how many rows it changed. */
+  execute(sql: string, params?: unknown[]): Promise<number>;
+  /** Drops the database (PostgreSQL) and removes the data directory. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database on `engine`: SQLite in a new temporary data directory, or on
+ * PostgreSQL a new database `fl_e2e_<random>` next to {@link TEST_DATABASE_URL} (dropped again
+ * by `drop()`). The server's migrations create the schema when it starts.
+ */
+export async function createTestDatabase(engine: 'sqlite' | 'postgres' = TEST_ENGINE): Promise<TestDatabase> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-e2e-'));
+  if (engine === 'sqlite') {
+    const file = join(dataDir, 'firmledger.sqlite');
+    const withDb = async <T>(use: (db: sqlite3.Database) => Promise<T>): Promise<T> => {
+      const db = new sqlite3.Database(file);
+      try {
+        return await use(db);
+      } finally {
+        await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+      }
+    };
+    return {
+      engine,
+      dataDir,
+      env: { DATA_DIR: dataDir },
+      query: <T>(sql: string, params: unknown[] = []) =>
+        withDb(
+          (db) =>
+            new Promise<T[]>((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T[])))),
+        ),
+      execute: (sql, params = []) =>
+        withDb(
+          (db) =>
+            new Promise<number>((resolve, reject) =>
+              db.run(sql, params, function (this: { changes: number }, error: Error | null) {
+                if (error) reject(error);
+                else resolve(this.changes);
+              }),
+            ),
+        ),
+      drop: () => rm(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `fl_e2e_${randomBytes(8).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.href;
+  const withClient = async <T>(use: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return await use(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    engine,
+    dataDir,
+    env: { DATA_DIR: dataDir, DATABASE_URL: databaseUrl },
+    query: <T>(sql: string, params: unknown[] = []) => withClient(async (client) => (await client.query(sql, params)).rows as T[]),
+    execute: (sql, params = []) => withClient(async (client) => (await client.query(sql, params)).rowCount ?? 0),
+    async drop() {
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs a statement on the PostgreSQL server's {@link TEST_DATABASE_URL} database. */
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(`PostgreSQL at ${TEST_DATABASE_URL} is not reachable (set TEST_DATABASE_URL): ${String(error)}`);
+  }
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 /** A clock tests set and advance; starts at the real time so tokens verify normally. */
 export class TestClock extends Clock {
@@ -55,6 +163,8 @@ export interface TestApp {
   server: RunningServer;
   config: AppConfig;
   clock: TestClock;
+  /** The app's own fresh database (see {@link createTestDatabase}). */
+  database: TestDatabase;
   /** Base URLs as clients reach them (127.0.0.1), without a trailing slash. */
   urls: { auth: string; vc: string; bc: string; operator: string };
   createTenant(name?: string, deviceType?: string): Promise<TestTenant>;
@@ -76,8 +186,10 @@ export interface TestApp {
 let tenantCounter = 0;
 
 /**
- * Starts the real application on real sockets, with a fresh SQLite database (migrations run)
- * in a temporary data directory. Components get separate ports unless `urls` says otherwise.
+ * Starts the real application on real sockets, with a fresh database (migrations run): SQLite
+ * in a temporary data directory, or a new PostgreSQL database when `FIRMLEDGER_TEST_DB=postgres`.
+ * With `REDIS_URL` in `env`, the app's Redis keys carry a prefix of their own. Components get
+ * separate ports unless `urls` says otherwise.
  * @param env extra environment variables (e.g. `LOGIN_RATE_LIMIT`).
  * @param urls base URLs per component; `{port}` placeholders are replaced by free ports.
  * @param options `logDestination` receives the JSON log lines at `LOG_LEVEL` (else only fatal ones
@@ -88,22 +200,19 @@ export async function startTestApp(
   urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
   options: { logDestination?: DestinationStream } = {},
 ): Promise<TestApp> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-e2e-'));
-  const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));
-  const config = loadConfig({
-    AUTH_URL: fill(urls?.AUTH_URL ?? 'http://127.0.0.1:{port0}'),
-    VC_URL: fill(urls?.VC_URL ?? 'http://127.0.0.1:{port1}'),
-    BC_URL: fill(urls?.BC_URL ?? 'http://127.0.0.1:{port2}'),
-    OPERATOR_URL: fill(urls?.OPERATOR_URL ?? 'http://127.0.0.1:{port3}'),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    LOGIN_RATE_LIMIT: '1000',
-    ...env,
-  });
-  const clock = new TestClock();
-  const { logDestination } = options;
-  const server = await startServer(config, logDestination ? { clock, logDestination } : { clock, logger: ['fatal'] });
+  const database = await createTestDatabase();
+  let config: AppConfig;
+  let clock: TestClock;
+  let running: RunningServer;
+  try {
+    ({ config, clock, server: running } = await startInstance(database, env, urls, options));
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  // Closing twice (a spec stops the server itself, then the harness cleans up) closes once.
+  const server: RunningServer = { app: running.app, close: () => (closing ??= running.close()) };
   const get = <T>(type: new (...args: never[]) => T): T => server.app.get(type);
   const base = (url: URL) => url.href.replace(/\/$/, '');
   let lastTimestamp = 0;
@@ -112,6 +221,7 @@ export async function startTestApp(
     server,
     config,
     clock,
+    database,
     urls: { auth: base(config.urls.auth), vc: base(config.urls.vc), bc: base(config.urls.bc), operator: base(config.urls.operator) },
     async createTenant(name = `tenant-${++tenantCounter}-${Date.now()}`, deviceType = 'ESP32') {
       const tenant = await get(TenantService).createTenant(name);
@@ -158,11 +268,52 @@ export async function startTestApp(
       return (await get(OperatorTokenService).create(name)).token;
     },
     async close() {
-      await server.close();
-      await rm(dataDir, { recursive: true, force: true });
+      try {
+        await server.close();
+      } finally {
+        await database.drop();
+      }
     },
   };
   return app;
+}
+
+/**
+ * Starts one more server on `database` (instances sharing a database, as behind a load
+ * balancer). The caller closes it; the database outlives it.
+ */
+export async function startInstance(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
+  options: { logDestination?: DestinationStream } = {},
+): Promise<{ server: RunningServer; config: AppConfig; clock: TestClock }> {
+  const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));
+  const loaded = loadConfig({
+    AUTH_URL: fill(urls?.AUTH_URL ?? 'http://127.0.0.1:{port0}'),
+    VC_URL: fill(urls?.VC_URL ?? 'http://127.0.0.1:{port1}'),
+    BC_URL: fill(urls?.BC_URL ?? 'http://127.0.0.1:{port2}'),
+    OPERATOR_URL: fill(urls?.OPERATOR_URL ?? 'http://127.0.0.1:{port3}'),
+    LOG_LEVEL: 'error',
+    LOGIN_RATE_LIMIT: '1000',
+    ...database.env,
+    ...env,
+  });
+  // Redis keys of apps on different databases must not meet (device key ids repeat across
+  // databases; parallel specs share the Redis server); instances of one database share them.
+  const config: AppConfig = { ...loaded, redisKeyPrefix: `firmledger:test:${redisNamespace(database)}:` };
+  const clock = new TestClock();
+  const { logDestination } = options;
+  const server = await startServer(config, logDestination ? { clock, logDestination } : { clock, logger: ['fatal'] });
+  return { server, config, clock };
+}
+
+const namespaces = new WeakMap<TestDatabase, string>();
+function redisNamespace(database: TestDatabase): string {
+  let namespace = namespaces.get(database);
+  if (!namespace) namespaces.set(database, (namespace = randomBytes(6).toString('hex')));
+  return namespace;
 }
 
 /** An HTTP answer: status, headers, parsed JSON body (or text when not JSON), raw bytes. */

@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import type { Clock } from '#src/common/clock.js';
+import { LoginRateLimitStorage, rateRecord, type LoginRateRecord } from './login-rate-limit.storage.js';
+
+/**
+ * Counts a hit and reads the window's time left in one step: INCR, and PEXPIRE when the key has
+ * no expiry yet (its first hit, or a key left without one). Returns `[hits, ms left]`.
+ */
+const HIT_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {hits, left}
+`;
+
+type HitCommand = (key: string, windowMs: number) => Promise<[number, number]>;
+
+/**
+ * Fixed-window login counters in Redis (`REDIS_URL`), shared by every instance using that
+ * Redis: one key per client IP and device key, `firmledger:login-rate:<key>`, that expires with
+ * its window (CONTRACT.md §4).
+ */
+export class RedisLoginRateLimitStorage extends LoginRateLimitStorage {
+  private readonly hit: HitCommand;
+
+  /** @param prefix namespace of the keys, `firmledger:`. */
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly clock: Clock,
+  ) {
+    super();
+    // defineCommand sends EVALSHA, and the script itself once if Redis does not know it yet.
+    if (!('firmledgerLoginHit' in redis)) redis.defineCommand('firmledgerLoginHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    const command = (redis as unknown as { firmledgerLoginHit: HitCommand }).firmledgerLoginHit;
+    this.hit = command.bind(redis);
+  }
+
+  /**
+   * Counts one hit for `key`.
+   * @param ttl window length, milliseconds.
+   * @param limit hits allowed per window.
+   */
+  override async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
+    const [hits, msLeft] = await this.hit(`${this.prefix}login-rate:${key}`, ttl);
+    const now = this.clock.now();
+    return rateRecord(Number(hits), now + Number(msLeft), now, limit);
+  }
+}

@@ -1,0 +1,428 @@
+import 'reflect-metadata';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { deviceSignature } from '#src/auth/signature.js';
+import { CliModule } from '#src/cli/cli.module.js';
+import { loadConfig } from '#src/config/app-config.js';
+import { FirmwareService } from '#src/firmware/firmware.service.js';
+import { GroupService } from '#src/rollout/group.service.js';
+import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/tenant/tenant.service.js';
+import {
+  createTestDatabase,
+  freePort,
+  request,
+  TEST_REDIS_URL,
+  type Answer,
+  type TestDatabase,
+  type TestTenant,
+} from '../support/harness.js';
+
+// Several instances behind a load balancer (CONTRACT.md §4, §6, §7): two server processes as
+// `npm start` runs them, on one PostgreSQL database, behind one nginx that alternates between
+// them for every component. Everything an instance must share goes through the database or Redis.
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const run = promisify(execFile);
+
+const JWT_SECRET = 'multi-instance-secret-multi-instance-secret';
+const INVALID_CREDENTIALS = { message: 'Invalid credentials' };
+const TOO_MANY = { message: 'Too many requests in this time frame' };
+const COMPONENTS = ['auth', 'vc', 'bc'] as const;
+type Component = (typeof COMPONENTS)[number];
+
+/** The nginx binary; CI installs it, so its absence fails the spec rather than skipping it. */
+function nginxBinary(): string {
+  for (const candidate of ['nginx', '/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
+    if (spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0) return candidate;
+  }
+  throw new Error('nginx is required by the multi-instance spec and was not found: apt-get install nginx-light (or nginx)');
+}
+
+/** A server process and the ports of its components. */
+interface ServerProcess {
+  child: ChildProcess;
+  ports: Record<Component, number>;
+  output(): string;
+}
+
+async function waitForPort(port: number, what: () => string, deadlineMs = Date.now() + 20_000): Promise<void> {
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(true));
+      socket.once('error', () => resolve(false));
+      socket.once('connect', () => socket.destroy());
+    });
+    if (open) return;
+    if (Date.now() > deadlineMs) throw new Error(`nothing listens on 127.0.0.1:${port}: ${what()}`);
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+}
+
+/** Starts `node dist/src/main.js` on loopback ports with `env`; resolves once it listens. */
+async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const ports = { auth: await freePort(), vc: await freePort(), bc: await freePort() };
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      AUTH_URL: `http://127.0.0.1:${ports.auth}`,
+      VC_URL: `http://127.0.0.1:${ports.vc}`,
+      BC_URL: `http://127.0.0.1:${ports.bc}`,
+      OPERATOR_URL: `http://127.0.0.1:${await freePort()}`,
+      JWT_SECRET,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const started = { child, ports, output: () => output };
+  for (const port of Object.values(ports)) await waitForPort(port, () => `server exited ${String(child.exitCode)}: ${output}`);
+  return started;
+}
+
+/** A running nginx and, per pool of instances, the port it serves each component on. */
+interface Nginx {
+  child: ChildProcess;
+  front: Record<string, Record<Component, number>>;
+  errors(): string;
+}
+
+/**
+ * Starts nginx in the foreground with a generated configuration under `dir`: per pool and
+ * component one loopback listener that proxies round-robin to that component of every
+ * instance of the pool, appending the client to `X-Forwarded-For`. `X-Upstream` tells the test
+ * which instance answered.
+ */
+async function startNginx(dir: string, pools: Record<string, ServerProcess[]>): Promise<Nginx> {
+  const binary = nginxBinary();
+  await mkdir(join(dir, 'logs'), { recursive: true });
+  const front: Record<string, Record<Component, number>> = {};
+  const blocks: string[] = [];
+  for (const [pool, instances] of Object.entries(pools)) {
+    front[pool] = { auth: await freePort(), vc: await freePort(), bc: await freePort() };
+    for (const component of COMPONENTS) {
+      const upstream = `${pool}_${component}`;
+      blocks.push(`
+    upstream ${upstream} {
+      ${instances.map((instance) => `server 127.0.0.1:${instance.ports[component]};`).join('\n      ')}
+    }
+    server {
+      listen 127.0.0.1:${front[pool][component]};
+      location / {
+        proxy_pass http://${upstream};
+        proxy_set_header Host $host;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_next_upstream off;
+        add_header X-Upstream $upstream_addr always;
+      }
+    }`);
+    }
+  }
+  const conf = join(dir, 'nginx.conf');
+  await writeFile(
+    conf,
+    `worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'logs', 'error.log')} warn;
+events { worker_connections 512; }
+http {
+    access_log off;
+    client_body_temp_path ${join(dir, 'client_body')};
+    proxy_temp_path ${join(dir, 'proxy')};
+    fastcgi_temp_path ${join(dir, 'fastcgi')};
+    uwsgi_temp_path ${join(dir, 'uwsgi')};
+    scgi_temp_path ${join(dir, 'scgi')};
+    ${blocks.join('\n')}
+}
+`,
+  );
+  let errors = '';
+  const child = spawn(binary, ['-p', dir, '-e', join(dir, 'logs', 'error.log'), '-c', conf, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  for (const ports of Object.values(front)) {
+    for (const port of Object.values(ports)) await waitForPort(port, () => `nginx exited ${String(child.exitCode)}: ${errors}`);
+  }
+  return { child, front, errors: () => errors };
+}
+
+async function stop(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+/** Timestamps used per device key: a (device key, timestamp) pair logs in once. */
+const used = new Set<string>();
+function signedLogin(tenant: TestTenant): Record<string, unknown> {
+  let timestamp = Math.floor(Date.now() / 1000);
+  while (used.has(`${tenant.deviceKey}:${timestamp}`)) timestamp -= 1;
+  used.add(`${tenant.deviceKey}:${timestamp}`);
+  return {
+    device_key: tenant.deviceKey,
+    timestamp,
+    device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
+  };
+}
+
+describe('several instances on one PostgreSQL database behind nginx', () => {
+  let database: TestDatabase;
+  let services: INestApplicationContext;
+  /** Pool "redis": REDIS_URL and TRUST_PROXY=127.0.0.1. Pool "db": neither (database counters). */
+  const servers: Record<'redis' | 'db', ServerProcess[]> = { redis: [], db: [] };
+  let nginx: Nginx;
+  const url = (pool: 'redis' | 'db', component: Component, path: string): string =>
+    `http://127.0.0.1:${nginx.front[pool][component]}${path}`;
+
+  /** A tenant with a device key, made by the operator services on the shared database. */
+  async function newTenant(): Promise<TestTenant> {
+    const tenants = services.get(TenantService);
+    const name = `multi-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const tenant = await tenants.createTenant(name);
+    const key = await tenants.createDeviceKey(tenant.id, 'ESP32');
+    return { id: tenant.id, name, customerKey: tenant.customerKey, deviceKey: key.key, deviceKeyId: key.id, deviceType: 'ESP32' };
+  }
+
+  const login = (pool: 'redis' | 'db', body: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
+    request('POST', url(pool, 'auth', '/auth/login'), { body, headers });
+
+  async function token(pool: 'redis' | 'db', tenant: TestTenant, headers: Record<string, string> = {}): Promise<string> {
+    const answer = await login(pool, signedLogin(tenant), headers);
+    assert.equal(answer.status, 200, answer.text);
+    return (answer.body as { token: string }).token;
+  }
+
+  /** The instance that answered, as nginx names it. */
+  const upstream = (answer: Answer): string => answer.headers.get('x-upstream') ?? '';
+
+  before(async () => {
+    nginxBinary(); // fail first and clearly when nginx is missing
+    database = await createTestDatabase('postgres');
+    const shared = { ...database.env, LOGIN_RATE_LIMIT: '3', LOGIN_RATE_WINDOW_SECONDS: '60' };
+    // The first instance runs the migrations; the others start on the migrated database.
+    servers.redis.push(await startServerProcess({ ...shared, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '127.0.0.1' }));
+    const rest = await Promise.all([
+      startServerProcess({ ...shared, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '127.0.0.1' }),
+      startServerProcess(shared),
+      startServerProcess(shared),
+    ]);
+    servers.redis.push(rest[0]);
+    servers.db.push(rest[1], rest[2]);
+    nginx = await startNginx(join(database.dataDir, 'nginx'), servers);
+    services = await NestFactory.createApplicationContext(CliModule.forRoot(loadConfig({ ...database.env, JWT_SECRET })), {
+      logger: false,
+    });
+  });
+
+  after(async () => {
+    await stop(nginx?.child, 'SIGQUIT');
+    await services?.close();
+    await Promise.all([...servers.redis, ...servers.db].map((server) => stop(server.child)));
+    await database?.drop();
+  });
+
+  describe('login rate limit and replay in Redis (REDIS_URL), X-Forwarded-For trusted from nginx (TRUST_PROXY=127.0.0.1)', () => {
+    it('(a) holds the limit across instances: requests alternate, the 4th is 429', async () => {
+      const tenant = await newTenant();
+      const answers: Answer[] = [];
+      for (let i = 0; i < 4; i += 1) answers.push(await login('redis', signedLogin(tenant)));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 429],
+      );
+      assert.deepEqual(
+        answers.map((a) => a.headers.get('x-ratelimit-remaining')),
+        ['2', '1', '0', '0'],
+      );
+      assert.deepEqual(answers[3].body, TOO_MANY);
+      const instances = answers.map(upstream);
+      assert.equal(new Set(instances).size, 2, `both instances answered: ${instances.join(', ')}`);
+      for (let i = 1; i < 4; i += 1) assert.notEqual(instances[i], instances[i - 1], `nginx alternates: ${instances.join(', ')}`);
+    });
+
+    it('(b) refuses a login replayed to the other instance with 401 Invalid credentials', async () => {
+      const tenant = await newTenant();
+      const body = signedLogin(tenant);
+      const first = await login('redis', body);
+      assert.equal(first.status, 200, first.text);
+      const replay = await login('redis', body);
+      assert.notEqual(upstream(replay), upstream(first), 'the replay reached the other instance');
+      assert.equal(replay.status, 401, replay.text);
+      assert.deepEqual(replay.body, INVALID_CREDENTIALS);
+    });
+
+    it('(c) keys the limit by the forwarded client IP: two clients behind nginx get their own counters', async () => {
+      const tenant = await newTenant();
+      const one = { 'x-forwarded-for': '203.0.113.10' };
+      const two = { 'x-forwarded-for': '203.0.113.11' };
+      const remaining: string[] = [];
+      for (const headers of [one, one, one, two]) {
+        const answer = await login('redis', signedLogin(tenant), headers);
+        assert.equal(answer.status, 200, answer.text);
+        remaining.push(answer.headers.get('x-ratelimit-remaining') ?? '');
+      }
+      assert.deepEqual(remaining, ['2', '1', '0', '2']);
+      const limited = await login('redis', signedLogin(tenant), one);
+      assert.equal(limited.status, 429, 'the first client is still limited');
+    });
+  });
+
+  describe('login rate limit and replay in the database (no REDIS_URL), TRUST_PROXY unset', () => {
+    it('holds the limit across instances through the shared database', async () => {
+      const tenant = await newTenant();
+      const answers: Answer[] = [];
+      for (let i = 0; i < 4; i += 1) answers.push(await login('db', signedLogin(tenant)));
+      assert.deepEqual(
+        answers.map((a) => a.headers.get('x-ratelimit-remaining')),
+        ['2', '1', '0', '0'],
+      );
+      assert.equal(answers[3].status, 429);
+      assert.equal(new Set(answers.map(upstream)).size, 2, 'both instances answered');
+      const rows = await database.query<{ hits: number }>('SELECT hits FROM login_rate');
+      assert.ok(
+        rows.some((row) => Number(row.hits) === 4),
+        `one database counter holds all 4 hits: ${JSON.stringify(rows)}`,
+      );
+    });
+
+    it('refuses a login replayed to the other instance', async () => {
+      const tenant = await newTenant();
+      const body = signedLogin(tenant);
+      const first = await login('db', body);
+      assert.equal(first.status, 200, first.text);
+      const replay = await login('db', body);
+      assert.notEqual(upstream(replay), upstream(first));
+      assert.equal(replay.status, 401);
+      assert.deepEqual(replay.body, INVALID_CREDENTIALS);
+    });
+
+    it('(c) ignores X-Forwarded-For: every client behind nginx shares nginx’s counter', async () => {
+      const tenant = await newTenant();
+      const statuses: number[] = [];
+      for (const ip of ['203.0.113.10', '203.0.113.10', '203.0.113.10', '203.0.113.11']) {
+        statuses.push((await login('db', signedLogin(tenant), { 'x-forwarded-for': ip })).status);
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+    });
+  });
+
+  describe('(d) concurrent duplicates spread over both instances', () => {
+    let tenant: TestTenant;
+    let accessToken: string;
+    const MAC = '02:AA:00:00:00:01';
+
+    before(async () => {
+      tenant = await newTenant();
+      accessToken = await token('redis', tenant, { 'x-forwarded-for': '198.51.100.1' });
+    });
+
+    it('registers a mac once: one "Device inserted!", every other answer "Device exists!", no 500', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          request('POST', url(i % 2 ? 'redis' : 'db', 'vc', '/api/device/register'), {
+            token: accessToken,
+            body: { mac: MAC, firmware_version: '1.0.0', name: `racer-${i}` },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.text}`),
+        [],
+      );
+      const messages = answers.map((a) => (a.body as { message: string }).message);
+      assert.equal(messages.filter((m) => m === 'Device inserted!').length, 1, messages.join(', '));
+      assert.equal(messages.filter((m) => m === 'Device exists!').length, 23, messages.join(', '));
+      assert.equal(new Set(answers.map(upstream)).size, 4, 'all four instances took part');
+      const rows = await database.query('SELECT id FROM device WHERE tenant_id = $1 AND mac = $2', [tenant.id, MAC]);
+      assert.equal(rows.length, 1, 'exactly one device row');
+    });
+
+    it('registers 40 different macs in parallel: all inserted, each once', async () => {
+      const macs = Array.from({ length: 40 }, (_, i) => `02:BB:00:00:00:${i.toString(16).padStart(2, '0').toUpperCase()}`);
+      const answers = await Promise.all(
+        macs.map((mac, i) =>
+          request('POST', url(i % 2 ? 'redis' : 'db', 'vc', '/api/device/register'), {
+            token: accessToken,
+            body: { mac, firmware_version: '1.0.0' },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => `${a.status} ${(a.body as { message: string }).message}`),
+        macs.map(() => '200 Device inserted!'),
+      );
+      const [{ count }] = await database.query<{ count: string }>("SELECT COUNT(*) AS count FROM device WHERE mac LIKE '02:BB:%'");
+      assert.equal(Number(count), 40);
+    });
+
+    it('records a success once: one "Successfully inserted!", every other answer "Existing Record", no 500', async () => {
+      const firmware = await services
+        .get(FirmwareService)
+        .publish({ tenantId: tenant.id, version: '1.1.0', deviceType: 'ESP32' }, Readable.from([Buffer.from('firmware 1.1.0')]));
+      await services.get(GroupService).create(tenant.id, 'racers');
+      await services.get(GroupService).addMembers(tenant.id, 'racers', [MAC, '02:AA:00:00:00:02']);
+      const plans = services.get(RolloutPlanService);
+      const planned = await plans.create({
+        tenantId: tenant.id,
+        name: 'race',
+        firmwareId: firmware.id,
+        group: 'racers',
+        priority: 1,
+        startDate: '2020-01-01 00:00:00',
+      });
+      const rollout = await plans.apply(tenant.id, planned.id, 'start');
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          request('POST', url(i % 2 ? 'redis' : 'db', 'vc', '/api/device/success/rollout'), {
+            token: accessToken,
+            body: { mac: MAC, firmware_version: '1.1.0', rollout_id: String(rollout.id) },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.text}`),
+        [],
+      );
+      const messages = answers.map((a) => (a.body as { message: string }).message);
+      assert.equal(messages.filter((m) => m === 'Successfully inserted!').length, 1, messages.join(', '));
+      assert.equal(messages.filter((m) => m === 'Existing Record').length, 23, messages.join(', '));
+      const rows = await database.query('SELECT id FROM rollout_success WHERE rollout_id = $1', [rollout.id]);
+      assert.equal(rows.length, 1, 'exactly one success row');
+      const device = await request('GET', url('redis', 'bc', `/device/${MAC}`), { token: accessToken });
+      assert.deepEqual(device.body, { mac: MAC, fwId: String(firmware.id), dType: 'ESP32' }, 'the ledger knows the new version');
+    });
+  });
+
+  it('(e) the ledger verifies after the parallel writes of all instances (firmledger ledger verify)', async () => {
+    const { stdout } = await run(process.execPath, ['bin/firmledger.js', 'ledger', 'verify', '--json'], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'], ...database.env, JWT_SECRET },
+      timeout: 60_000,
+    });
+    const result = JSON.parse(stdout) as { ok: boolean; entries: number };
+    assert.equal(result.ok, true, stdout);
+    const [{ count, last }] = await database.query<{ count: string; last: number }>(
+      'SELECT COUNT(*) AS count, MAX(seq) AS last FROM ledger_entry',
+    );
+    assert.equal(result.entries, Number(count));
+    assert.equal(Number(last), Number(count), 'seq runs 1..n without gaps');
+    assert.ok(result.entries >= 40 + 1 + 6, `every registration and plan is on the ledger (${result.entries} entries)`);
+  });
+});

@@ -1,0 +1,153 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { deviceSignature } from '#src/auth/signature.js';
+import { REDIS } from '#src/redis/redis.module.js';
+import type { RunningServer } from '#src/server.js';
+import {
+  request,
+  startInstance,
+  startTestApp,
+  TEST_REDIS_URL,
+  type Answer,
+  type TestApp,
+  type TestClock,
+  type TestTenant,
+} from '../support/harness.js';
+
+// CONTRACT.md §4 with REDIS_URL: login rate-limit counters and the replay store live in Redis,
+// shared by every instance using it; nothing of it goes to the database. Each app has its own
+// Redis key prefix (harness), so parallel specs sharing the Redis server never meet.
+
+const INVALID_CREDENTIALS = { message: 'Invalid credentials' };
+const TOO_MANY = { message: 'Too many requests in this time frame' };
+
+/** Where a login goes: an auth base URL and the clock of its instance. */
+interface Target {
+  auth: string;
+  clock: TestClock;
+}
+
+const used = new Set<string>();
+
+/** A signed login body with a timestamp near the target's clock that this key has not used yet. */
+function freshLogin(target: Target, tenant: TestTenant): Record<string, unknown> {
+  let timestamp = Math.floor(target.clock.now() / 1000);
+  while (used.has(`${tenant.deviceKey}:${timestamp}`)) timestamp -= 1;
+  used.add(`${tenant.deviceKey}:${timestamp}`);
+  return {
+    device_key: tenant.deviceKey,
+    timestamp,
+    device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
+  };
+}
+
+const login = (target: Target, body: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
+  request('POST', `${target.auth}/auth/login`, { body, headers });
+
+function assertMessage(answer: Answer, status: number, expected: { message: string }, what: string): void {
+  assert.equal(answer.status, status, `${what}: status ${answer.status} ${answer.text}`);
+  assert.deepEqual(answer.body, expected, what);
+}
+
+describe('login bookkeeping in Redis (REDIS_URL, CONTRACT.md §4)', () => {
+  let app: TestApp;
+  let other: { server: RunningServer; auth: string; clock: TestClock };
+  let redis: Redis;
+  let target: Target;
+
+  before(async () => {
+    redis = new Redis(TEST_REDIS_URL);
+    app = await startTestApp({ REDIS_URL: TEST_REDIS_URL, LOGIN_RATE_LIMIT: '3', LOGIN_RATE_WINDOW_SECONDS: '60' });
+    target = { auth: app.urls.auth, clock: app.clock };
+    const started = await startInstance(app.database, { REDIS_URL: TEST_REDIS_URL, LOGIN_RATE_LIMIT: '3' });
+    other = { server: started.server, auth: started.config.urls.auth.href.replace(/\/$/, ''), clock: started.clock };
+  });
+  after(async () => {
+    await other.server.close();
+    await app.close();
+    await redis.quit();
+  });
+
+  /** Keys of this app in Redis (its own prefix), without the prefix. */
+  async function keys(kind: string): Promise<string[]> {
+    const found = await redis.keys(`${app.config.redisKeyPrefix}${kind}:*`);
+    return found.map((key) => key.slice(app.config.redisKeyPrefix.length));
+  }
+
+  it('counts logins in Redis: 2, 1, 0 left, the 4th is 429 with Retry-After; login_rate stays empty', async () => {
+    const tenant = await app.createTenant();
+    const remaining: string[] = [];
+    let last: Answer | undefined;
+    for (let i = 0; i < 4; i += 1) {
+      last = await login(target, freshLogin(target, tenant));
+      remaining.push(last.headers.get('x-ratelimit-remaining') ?? '');
+    }
+    assert.deepEqual(remaining, ['2', '1', '0', '0']);
+    assertMessage(last!, 429, TOO_MANY, '4th login');
+    const retryAfter = Number(last!.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    const reset = Number(last!.headers.get('x-ratelimit-reset'));
+    const now = app.clock.now() / 1000;
+    assert.ok(reset >= Math.floor(now) && reset <= Math.ceil(now) + 60, `X-RateLimit-Reset ${reset} within 60 s of ${now}`);
+
+    const counters = await keys('login-rate');
+    assert.ok(counters.length >= 1, 'a counter key in Redis');
+    const ttls = await Promise.all(counters.map((key) => redis.pttl(`${app.config.redisKeyPrefix}${key}`)));
+    assert.ok(
+      ttls.every((ttl) => ttl > 0 && ttl <= 60_000),
+      `counters expire with their 60 s window: ${ttls.join(', ')}`,
+    );
+    assert.deepEqual(await app.database.query('SELECT * FROM login_rate'), [], 'nothing counted in the database');
+  });
+
+  it('shares the counter with another instance using the same Redis', async () => {
+    const tenant = await app.createTenant();
+    const remaining: string[] = [];
+    let last: Answer | undefined;
+    for (const instance of [target, other, target, other]) {
+      last = await login(instance, freshLogin(instance, tenant));
+      remaining.push(last.headers.get('x-ratelimit-remaining') ?? '');
+    }
+    assert.deepEqual(remaining, ['2', '1', '0', '0']);
+    assertMessage(last!, 429, TOO_MANY, '4th login across two instances');
+  });
+
+  it('refuses a replayed (device key, timestamp), also on the other instance; login_nonce stays empty', async () => {
+    const tenant = await app.createTenant();
+    const body = freshLogin(target, tenant);
+    const accepted = await login(target, body);
+    assert.equal(accepted.status, 200, accepted.text);
+    assertMessage(await login(target, body), 401, INVALID_CREDENTIALS, 'replay on the same instance');
+    assertMessage(await login(other, body), 401, INVALID_CREDENTIALS, 'replay on the other instance');
+
+    const nonce = `${app.config.redisKeyPrefix}login-nonce:${tenant.deviceKey}:${String(body['timestamp'])}`;
+    const ttl = await redis.pttl(nonce);
+    // Kept until the timestamp can no longer pass the ±300 s skew check, plus the window again.
+    assert.ok(ttl > 300_000 && ttl <= 900_000, `the claim expires once the timestamp is stale (PTTL ${ttl})`);
+    assert.deepEqual(await app.database.query('SELECT * FROM login_nonce'), [], 'nothing recorded in the database');
+  });
+
+  it('accepts the same timestamp for another device key', async () => {
+    const first = await app.createTenant();
+    const second = await app.createDeviceKey(first, 'ESP32');
+    const timestamp = Math.floor(app.clock.now() / 1000) - 120;
+    for (const tenant of [first, second]) {
+      const body = {
+        device_key: tenant.deviceKey,
+        timestamp,
+        device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
+      };
+      const answer = await login(target, body);
+      assert.equal(answer.status, 200, `${tenant.deviceKey}: ${answer.text}`);
+    }
+  });
+
+  it('closes its Redis connection when the app closes', async () => {
+    const separate = await startTestApp({ REDIS_URL: TEST_REDIS_URL });
+    const connection = separate.server.app.get<symbol, Redis>(REDIS);
+    assert.equal(connection.status, 'ready');
+    await separate.close();
+    assert.equal(connection.status, 'end');
+  });
+});

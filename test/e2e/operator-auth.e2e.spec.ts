@@ -144,7 +144,7 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
     let created: { id: number; name: string; hint: string; revoked: boolean; token: string };
 
     it('create prints a token once, and it works against the API', async () => {
-      const outcome = await runCli(app.config.dataDir, 'operator-token', 'create', '--name', 'ci-pipeline', '--json');
+      const outcome = await runCli(app, 'operator-token', 'create', '--name', 'ci-pipeline', '--json');
       assert.equal(outcome.code, 0, outcome.stderr);
       created = JSON.parse(outcome.stdout) as typeof created;
       assert.equal(created.name, 'ci-pipeline');
@@ -156,15 +156,15 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
     });
 
     it('create in human form shows the token and how to send it', async () => {
-      const outcome = await runCli(app.config.dataDir, 'operator-token', 'create', '--name', 'human');
+      const outcome = await runCli(app, 'operator-token', 'create', '--name', 'human');
       assert.equal(outcome.code, 0, outcome.stderr);
       assert.match(outcome.stdout, /: flo_[A-Za-z0-9_-]{43}\n/);
       assert.match(outcome.stdout, /Authorization: Bearer/);
     });
 
     it('list shows every token by hint, never a token itself', async () => {
-      const asJson = await runCli(app.config.dataDir, 'operator-token', 'list', '--json');
-      const human = await runCli(app.config.dataDir, 'operator-token', 'list');
+      const asJson = await runCli(app, 'operator-token', 'list', '--json');
+      const human = await runCli(app, 'operator-token', 'list');
       assert.equal(asJson.code, 0, asJson.stderr);
       assert.equal(human.code, 0, human.stderr);
       const listed = JSON.parse(asJson.stdout) as { id: number; name: string; hint: string; revoked: boolean; createdAt: string }[];
@@ -190,12 +190,12 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
     });
 
     it('revoke stops the token at once, and list shows it revoked', async () => {
-      const outcome = await runCli(app.config.dataDir, 'operator-token', 'revoke', String(created.id), '--json');
+      const outcome = await runCli(app, 'operator-token', 'revoke', String(created.id), '--json');
       assert.equal(outcome.code, 0, outcome.stderr);
       assert.equal((JSON.parse(outcome.stdout) as { revoked: boolean }).revoked, true);
       const refused = await request('GET', `${app.urls.operator}/tenants`, { bearer: created.token });
       assertRefused(refused, 'revoked by the CLI');
-      const listed = JSON.parse((await runCli(app.config.dataDir, 'operator-token', 'list', '--json')).stdout) as {
+      const listed = JSON.parse((await runCli(app, 'operator-token', 'list', '--json')).stdout) as {
         id: number;
         revoked: boolean;
       }[];
@@ -205,10 +205,10 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
     });
 
     it('revoke exits 1 naming an unknown id, and refuses an id that is not a number', async () => {
-      const unknown = await runCli(app.config.dataDir, 'operator-token', 'revoke', '999');
+      const unknown = await runCli(app, 'operator-token', 'revoke', '999');
       assert.equal(unknown.code, 1);
       assert.match(unknown.stderr, /Operator token 999 not found/);
-      const bad = await runCli(app.config.dataDir, 'operator-token', 'revoke', 'abc');
+      const bad = await runCli(app, 'operator-token', 'revoke', 'abc');
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /whole number/);
     });

@@ -208,7 +208,7 @@ describe('operator API: firmware (CONTRACT.md §9)', () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         ['bin/firmledger.js', 'firmware', 'publish', file, '--tenant', 'fw-other', '--version', '2.0.0', '--type', 'ESP32', '--json'],
-        { cwd: ROOT, env: { PATH: process.env['PATH'], DATA_DIR: app.config.dataDir, LOG_LEVEL: 'error' }, timeout: 60_000 },
+        { cwd: ROOT, env: { PATH: process.env['PATH'], ...app.database.env, LOG_LEVEL: 'error' }, timeout: 60_000 },
       );
       const published = JSON.parse(stdout) as FirmwareView;
       assert.deepEqual(
@@ -410,7 +410,7 @@ describe('operator API: firmware (CONTRACT.md §9)', () => {
           ['bin/firmledger.js', 'firmware', 'publish', file, '--tenant', 'fw-other', '--version', '7.0.0', '--type', 'ESP32'],
           {
             cwd: ROOT,
-            env: { PATH: process.env['PATH'], DATA_DIR: app.config.dataDir, FIRMWARE_MAX_BYTES: String(LIMIT), LOG_LEVEL: 'error' },
+            env: { PATH: process.env['PATH'], ...app.database.env, FIRMWARE_MAX_BYTES: String(LIMIT), LOG_LEVEL: 'error' },
             timeout: 60_000,
           },
         ).then(

@@ -1,7 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { operatorClient, runCli, type OperatorClient } from '../support/operator.js';
 
@@ -140,14 +138,14 @@ describe('operator API: ledger (CONTRACT.md §7, §9)', () => {
       assert.equal(answer.status, 200);
       const all = await entries();
       assert.deepEqual(answer.body, { ok: true, entries: 7, head: all.items[6].hash, first_break: null } satisfies Verify);
-      const cli = await runCli(app.config.dataDir, 'ledger', 'verify', '--json');
+      const cli = await runCli(app, 'ledger', 'verify', '--json');
       assert.equal(cli.code, 0, cli.stderr);
       const fromCli = JSON.parse(cli.stdout) as { ok: boolean; entries: number; head: string };
       assert.deepEqual({ ok: fromCli.ok, entries: fromCli.entries, head: fromCli.head }, { ok: true, entries: 7, head: all.items[6].hash });
     });
 
     it('names the first entry that does not match after the database is altered', async () => {
-      await sql(join(app.config.dataDir, 'firmledger.sqlite'), 'UPDATE ledger_entry SET payload = ? WHERE seq = 3', ['{"tampered":true}']);
+      assert.equal(await app.database.execute('UPDATE ledger_entry SET payload = $1 WHERE seq = 3', ['{"tampered":true}']), 1);
       const answer = await op.get('/ledger/verify');
       assert.equal(answer.status, 200);
       const result = answer.body as Verify;
@@ -160,13 +158,3 @@ describe('operator API: ledger (CONTRACT.md §7, §9)', () => {
     });
   });
 });
-
-/** Runs one statement on the SQLite file with the sqlite3 driver, as an attacker with file access would. */
-async function sql(file: string, statement: string, params: unknown[]): Promise<void> {
-  const db = new sqlite3.Database(file);
-  try {
-    await new Promise<void>((resolve, reject) => db.run(statement, params, (error: Error | null) => (error ? reject(error) : resolve())));
-  } finally {
-    await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
-  }
-}

@@ -336,7 +336,7 @@ describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
     it('prints a new key once; the API then sees logins with the old key refused and the new one accepted', async () => {
       const tenant = await createTenant('cli-rotating');
       const key = await createKey('cli-rotating');
-      const outcome = await runCli(app.config.dataDir, 'tenant', 'rotate-key', 'cli-rotating', '--json');
+      const outcome = await runCli(app, 'tenant', 'rotate-key', 'cli-rotating', '--json');
       assert.equal(outcome.code, 0, outcome.stderr);
       const rotated = JSON.parse(outcome.stdout) as { id: number; name: string; customerKey: string };
       keysSeen.push(rotated.customerKey);
@@ -348,10 +348,10 @@ describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
     });
 
     it('prints the new key in its human form too, and exits 1 naming an unknown tenant', async () => {
-      const human = await runCli(app.config.dataDir, 'tenant', 'rotate-key', 'cli-rotating');
+      const human = await runCli(app, 'tenant', 'rotate-key', 'cli-rotating');
       assert.equal(human.code, 0, human.stderr);
       assert.match(human.stdout, /new customer key: \S{24,}/);
-      const unknown = await runCli(app.config.dataDir, 'tenant', 'rotate-key', 'nosuch');
+      const unknown = await runCli(app, 'tenant', 'rotate-key', 'nosuch');
       assert.equal(unknown.code, 1);
       assert.match(unknown.stderr, /Tenant "nosuch" not found/);
     });

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, TEST_ENGINE } from '../support/harness.js';
+import { MIGRATIONS } from '#src/database/data-source-options.js';
 
 /** The server as `npm start` runs it: the compiled main, as its own process. */
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.js');
@@ -88,8 +89,8 @@ describe('server process', () => {
       const migrations = await database.query<{ name: string }>('SELECT name FROM migrations');
       assert.deepEqual(
         migrations.map((m) => m.name),
-        ['InitialSchema1763700000000'],
-        'migrations ran at start',
+        MIGRATIONS.map((m) => m.name),
+        'every migration ran at start',
       );
       if (database.engine === 'sqlite') {
         assert.ok(existsSync(join(database.dataDir, 'firmledger.sqlite-wal')), 'SQLite runs in WAL mode');

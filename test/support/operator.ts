@@ -42,9 +42,9 @@ export interface CliOutcome {
 /** The root of this checkout (the compiled file is `dist/test/support/`): the CLI runs from there. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Runs the built `firmledger` CLI as a real process on `dataDir`; never throws on exit codes. */
-export async function runCli(dataDir: string, ...args: string[]): Promise<CliOutcome> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], DATA_DIR: dataDir };
+/** Runs the built `firmledger` CLI as a real process on `app`'s database; never throws on exit codes. */
+export async function runCli(app: TestApp, ...args: string[]): Promise<CliOutcome> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...app.database.env };
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/firmledger.js', ...args], {
       cwd: ROOT,

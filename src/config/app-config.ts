@@ -67,7 +67,7 @@ export const ENVIRONMENT: readonly Variable[] = [
   { name: 'BC_URL', default: 'http://0.0.0.0:3003', description: 'Base URL of the blockchain lookup' },
   { name: 'OPERATOR_URL', default: 'http://127.0.0.1:3004', description: 'Base URL of the operator surface' },
   { name: 'DATA_DIR', default: './data', description: 'SQLite database, JWT secret and firmware artifacts' },
-  { name: 'SQLITE_DRIVER', default: 'sqlite3', description: 'SQLite driver: better-sqlite3 or sqlite3 (bench/RESULTS.md)' },
+  { name: 'SQLITE_DRIVER', default: 'better-sqlite3', description: 'SQLite driver: better-sqlite3 or sqlite3 (bench/RESULTS.md)' },
   {
     name: 'SQLITE_SYNCHRONOUS',
     default: 'NORMAL',

@@ -42,6 +42,9 @@ export class UnitOfWork {
 }
 
 function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.driverError?.code;
-  return code === 'SQLITE_BUSY' || (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
+  // better-sqlite3 may report an extended code (SQLITE_BUSY_SNAPSHOT, …).
+  const busy = (code: unknown) => typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  return (
+    busy((error as { driverError?: { code?: unknown } } | null)?.driverError?.code) || busy((error as { code?: unknown } | null)?.code)
+  );
 }

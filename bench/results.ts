@@ -102,7 +102,7 @@ export function renderResults(r: Results): string {
       `${n(r.memberships)} memberships, 10 active rollouts plus a paused and a draft one, success records for part of a ` +
       `rollout) and ${n(r.small)} devices in a second tenant; seeded in ${r.seedSeconds.toFixed(1)} s (not measured).`,
     `- next rollout: each request from another device (mac) of the large tenant, reporting the version it runs, with a ` +
-      'valid token of its device type in `X-Access-Token`. GET device: the same, by mac.',
+      'valid token of its device type in `X-Access-Token` (300 different tokens, one login each). GET device: the same, by mac.',
     `- login: every request a distinct (device key, timestamp) pair over ${r.loginKeys} device keys (a pair logs in once); ` +
       `\`LOGIN_RATE_LIMIT=${r.loginRateLimit}\` for the bench only, so the rate limit counts (one database upsert per login) ` +
       'but never refuses.',

@@ -83,9 +83,15 @@ async function login(app: App, tenant: SeededTenant, deviceKey: string): Promise
   return body.token;
 }
 
-async function typeTokens(app: App, tenant: SeededTenant): Promise<Record<DeviceType, string>> {
-  const tokens = {} as Record<DeviceType, string>;
-  for (const [type, key] of Object.entries(tenant.typeKeys)) tokens[type as DeviceType] = await login(app, tenant, key);
+/** Tokens per device type: devices log in for themselves, so requests carry many different tokens. */
+const TOKENS_PER_TYPE = quick ? 5 : 100;
+
+async function typeTokens(app: App, tenant: SeededTenant): Promise<Record<DeviceType, string[]>> {
+  const tokens = {} as Record<DeviceType, string[]>;
+  for (const [type, key] of Object.entries(tenant.typeKeys)) {
+    tokens[type as DeviceType] = [];
+    for (let i = 0; i < TOKENS_PER_TYPE; i++) tokens[type as DeviceType].push(await login(app, tenant, key));
+  }
   return tokens;
 }
 
@@ -95,10 +101,10 @@ function* scattered(size: number): Generator<number> {
   for (let n = 0; ; n++) yield (n * stride) % size;
 }
 
-function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, string>): NextRequest {
+function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, string[]>): NextRequest {
   const bodies = Array.from({ length: tenant.devices }, (_, i) => {
     const device = fleetDevice(i, tenant.macPrefix);
-    return { body: JSON.stringify({ mac: device.mac, firmware_version: device.version }), token: tokens[device.type] };
+    return { body: JSON.stringify({ mac: device.mac, firmware_version: device.version }), token: tokens[device.type][i % TOKENS_PER_TYPE] };
   });
   const order = scattered(tenant.devices);
   return () => {
@@ -107,11 +113,16 @@ function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, st
   };
 }
 
-function getDeviceRequests(tenant: SeededTenant, tokens: Record<DeviceType, string>): NextRequest {
+function getDeviceRequests(tenant: SeededTenant, tokens: Record<DeviceType, string[]>): NextRequest {
   const order = scattered(tenant.devices);
   return () => {
-    const device = fleetDevice(order.next().value as number, tenant.macPrefix);
-    return { method: 'GET', path: `/api/device/${device.mac}`, headers: { 'x-access-token': tokens[device.type] } };
+    const index = order.next().value as number;
+    const device = fleetDevice(index, tenant.macPrefix);
+    return {
+      method: 'GET',
+      path: `/api/device/${device.mac}`,
+      headers: { 'x-access-token': tokens[device.type][index % TOKENS_PER_TYPE] },
+    };
   };
 }
 

@@ -48,7 +48,7 @@ export class DeviceTokenService {
       return null;
     }
     if (typeof claims.sub !== 'string' || !/^\d+$/.test(claims.sub) || typeof claims.tid !== 'number') return null;
-    const key = await this.tenants.findDeviceKey(Number(claims.sub));
+    const key = await this.tenants.findTokenKey(Number(claims.sub));
     if (!key || key.revokedAt !== null || key.tenantId !== claims.tid) return null;
     return { tenantId: key.tenantId, deviceKeyId: key.id, deviceType: key.deviceType };
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Clock } from '#src/common/clock.js';
+import { query } from '#src/database/sql.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 
 /** A throttler storage record plus the epoch second at which the window resets. */
@@ -74,21 +75,22 @@ export class DatabaseLoginRateLimitStorage extends LoginRateLimitStorage {
   override async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
     const now = this.clock.now();
     const row = await this.unitOfWork.transaction(async (manager) => {
-      await manager.query(
+      await query(
+        manager,
         `INSERT INTO login_rate (key, hits, resets_at) VALUES ($1, 1, $2)
          ON CONFLICT (key) DO UPDATE SET
            hits = CASE WHEN login_rate.resets_at <= $3 THEN 1 ELSE login_rate.hits + 1 END,
            resets_at = CASE WHEN login_rate.resets_at <= $3 THEN $2 ELSE login_rate.resets_at END`,
         [key, now + ttl, now],
       );
-      const counters = await manager.query<CounterRow[]>('SELECT hits, resets_at FROM login_rate WHERE key = $1', [key]);
+      const counters = await query<CounterRow[]>(manager, 'SELECT hits, resets_at FROM login_rate WHERE key = $1', [key]);
       return counters[0];
     });
     const hits = Number(row.hits);
     const resetsAtMs = Number(row.resets_at);
     if (++this.sincePrune >= 1000) {
       this.sincePrune = 0;
-      await this.unitOfWork.write((manager) => manager.query('DELETE FROM login_rate WHERE resets_at <= $1', [now]));
+      await this.unitOfWork.write((manager) => query(manager, 'DELETE FROM login_rate WHERE resets_at <= $1', [now]));
     }
     return rateRecord(hits, resetsAtMs, now, limit);
   }

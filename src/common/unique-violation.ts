@@ -4,5 +4,6 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = e?.driverError?.code ?? e?.code;
   if (code === '23505') return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return code === 'SQLITE_CONSTRAINT' && /UNIQUE|PRIMARY KEY/.test(message);
+  // sqlite3 reports SQLITE_CONSTRAINT, better-sqlite3 the extended SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY.
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT') && /UNIQUE|PRIMARY KEY/.test(message);
 }

@@ -8,6 +8,35 @@ const BodyMessages = {
 } as const;
 
 /**
+ * A shortcut for the common valid body of a hot endpoint: returns the DTO exactly as full
+ * validation would build it (same class, canonicalized and whitelisted fields), or `undefined`
+ * to validate fully. It must accept only bodies the full validation accepts, so every refusal,
+ * and its message, still comes from the full validation.
+ */
+export type BodyShortcut<T extends object> = (body: Readonly<Record<string, unknown>>) => T | undefined;
+
+const shortcuts = new Map<unknown, BodyShortcut<object>>();
+
+/**
+ * Registers the {@link BodyShortcut} of a body DTO. class-transformer and class-validator cost
+ * tens of microseconds per body, about as much as the rest of a next-rollout request
+ * (bench/RESULTS.md); a shortcut checks the usual case directly.
+ */
+export function registerBodyShortcut<T extends object>(dto: new () => T, shortcut: BodyShortcut<T>): void {
+  shortcuts.set(dto, shortcut);
+}
+
+/** The shortcut registered for a DTO class (for specs). */
+export function bodyShortcut<T extends object>(dto: new () => T): BodyShortcut<T> | undefined {
+  return shortcuts.get(dto) as BodyShortcut<T> | undefined;
+}
+
+/** Printable ASCII of a length: text whose class-validator length is its JS length. */
+export function printableAscii(value: unknown, min: number, max: number): value is string {
+  return typeof value === 'string' && value.length >= min && value.length <= max && /^[\x20-\x7E]*$/.test(value);
+}
+
+/**
  * The global validation pipe (CONTRACT.md §3): malformed JSON and a missing body are 400;
  * a missing, mistyped or out-of-bounds field is 400 with a message that names the field;
  * unknown extra fields are dropped, never rejected (CONTRACT.md §1).
@@ -29,6 +58,11 @@ export class RequestValidationPipe extends ValidationPipe {
     // was sent as: ValidationPipe would turn `1e3` into 1000 before that pipe could refuse it.
     if (metadata.type === 'param' && metadata.data !== undefined) return value;
     if (metadata.type === 'body') {
+      const shortcut = shortcuts.get(metadata.metatype);
+      if (shortcut && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        const dto = shortcut(value as Record<string, unknown>);
+        if (dto) return dto;
+      }
       if (value === MALFORMED_JSON) throw new BadRequestException(ErrorMessages.malformedJson);
       if (metadata.metatype && metadata.metatype !== Object && (value === undefined || value === null)) {
         throw new BadRequestException(BodyMessages.missing);

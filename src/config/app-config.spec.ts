@@ -39,6 +39,11 @@ describe(loadConfig.name, () => {
       assert.equal(config.jwtSecret.length, 0);
     });
 
+    it('SQLite through better-sqlite3 with synchronous NORMAL (bench/RESULTS.md)', () => {
+      assert.equal(config.sqliteDriver, 'better-sqlite3');
+      assert.equal(config.sqliteSynchronous, 'NORMAL');
+    });
+
     it('database in ./data/firmledger.sqlite', () => {
       assert.equal(config.dataDir, resolve('data'));
       assert.equal(config.databasePath, join(resolve('data'), 'firmledger.sqlite'));
@@ -59,6 +64,12 @@ describe(loadConfig.name, () => {
   });
 
   describe('overrides', () => {
+    it('reads SQLITE_DRIVER and SQLITE_SYNCHRONOUS (any case)', () => {
+      const config = loadConfig({ SQLITE_DRIVER: 'sqlite3', SQLITE_SYNCHRONOUS: 'full' });
+      assert.equal(config.sqliteDriver, 'sqlite3');
+      assert.equal(config.sqliteSynchronous, 'FULL');
+    });
+
     it('reads base URLs with a path prefix', () => {
       const config = loadConfig({ AUTH_URL: 'http://127.0.0.1:8080/auth', VC_URL: 'http://[::1]:8080/vc/' });
       assert.equal(config.urls.auth.port, '8080');
@@ -139,6 +150,10 @@ describe(loadConfig.name, () => {
       ['DATABASE_URL', 'postgres://'],
       ['REDIS_URL', 'http://127.0.0.1:6379'],
       ['REDIS_URL', 'localhost'],
+      ['SQLITE_DRIVER', 'sqlite'],
+      ['SQLITE_DRIVER', 'postgres'],
+      ['SQLITE_SYNCHRONOUS', 'OFF'],
+      ['SQLITE_SYNCHRONOUS', 'EXTRA'],
     ];
     for (const [variable, value] of cases) {
       it(`${variable}=${JSON.stringify(value)}`, () => assertRefused({ [variable]: value }, variable));

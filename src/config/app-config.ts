@@ -23,6 +23,13 @@ export interface AppConfig {
    * app its own so parallel apps sharing one Redis never see each other's keys.
    */
   redisKeyPrefix: string;
+  /** Node driver for SQLite (TypeORM type of the same name). */
+  sqliteDriver: SqliteDriver;
+  /**
+   * SQLite `PRAGMA synchronous` in WAL mode: `NORMAL` survives process crashes and never corrupts
+   * the database, but a power loss may drop the last commits; `FULL` syncs every commit.
+   */
+  sqliteSynchronous: SqliteSynchronous;
   /** HS256 secret for device tokens, as bytes (CONTRACT.md §4). */
   jwtSecret: Buffer;
   /** Device token lifetime, seconds. */
@@ -50,6 +57,10 @@ export interface AppConfig {
 }
 
 export type ComponentName = 'auth' | 'vc' | 'bc' | 'operator';
+export const SQLITE_DRIVERS = ['better-sqlite3', 'sqlite3'] as const;
+export type SqliteDriver = (typeof SQLITE_DRIVERS)[number];
+export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
 /** Thrown when a variable is invalid; the message names the variable. */
@@ -79,6 +90,12 @@ export const ENVIRONMENT: readonly Variable[] = [
     name: 'REDIS_URL',
     default: '(unset: in the database)',
     description: 'redis://host:6379/0: login rate-limit counters and the replay store in Redis',
+  },
+  { name: 'SQLITE_DRIVER', default: 'better-sqlite3', description: 'SQLite driver: better-sqlite3 or sqlite3 (bench/RESULTS.md)' },
+  {
+    name: 'SQLITE_SYNCHRONOUS',
+    default: 'NORMAL',
+    description: 'SQLite commit durability in WAL mode: NORMAL, or FULL to sync every commit to disk',
   },
   { name: 'JWT_SECRET', default: '(random, kept in DATA_DIR/jwt-secret)', description: 'HS256 secret for device tokens' },
   { name: 'JWT_TTL_SECONDS', default: '3600', description: 'Device token lifetime, seconds' },
@@ -140,6 +157,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     redisUrl: serviceUrl('REDIS_URL', get('REDIS_URL'), ['redis:', 'rediss:'], 'redis://127.0.0.1:6379/0'),
     redisKeyPrefix: 'firmledger:',
+    sqliteDriver: oneOf('SQLITE_DRIVER', get('SQLITE_DRIVER') ?? fallback('SQLITE_DRIVER'), SQLITE_DRIVERS),
+    sqliteSynchronous: oneOf(
+      'SQLITE_SYNCHRONOUS',
+      (get('SQLITE_SYNCHRONOUS') ?? fallback('SQLITE_SYNCHRONOUS')).toUpperCase(),
+      SQLITE_SYNCHRONOUS,
+    ),
     jwtSecret: jwtSecretText !== undefined ? Buffer.from(jwtSecretText, 'utf8') : Buffer.alloc(0),
     jwtTtlSeconds: integer('JWT_TTL_SECONDS', get('JWT_TTL_SECONDS') ?? '3600', 1, 31_536_000),
     authMaxSkewSeconds: integer('AUTH_MAX_SKEW_SECONDS', get('AUTH_MAX_SKEW_SECONDS') ?? '300', 1, 86_400),
@@ -202,6 +225,11 @@ function serviceUrl(name: string, text: string | undefined, protocols: string[],
     throw new ConfigError(`${name} must be a URL such as ${example} (${protocols.join(' or ')})`);
   }
   return text;
+}
+
+function oneOf<T extends string>(name: string, text: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(text)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${text}")`);
+  return text as T;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {

@@ -48,7 +48,9 @@ export class UnitOfWork {
         return await attempt();
       } catch (error) {
         const code = errorCode(error);
-        if (!(code !== undefined && RETRYABLE.has(code)) || tries > RETRIES) throw error;
+        // better-sqlite3 may report an extended code (SQLITE_BUSY_SNAPSHOT, …).
+        const retryable = code !== undefined && (RETRYABLE.has(code) || code.startsWith('SQLITE_BUSY'));
+        if (!retryable || tries > RETRIES) throw error;
         this.logger.warn(`transaction lost a race (${code}), retrying (attempt ${tries})`);
         await new Promise((wake) => setTimeout(wake, (10 + Math.random() * 20) * tries));
       }
@@ -56,8 +58,8 @@ export class UnitOfWork {
   }
 }
 
-/** SQLite busy; PostgreSQL serialization failure and deadlock victim. */
-const RETRYABLE = new Set(['SQLITE_BUSY', '40001', '40P01']);
+/** PostgreSQL serialization failure and deadlock victim; SQLite busy (any extended code) is checked apart. */
+const RETRYABLE = new Set(['40001', '40P01']);
 
 /** Advisory lock keys, one per resource that needs a single writer across instances. */
 export const LockKey = {

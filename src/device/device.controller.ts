@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from 
 import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
 import { MacParamPipe } from '#src/common/mac-param.pipe.js';
-import { DeleteDeviceDto, RegisterDeviceDto, type DeviceResponse, type MessageResponse } from './dto/device.dto.js';
+import { RouteSchema } from '@nestjs/platform-fastify';
+import { DEVICE_RESPONSE_SCHEMA, DeleteDeviceDto, RegisterDeviceDto, type DeviceResponse, type MessageResponse } from './dto/device.dto.js';
 import { DeviceService } from './device.service.js';
 
 /** Device endpoints of the version controller (INTERFACE.md), mounted at `VC_URL`. */
@@ -32,6 +33,7 @@ export class DeviceController {
 
   /** `GET /api/device/:mac` (any notation) → 200 device; 404 `Device does't exist!`. */
   @Get(':mac')
+  @RouteSchema({ response: { 200: DEVICE_RESPONSE_SCHEMA } })
   get(@Principal() principal: DevicePrincipal, @Param('mac', MacParamPipe) mac: string): Promise<DeviceResponse> {
     return this.devices.get(principal, mac);
   }

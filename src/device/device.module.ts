@@ -4,12 +4,13 @@ import { LedgerModule } from '#src/chain/ledger.module.js';
 import { DeviceController } from './device.controller.js';
 import { DeviceRepository } from './device.repository.js';
 import { DeviceService } from './device.service.js';
+import { LastSeenWriter } from './last-seen-writer.js';
 
 /** Register, delete, get and list devices (CONTRACT.md §6). */
 @Module({
   imports: [AuthModule, LedgerModule],
   controllers: [DeviceController],
-  providers: [DeviceRepository, DeviceService],
+  providers: [DeviceRepository, DeviceService, LastSeenWriter],
   exports: [DeviceService],
 })
 export class DeviceModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PreparedRead, query } from '#src/database/sql.js';
 import { Device } from './device.entity.js';
 
 /** Operator filters of a device list (CONTRACT.md §9); every one given must hold. */
@@ -13,13 +14,43 @@ export interface DeviceFilter {
   seenSince?: number;
 }
 
+/** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
+interface DeviceRow {
+  id: number;
+  tenant_id: number;
+  mac: string;
+  name: string;
+  firmware_version: string;
+  device_key_id: number;
+  device_type: string;
+  last_seen_at: number | string | null;
+  created_at: number | string;
+}
+
+const FIND_BY_MAC = `SELECT id, tenant_id, mac, name, firmware_version, device_key_id, device_type, last_seen_at, created_at
+  FROM device WHERE tenant_id = $1 AND mac = $2`;
+
+const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
+
+/** Devices per last-seen UPDATE statement (two parameters each). */
+const TOUCH_CHUNK = 200;
+
 /** Database access for devices. */
 @Injectable()
 export class DeviceRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly findByMacRead: PreparedRead<DeviceRow>;
 
-  findByMac(tenantId: number, mac: string, manager: EntityManager = this.dataSource.manager): Promise<Device | null> {
-    return manager.findOneBy(Device, { tenantId, mac });
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.findByMacRead = new PreparedRead(dataSource, FIND_BY_MAC);
+  }
+
+  /**
+   * The tenant's device with that canonical mac: one indexed lookup, prepared once (the hot path
+   * of every device request), or in `manager`'s transaction.
+   */
+  async findByMac(tenantId: number, mac: string, manager?: EntityManager): Promise<Device | null> {
+    const [row] = manager ? await query<DeviceRow[]>(manager, FIND_BY_MAC, [tenantId, mac]) : await this.findByMacRead.all([tenantId, mac]);
+    return row ? toDevice(row) : null;
   }
 
   /** All devices of a tenant, by mac. */
@@ -47,6 +78,19 @@ export class DeviceRepository {
     return query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getManyAndCount();
   }
 
+  /**
+   * Up to `limit` devices of a tenant whose mac sorts after `afterMac`, by mac: one range scan of
+   * the `(tenant_id, mac)` index per page, so a report never holds more than a page.
+   */
+  async pageAfter(tenantId: number, afterMac: string, limit: number): Promise<Pick<Device, 'mac' | 'name' | 'firmwareVersion'>[]> {
+    const rows = await query<{ mac: string; name: string; firmware_version: string }[]>(this.dataSource.manager, PAGE_AFTER, [
+      tenantId,
+      afterMac,
+      limit,
+    ]);
+    return rows.map((row) => ({ mac: row.mac, name: row.name, firmwareVersion: row.firmware_version }));
+  }
+
   /** Inserts a device; a duplicate `(tenant, mac)` fails with a unique violation. */
   insert(manager: EntityManager, device: Omit<Device, 'id'>): Promise<Device> {
     return manager.save(Device, manager.create(Device, device));
@@ -60,7 +104,34 @@ export class DeviceRepository {
     await manager.update(Device, { id }, { firmwareVersion, lastSeenAt });
   }
 
-  async touch(manager: EntityManager, id: number, lastSeenAt: number): Promise<void> {
-    await manager.update(Device, { id }, { lastSeenAt });
+  /**
+   * Sets last-seen times (epoch ms) of many devices, {@link TOUCH_CHUNK} per statement; a time
+   * older than the stored one is ignored, an absent device is skipped.
+   */
+  async touchMany(manager: EntityManager, seen: readonly (readonly [id: number, at: number])[]): Promise<void> {
+    for (let start = 0; start < seen.length; start += TOUCH_CHUNK) {
+      const chunk = seen.slice(start, start + TOUCH_CHUNK);
+      const at = `CASE id ${chunk.map((_, i) => `WHEN $${2 * i + 1} THEN CAST($${2 * i + 2} AS BIGINT)`).join(' ')} END`;
+      const ids = chunk.map((_, i) => `$${2 * i + 1}`).join(', ');
+      await query(
+        manager,
+        `UPDATE device SET last_seen_at = ${at} WHERE id IN (${ids}) AND (last_seen_at IS NULL OR last_seen_at < ${at})`,
+        chunk.flat(),
+      );
+    }
   }
+}
+
+function toDevice(row: DeviceRow): Device {
+  return {
+    id: Number(row.id),
+    tenantId: Number(row.tenant_id),
+    mac: row.mac,
+    name: row.name,
+    firmwareVersion: row.firmware_version,
+    deviceKeyId: Number(row.device_key_id),
+    deviceType: row.device_type,
+    lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
+    createdAt: Number(row.created_at),
+  };
 }

@@ -8,6 +8,7 @@ import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device } from './device.entity.js';
 import { DeviceRepository, type DeviceFilter } from './device.repository.js';
+import { LastSeenWriter } from './last-seen-writer.js';
 import type { DeviceResponse, MessageResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
 /** Exact outcome texts (INTERFACE.md; `does't` is spelled as the field devices expect). */
@@ -39,6 +40,7 @@ export class DeviceService {
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
+    private readonly lastSeen: LastSeenWriter,
   ) {}
 
   /**
@@ -103,6 +105,20 @@ export class DeviceService {
     return { items: devices.map(deviceView), total };
   }
 
+  /**
+   * All devices of the tenant in the order of {@link list}, a page of `pageSize` at a time (one
+   * query each). Pages are read as the consumer asks for them, so they are not one snapshot: a
+   * device registered or deleted meanwhile may or may not appear.
+   */
+  async *pages(principal: DevicePrincipal, pageSize = 1000): AsyncGenerator<DeviceResponse[]> {
+    for (let after = ''; ;) {
+      const page = await this.devices.pageAfter(principal.tenantId, after, pageSize);
+      if (page.length > 0) yield page.map(toResponse);
+      if (page.length < pageSize) return;
+      after = page[page.length - 1].mac;
+    }
+  }
+
   /** The tenant's device, or `null` when absent. */
   find(tenantId: number, mac: string, manager?: EntityManager): Promise<Device | null> {
     return this.devices.findByMac(tenantId, mac, manager);
@@ -120,13 +136,14 @@ export class DeviceService {
 
   /**
    * Records what a device reports it runs now and when it was seen (CONTRACT.md §6). A changed
-   * version is written with its ledger entry in one transaction (`manager`, or a new one); an
-   * unchanged one only touches the last-seen time.
+   * version is written, with its ledger entry and the last-seen time, in one transaction
+   * (`manager`, or a new one) before this resolves; an unchanged one only records the last-seen
+   * time, which {@link LastSeenWriter} writes within a second.
    */
   async reportVersion(device: Device, firmwareVersion: string, manager?: EntityManager): Promise<void> {
     const now = this.clock.now();
     if (device.firmwareVersion === firmwareVersion) {
-      await (manager ? this.devices.touch(manager, device.id, now) : this.unitOfWork.write((m) => this.devices.touch(m, device.id, now)));
+      this.lastSeen.seen(device.id, now);
       return;
     }
     const update = async (m: EntityManager) => {

@@ -4,10 +4,10 @@ import { Clock } from '#src/common/clock.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { DeviceService } from '#src/device/device.service.js';
-import type { DeviceResponse } from '#src/device/dto/device.dto.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
 import { fallbackFontsAvailable, renderPdfReport } from './pdf-report.js';
-import { renderXmlReport } from './xml-report.js';
+import { jsonReportChunks } from './json-report.js';
+import { xmlReportChunks } from './xml-report.js';
 
 /** Report formats of `GET /api/report/:type` (INTERFACE.md). */
 export const REPORT_TYPES = ['json', 'xml', 'pdf'] as const;
@@ -16,10 +16,12 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 /** 404 text for any other type (CONTRACT.md §6). */
 export const UNKNOWN_REPORT_TYPE = 'Unknown report type';
 
-/** A rendered report and how to send it. */
+/**
+ * A report and how to send it. `json` and `xml` stream: their chunks are produced as the response
+ * is written, a page of devices at a time, so memory stays flat whatever the number of devices.
+ */
 export type Report =
-  | { type: 'json'; body: DeviceResponse[] }
-  | { type: 'xml'; contentType: string; body: string }
+  | { type: 'json' | 'xml'; contentType: string; body: AsyncIterable<string> }
   | { type: 'pdf'; contentType: string; filename: string; body: Buffer };
 
 /** Reports of all devices of a tenant (CONTRACT.md §6). */
@@ -42,18 +44,19 @@ export class ReportService implements OnApplicationBootstrap {
   }
 
   /**
-   * Renders the report of one type.
+   * The report of one type: `json` and `xml` as chunks (see {@link Report}), `pdf` rendered whole
+   * (pdfmake lays the document out in memory).
    * @throws NotFoundException `Unknown report type`.
    */
   async render(principal: DevicePrincipal, type: string): Promise<Report> {
     if (!(REPORT_TYPES as readonly string[]).includes(type)) throw new NotFoundException(UNKNOWN_REPORT_TYPE);
-    const rows = await this.devices.list(principal);
     switch (type as ReportType) {
       case 'json':
-        return { type: 'json', body: rows };
+        return { type: 'json', contentType: 'application/json; charset=utf-8', body: jsonReportChunks(this.devices.pages(principal)) };
       case 'xml':
-        return { type: 'xml', contentType: 'application/xml; charset=utf-8', body: renderXmlReport(rows) };
+        return { type: 'xml', contentType: 'application/xml; charset=utf-8', body: xmlReportChunks(this.devices.pages(principal)) };
       case 'pdf': {
+        const rows = await this.devices.list(principal);
         const generatedAt = new Date(this.clock.now());
         const tenant = await this.tenants.findTenant(principal.tenantId);
         const body = await renderPdfReport(

@@ -27,6 +27,12 @@ function xmlSafe(text: string): string {
   return text.replace(XML_FORBIDDEN, REPLACEMENT);
 }
 
+/** The empty document, split where the elements go: `<?xml …?><root>` and `</root>`. */
+const [XML_HEAD, XML_TAIL] = ((empty: string) => {
+  const at = empty.lastIndexOf('</root>');
+  return [empty.slice(0, at), empty.slice(at)];
+})(builder.build({ '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' }, root: '' }));
+
 /**
  * Renders the `xml` device report (CONTRACT.md §6, INTERFACE.md "report of devices").
  *
@@ -41,6 +47,11 @@ function xmlSafe(text: string): string {
  * Does not throw for any string input.
  */
 export function renderXmlReport(rows: Iterable<DeviceRow>): string {
+  return XML_HEAD + xmlElements(rows) + XML_TAIL;
+}
+
+/** The `element`s of some rows, as in {@link renderXmlReport}; `''` for none. */
+function xmlElements(rows: Iterable<DeviceRow>): string {
   const element: Array<Record<'firmware-version' | 'mac' | 'name', string>> = [];
   for (const row of rows) {
     // Insertion order of these keys is the element order in the output.
@@ -50,8 +61,19 @@ export function renderXmlReport(rows: Iterable<DeviceRow>): string {
       name: xmlSafe(row.name),
     });
   }
-  return builder.build({
-    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
-    root: element.length > 0 ? { element } : '',
-  });
+  return element.length > 0 ? builder.build({ element }) : '';
+}
+
+/**
+ * The document of {@link renderXmlReport}, byte for byte, as chunks: one per page of rows, so
+ * the whole document is never in memory. The first chunk comes once the first page is read.
+ */
+export async function* xmlReportChunks(pages: AsyncIterable<readonly DeviceRow[]>): AsyncGenerator<string> {
+  let head = XML_HEAD;
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    yield head + xmlElements(page);
+    head = '';
+  }
+  yield head + XML_TAIL;
 }

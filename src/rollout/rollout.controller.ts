@@ -2,7 +2,8 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
 import type { MessageResponse } from '#src/device/dto/device.dto.js';
-import { NextRolloutDto, RolloutSuccessDto, type RolloutResponse } from './dto/rollout.dto.js';
+import { RouteSchema } from '@nestjs/platform-fastify';
+import { NextRolloutDto, ROLLOUT_RESPONSE_SCHEMA, RolloutSuccessDto, type RolloutResponse } from './dto/rollout.dto.js';
 import { RolloutService } from './rollout.service.js';
 
 /** Rollout endpoints of the version controller (INTERFACE.md), mounted at `VC_URL`. */
@@ -14,6 +15,7 @@ export class RolloutController {
   /** `POST /api/device/next/rollout` → 200 rollout or `{}`; 404 `Device does't exist!`. */
   @Post('next/rollout')
   @HttpCode(200)
+  @RouteSchema({ response: { 200: ROLLOUT_RESPONSE_SCHEMA } })
   next(@Principal() principal: DevicePrincipal, @Body() body: NextRolloutDto): Promise<RolloutResponse | Record<string, never>> {
     return this.rollouts.next(principal, body);
   }

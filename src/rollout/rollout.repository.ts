@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PreparedRead } from '#src/database/sql.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup, GroupMember } from './device-group.entity.js';
 import type { RolloutCandidate } from './next-rollout.js';
@@ -37,36 +38,55 @@ export interface DeviceRolloutRow {
   reportedVersion: string | null;
 }
 
+/** A candidate row as the drivers return it (PostgreSQL: `bigint` as text, `boolean` as boolean). */
+interface CandidateRow {
+  id: number | string;
+  name: string;
+  priority: number | string;
+  start_date: number | string;
+  downgrade: boolean | number;
+  firmware_id: number | string;
+  version: string;
+}
+
+// CROSS JOIN keeps SQLite's join order (PostgreSQL plans it freely): the tenant's active
+// rollouts, then their firmware (dropping other device types), and only then the membership and
+// success probes; the LEFT JOIN … IS NULL is the "no success reported yet" filter.
+const CANDIDATES = `SELECT r.id AS id, r.name AS name, r.priority AS priority, r.start_date AS start_date, r.downgrade AS downgrade,
+    f.id AS firmware_id, f.version AS version
+  FROM rollout r
+  CROSS JOIN firmware f
+  CROSS JOIN group_member m
+  LEFT JOIN rollout_success s ON s.rollout_id = r.id AND s.device_id = $5
+  WHERE r.tenant_id = $1 AND r.status = 'active' AND r.start_date <= $3
+    AND f.id = r.firmware_id AND f.device_type = $4
+    AND m.group_id = r.group_id AND m.mac = $2
+    AND s.id IS NULL`;
+
 /** Database access for rollouts, success records, groups and their members. */
 @Injectable()
 export class RolloutRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly candidatesRead: PreparedRead<CandidateRow>;
 
-  /** Rollouts that pass the database filters of CONTRACT.md §8 for one device. */
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.candidatesRead = new PreparedRead(dataSource, CANDIDATES);
+  }
+
+  /**
+   * Rollouts that pass the database filters of CONTRACT.md §8 for one device: one statement,
+   * prepared once (the hot path of next rollout), every join on an index (rollout by tenant and
+   * status, firmware by id, membership by group and mac, success by rollout and device).
+   */
   async candidates(device: { id: number; tenantId: number; mac: string; deviceType: string }, nowMs: number): Promise<RolloutCandidate[]> {
-    const rows = await this.dataSource
-      .getRepository(Rollout)
-      .createQueryBuilder('r')
-      .innerJoin(Firmware, 'f', 'f.id = r.firmware_id')
-      .innerJoin(GroupMember, 'm', 'm.group_id = r.group_id AND m.mac = :mac', { mac: device.mac })
-      .select(['r.id AS id', 'r.name AS name', 'r.priority AS priority', 'r.start_date AS "startDate"', 'r.downgrade AS downgrade'])
-      .addSelect(['f.id AS "firmwareId"', 'f.version AS version'])
-      .where('r.tenant_id = :tenantId', { tenantId: device.tenantId })
-      .andWhere("r.status = 'active'")
-      .andWhere('r.start_date <= :now', { now: nowMs })
-      .andWhere('f.device_type = :deviceType', { deviceType: device.deviceType })
-      .andWhere('NOT EXISTS (SELECT 1 FROM rollout_success s WHERE s.rollout_id = r.id AND s.device_id = :deviceId)', {
-        deviceId: device.id,
-      })
-      .getRawMany<Record<keyof RolloutCandidate, unknown>>();
+    const rows = await this.candidatesRead.all([device.tenantId, device.mac, nowMs, device.deviceType, device.id]);
     return rows.map((row) => ({
       id: Number(row.id),
-      name: String(row.name),
+      name: row.name,
       priority: Number(row.priority),
-      startDate: Number(row.startDate),
+      startDate: Number(row.start_date),
       downgrade: row.downgrade === true || row.downgrade === 1,
-      firmwareId: Number(row.firmwareId),
-      version: String(row.version),
+      firmwareId: Number(row.firmware_id),
+      version: row.version,
     }));
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PreparedRead } from '#src/database/sql.js';
 import { DeviceKey } from './device-key.entity.js';
 import { Tenant } from './tenant.entity.js';
 
@@ -13,10 +14,24 @@ export interface LoginKey {
   customerKey: string;
 }
 
+/** A `device_key` row for token checks, as the drivers return it. */
+interface TokenKeyRow {
+  id: number | string;
+  tenant_id: number | string;
+  device_type: string;
+  revoked_at: number | string | null;
+}
+
+const FIND_TOKEN_KEY = 'SELECT id, tenant_id, device_type, revoked_at FROM device_key WHERE id = $1';
+
 /** Database access for tenants and device keys. */
 @Injectable()
 export class TenantRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly tokenKeyRead: PreparedRead<TokenKeyRow>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.tokenKeyRead = new PreparedRead(dataSource, FIND_TOKEN_KEY);
+  }
 
   findTenantByName(name: string): Promise<Tenant | null> {
     return this.dataSource.getRepository(Tenant).findOneBy({ name });
@@ -49,6 +64,22 @@ export class TenantRepository {
 
   findDeviceKey(id: number): Promise<DeviceKey | null> {
     return this.dataSource.getRepository(DeviceKey).findOneBy({ id });
+  }
+
+  /**
+   * What checking a device token needs of its key: one lookup by primary key, prepared once
+   * (every device request checks its token).
+   */
+  async findTokenKey(id: number): Promise<Pick<DeviceKey, 'id' | 'tenantId' | 'deviceType' | 'revokedAt'> | null> {
+    const [row] = await this.tokenKeyRead.all([id]);
+    return row
+      ? {
+          id: Number(row.id),
+          tenantId: Number(row.tenant_id),
+          deviceType: row.device_type,
+          revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+        }
+      : null;
   }
 
   findDeviceKeyByKey(key: string): Promise<DeviceKey | null> {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { existsSync } from 'node:fs';
 import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
+import { DataSource } from 'typeorm';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
 import { pdfText } from '../support/pdf-text.js';
 
@@ -187,6 +188,56 @@ describe('device reports (CONTRACT.md §6)', () => {
       const answer = await report('pdf', emptyToken);
       assert.equal(answer.status, 200);
       assert.match(await pdfText(answer.bytes), /devices?\b[^0-9\n]{0,12}\b0\b/i);
+    });
+  });
+
+  describe('more devices than one page (streamed a page at a time)', () => {
+    let bigToken: string;
+    const count = 2345;
+
+    before(async () => {
+      const big = await app.createTenant('Big Report Tenant');
+      const key = await app.server.app.get(DataSource).query('SELECT id FROM device_key WHERE tenant_id = ?', [big.id]);
+      // Bulk rows (no ledger entries): the reports read only the device table.
+      for (let start = 0; start < count; start += 400) {
+        const rows = Array.from({ length: Math.min(400, count - start) }, (_, n) => start + n);
+        await app.server.app.get(DataSource).query(
+          `INSERT INTO device (tenant_id, mac, name, firmware_version, device_key_id, device_type, created_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, 0)').join(', ')}`,
+          rows.flatMap((i) => [
+            big.id,
+            `AC:67:B2:9${i % 10}:${(i >> 8).toString(16).padStart(2, '0').toUpperCase()}:${(i & 255).toString(16).padStart(2, '0').toUpperCase()}`,
+            i % 7 === 0 ? `Gerät ${i} & <Co>` : `device ${i}`,
+            `1.${i % 13}`,
+            (key as { id: number }[])[0].id,
+            'ESP32',
+          ]),
+        );
+      }
+      bigToken = await app.login(big);
+    });
+
+    it('json has exactly the bytes of the device list', async () => {
+      const list = await get(`${app.urls.vc}/api/device/`, bigToken);
+      const answer = await report('json', bigToken);
+      assert.equal(answer.status, 200);
+      assert.equal((answer.body as DeviceRow[]).length, count);
+      assert.equal(answer.text, list.text);
+    });
+
+    it('xml holds every device once, in the order of the list', async () => {
+      const answer = await report('xml', bigToken);
+      assert.equal(answer.status, 200);
+      assert.equal(XMLValidator.validate(answer.text), true);
+      const parsed = new XMLParser({ parseTagValue: false, trimValues: false, isArray: (name) => name === 'element' }).parse(
+        answer.text,
+      ) as {
+        root: { element: DeviceRow[] };
+      };
+      const list = await deviceList(bigToken);
+      assert.deepEqual(
+        parsed.root.element.map((e) => ({ mac: e.mac, name: e.name, 'firmware-version': e['firmware-version'] })),
+        list,
+      );
     });
   });
 

@@ -71,17 +71,17 @@ describe('server process', () => {
   it(`starts on ${TEST_ENGINE === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'SQLite under DATA_DIR'} with migrations, serves, and exits 0 on SIGTERM`, async () => {
     const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const database = await createTestDatabase();
+    const { child, output } = startMain(
+      {
+        AUTH_URL: `http://127.0.0.1:${auth}`,
+        VC_URL: `http://127.0.0.1:${vc}`,
+        BC_URL: `http://127.0.0.1:${bc}`,
+        OPERATOR_URL: `http://127.0.0.1:${op}`,
+        ...database.env,
+      },
+      dir,
+    );
     try {
-      const { child, output } = startMain(
-        {
-          AUTH_URL: `http://127.0.0.1:${auth}`,
-          VC_URL: `http://127.0.0.1:${vc}`,
-          BC_URL: `http://127.0.0.1:${bc}`,
-          OPERATOR_URL: `http://127.0.0.1:${op}`,
-          ...database.env,
-        },
-        dir,
-      );
       await waitForListener(`http://127.0.0.1:${bc}/`, Date.now() + 15_000);
       const answer = await fetch(`http://127.0.0.1:${vc}/api/device/`);
       assert.equal(answer.status, 401);
@@ -103,6 +103,8 @@ describe('server process', () => {
       assert.equal(code, 0, output());
       await assert.rejects(fetch(`http://127.0.0.1:${auth}/auth/login`), 'listeners are closed after SIGTERM');
     } finally {
+      // A failed assertion must not leave the server running (the spec would never end).
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await database.drop();
     }
   });

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
 
 /** Largest accepted timestamp: Number.MAX_SAFE_INTEGER has 16 digits. */
 const TIMESTAMP_DIGITS = /^\d{1,16}$/;
@@ -38,6 +39,15 @@ export class LoginDto {
   @Length(1, 256, { message: 'device_signature must be 1 to 256 characters' })
   device_signature: string;
 }
+
+// What devices send: printable ASCII key and signature, the timestamp as a JSON integer or digits.
+registerBodyShortcut(LoginDto, (body) => {
+  const { device_key: key, timestamp: raw, device_signature: signature } = body;
+  const timestamp = typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : raw;
+  if (!printableAscii(key, 1, 128) || !printableAscii(signature, 1, 256)) return undefined;
+  if (typeof timestamp !== 'string' || !TIMESTAMP_DIGITS.test(timestamp) || !Number.isSafeInteger(Number(timestamp))) return undefined;
+  return Object.assign(new LoginDto(), { device_key: key, timestamp, device_signature: signature });
+});
 
 /** Login response (INTERFACE.md "Login response"). */
 export interface LoginResponse {

@@ -28,6 +28,12 @@ export interface DeviceResponse {
   'firmware-version': string;
 }
 
+/** Response schema of one device for fastify's serializer: the keys of {@link DeviceResponse} in order. */
+export const DEVICE_RESPONSE_SCHEMA = {
+  type: 'object',
+  properties: { mac: { type: 'string' }, name: { type: 'string' }, 'firmware-version': { type: 'string' } },
+} as const;
+
 /** The outcome object of many endpoints (INTERFACE.md "Message object"). */
 export interface MessageResponse {
   message: string;

@@ -1,6 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
 import { FirmwareVersionField, MacField } from '#src/common/dto-fields.js';
+import { canonicalMac } from '#src/common/mac.js';
+import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
 
 /** Body of `POST /api/device/next/rollout` (INTERFACE.md). */
 export class NextRolloutDto {
@@ -11,6 +13,14 @@ export class NextRolloutDto {
   @FirmwareVersionField()
   firmware_version: string;
 }
+
+// What devices send on every check: a mac in any notation and a printable ASCII version.
+registerBodyShortcut(NextRolloutDto, (body) => {
+  const mac = typeof body['mac'] === 'string' ? canonicalMac(body['mac']) : null;
+  const version = body['firmware_version'];
+  if (mac === null || !printableAscii(version, 1, 64)) return undefined;
+  return Object.assign(new NextRolloutDto(), { mac, firmware_version: version });
+});
 
 /** Body of `POST /api/device/success/rollout` (INTERFACE.md). */
 export class RolloutSuccessDto {
@@ -43,3 +53,19 @@ export interface RolloutResponse {
   version: string;
   firmware_id: string;
 }
+
+/**
+ * Response schema of next rollout for fastify's serializer: the keys of {@link RolloutResponse} in
+ * the documented order, all strings, none required (`{}` when there is no rollout).
+ */
+export const ROLLOUT_RESPONSE_SCHEMA = {
+  type: 'object',
+  properties: {
+    rollout_id: { type: 'string' },
+    rollout_name: { type: 'string' },
+    priority: { type: 'string' },
+    start_date: { type: 'string' },
+    version: { type: 'string' },
+    firmware_id: { type: 'string' },
+  },
+} as const;

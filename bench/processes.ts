@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A free TCP port on 127.0.0.1 (bound, read, released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of a process from `/proc/<pid>/status`, bytes: now (`VmRSS`) and peak (`VmHWM`). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/**
+ * Resets the peak (`VmHWM`) of a process to its current RSS (`echo 5 > /proc/<pid>/clear_refs`,
+ * Linux ≥ 4.0). Returns `false` when the kernel refuses; the peak then counts from process start.
+ */
+export function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A server under test, running as a child process so its memory is its own. */
+export class ServerProcess {
+  private exited: Promise<number | null>;
+  private stderr = '';
+
+  private constructor(private readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000);
+    });
+    child.stdout?.on('data', () => undefined);
+  }
+
+  /**
+   * Starts `node <script>` with `env` added to a minimal environment and waits until `readyUrl`
+   * answers any HTTP status.
+   * @throws Error with the child's stderr when it exits or is not ready within 60 s.
+   */
+  static async start(script: string, env: Record<string, string>, readyUrl: string, nodeArgs: string[] = []): Promise<ServerProcess> {
+    const child = spawn(process.execPath, [...nodeArgs, script], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NODE_ENV: 'production', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new ServerProcess(child);
+    const deadline = Date.now() + 60_000;
+    let gone = false;
+    void server.exited.then(() => (gone = true));
+    while (Date.now() < deadline) {
+      if (gone) throw new Error(`${script} exited during start: ${server.stderr}`);
+      try {
+        await fetch(readyUrl, { signal: AbortSignal.timeout(1000) });
+        return server;
+      } catch {
+        await new Promise((wake) => setTimeout(wake, 100));
+      }
+    }
+    await server.stop();
+    throw new Error(`${script} not ready after 60 s: ${server.stderr}`);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** The last 4000 characters the child wrote to stderr. */
+  get errors(): string {
+    return this.stderr;
+  }
+
+  /** SIGTERM, then SIGKILL after 10 s; resolves to the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}

@@ -1,0 +1,160 @@
+import type { LoadResult, LoadSettings } from './load.js';
+import type { Machine } from './machine.js';
+import type { ReportMeasurement } from './report-run.js';
+
+/** A throughput scenario and what it is compared with. */
+export interface Row {
+  scenario: string;
+  result: LoadResult;
+  /** The same-run bare-Fastify result of the same method. */
+  ceiling: LoadResult;
+  /** Target: at least `ratio` of the ceiling's requests/s and, when given, p99 ≤ `p99` ms. */
+  target?: { ratio: number; p99?: number };
+}
+
+/** A report scenario. */
+export interface ReportRow {
+  type: 'json' | 'xml' | 'pdf';
+  devices: number;
+  measured?: ReportMeasurement;
+  /** Why it did not run. */
+  skipped?: string;
+}
+
+/** Report targets: json and xml of 100,000 devices under 200 MB peak; pdf of 10,000 under 15 s. */
+export const REPORT_TARGETS = { streamPeakBytes: 200 * 2 ** 20, streamDevices: 100_000, pdfSeconds: 15, pdfDevices: 10_000 };
+
+/** Everything RESULTS.md shows. */
+export interface Results {
+  machine: Machine & { loadAfter: string };
+  versions: Record<string, string>;
+  settings: LoadSettings;
+  fleet: number;
+  small: number;
+  memberships: number;
+  loginKeys: number;
+  loginRateLimit: string;
+  seedSeconds: number;
+  rows: Row[];
+  reports: ReportRow[];
+  drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
+  totalSeconds: number;
+}
+
+/** Requests/s of a scenario as a fraction of its ceiling's. */
+export function ratio(row: Pick<Row, 'result' | 'ceiling'>): number {
+  return row.result.requestsPerSecond / row.ceiling.requestsPerSecond;
+}
+
+/** Whether a throughput row meets its target; `undefined` when it has none. A row with failures never does. */
+export function throughputMet(row: Row): boolean | undefined {
+  if (!row.target) return undefined;
+  if (row.result.failures > 0) return false;
+  return ratio(row) >= row.target.ratio && (row.target.p99 === undefined || row.result.p99 <= row.target.p99);
+}
+
+/** Whether a report row meets its target; `undefined` when it has none (or did not run). */
+export function reportMet(row: ReportRow): boolean | undefined {
+  if (!row.measured) return undefined;
+  if (row.type !== 'pdf' && row.devices === REPORT_TARGETS.streamDevices) return row.measured.peakRss < REPORT_TARGETS.streamPeakBytes;
+  if (row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfDevices) return row.measured.seconds < REPORT_TARGETS.pdfSeconds;
+  return undefined;
+}
+
+const yesNo = (met: boolean | undefined): string => (met === undefined ? '–' : met ? 'yes' : '**no**');
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+const n = (value: number): string => value.toLocaleString('en');
+
+function targetText(row: Row): string {
+  if (!row.target) return '–';
+  return `≥ ${(row.target.ratio * 100).toFixed(0)} %${row.target.p99 !== undefined ? `, p99 ≤ ${row.target.p99} ms` : ''}`;
+}
+
+/** `bench/RESULTS.md`. */
+export function renderResults(r: Results): string {
+  const { machine, settings } = r;
+  const lines: string[] = [];
+  const sqliteRate = r.drivers.sqlite3.requestsPerSecond;
+  const betterRate = r.drivers.better.requestsPerSecond;
+  const gain = betterRate / sqliteRate - 1;
+  lines.push(
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (`bench/run.ts`); every figure below comes from one run on one machine.',
+    '',
+    '## Machine',
+    '',
+    `- CPU: ${machine.cpu}, ${machine.cores} cores; RAM ${(machine.memory / 2 ** 30).toFixed(1)} GiB; ${machine.os}`,
+    `- Load average (1 / 5 / 15 min): ${machine.loadBefore} at the start, ${machine.loadAfter} at the end. The machine is shared:`,
+    '  absolute figures move with its load, the ratios to the same-run ceiling much less.',
+    `- Versions: ${Object.entries(r.versions)
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', ')}`,
+    '',
+    '## Settings',
+    '',
+    `- autocannon (as a library, in the bench process): ${settings.connections} connections, no pipelining, ` +
+      `${settings.warmup} s warm-up then ${settings.duration} s measured per scenario. Latencies in ms.`,
+    '- Every server under test is its own child process on 127.0.0.1: the bare-Fastify ceiling ' +
+      '(`bench/ceiling-server.ts`, a fixed small JSON on `POST` and `GET`) and the real app (`node dist/src/main.js`, ' +
+      '`LOG_LEVEL=error`, default configuration otherwise).',
+    `- Database: SQLite (WAL) with ${n(r.fleet)} devices in one tenant (3 device types, 12 firmware, 8 groups with ` +
+      `${n(r.memberships)} memberships, 10 active rollouts plus a paused and a draft one, success records for part of a ` +
+      `rollout) and ${n(r.small)} devices in a second tenant; seeded in ${r.seedSeconds.toFixed(1)} s (not measured).`,
+    `- next rollout: each request from another device (mac) of the large tenant, reporting the version it runs, with a ` +
+      'valid token of its device type in `X-Access-Token` (300 different tokens, one login each). GET device: the same, by mac.',
+    `- login: every request a distinct (device key, timestamp) pair over ${r.loginKeys} device keys (a pair logs in once); ` +
+      `\`LOGIN_RATE_LIMIT=${r.loginRateLimit}\` for the bench only, so the rate limit counts (one database upsert per login) ` +
+      'but never refuses.',
+    '- Reports: a fresh server process per report; peak = the server’s `VmHWM` reset just before the request ' +
+      '(`/proc/<pid>/clear_refs`), time = request to last byte, body read as it streams.',
+    '',
+    '## Device endpoints',
+    '',
+    '| Scenario | req/s | p50 ms | p99 ms | of ceiling | target | met |',
+    '| --- | ---: | ---: | ---: | ---: | --- | --- |',
+  );
+  for (const row of r.rows) {
+    const failures = row.result.failures ? ` (${n(row.result.failures)} failed)` : '';
+    lines.push(
+      `| ${row.scenario} | ${n(Math.round(row.result.requestsPerSecond))}${failures} | ${row.result.p50} | ${row.result.p99} | ` +
+        `${(ratio(row) * 100).toFixed(0)} % | ${targetText(row)} | ${yesNo(throughputMet(row))} |`,
+    );
+  }
+  lines.push(
+    '',
+    '## Reports',
+    '',
+    '| Report | devices | time s | size MB | server RSS before MiB | peak RSS MiB | target | met |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+  );
+  for (const row of r.reports) {
+    const target =
+      row.type !== 'pdf' && row.devices === REPORT_TARGETS.streamDevices
+        ? 'peak < 200 MiB'
+        : row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfDevices
+          ? '< 15 s'
+          : '–';
+    if (!row.measured) {
+      lines.push(`| ${row.type} | ${n(row.devices)} | skipped: ${row.skipped ?? 'not run'} | | | | ${target} | – |`);
+      continue;
+    }
+    const m = row.measured;
+    lines.push(
+      `| ${row.type} | ${n(row.devices)} | ${m.seconds.toFixed(2)} | ${(m.bytes / 1e6).toFixed(1)} | ${mib(m.rssBefore)} | ` +
+        `${mib(m.peakRss)}${m.peakReset ? '' : ' (since start)'} | ${target} | ${yesNo(reportMet(row))} |`,
+    );
+  }
+  lines.push(
+    '',
+    '## SQLite driver',
+    '',
+    `next rollout, same run, same database: sqlite3 ${n(Math.round(sqliteRate))} req/s (p99 ${r.drivers.sqlite3.p99} ms), ` +
+      `better-sqlite3 ${n(Math.round(betterRate))} req/s (p99 ${r.drivers.better.p99} ms): better-sqlite3 ${gain >= 0 ? '+' : ''}${(gain * 100).toFixed(0)} %. ` +
+      `Default (\`SQLITE_DRIVER\`): ${r.drivers.defaultDriver}.`,
+    '',
+    `Whole run: ${(r.totalSeconds / 60).toFixed(1)} min.`,
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,291 @@
+/**
+ * `npm run bench`: the device-facing hot paths of the real app against a bare-Fastify ceiling,
+ * measured in one run on one machine with the same autocannon settings, plus report time and
+ * server memory. Writes `bench/RESULTS.md` (full run only).
+ *
+ *   npm run bench                 full run (100,000 devices, 10 s per scenario; several minutes)
+ *   npm run bench -- --quick      smoke run (small fleet, 1 s per scenario); writes nothing
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deviceSignature } from '#src/auth/signature.js';
+import { ENVIRONMENT } from '#src/config/app-config.js';
+import { fleetDevice, loginPairs, type DeviceType } from './fleet.js';
+import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
+import { machineInfo, versions } from './machine.js';
+import { measureReport, type ReportMeasurement } from './report-run.js';
+import { renderResults, type Row, type ReportRow } from './results.js';
+import { seed, type SeededTenant } from './seed.js';
+import { freePort, ServerProcess } from './processes.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(ROOT, 'dist/src/main.js');
+const CEILING = join(ROOT, 'dist/bench/ceiling-server.js');
+
+const quick = process.argv.includes('--quick');
+const settings: LoadSettings = quick ? { connections: 50, duration: 1, warmup: 1 } : { connections: 50, duration: 10, warmup: 3 };
+const FLEET = quick ? 5_000 : 100_000;
+const SMALL = quick ? 1_000 : 10_000;
+const LOGIN_KEYS = 256;
+/** Logins per client IP and device key per window for the bench (the config's maximum). */
+const LOGIN_RATE_LIMIT = '1000000';
+/** Largest extrapolated time at which the PDF of the large fleet is still attempted, seconds. */
+const PDF_BUDGET_SECONDS = 180;
+
+const DRIVERS = ['sqlite3', 'better-sqlite3'] as const;
+const DEFAULT_DRIVER = ENVIRONMENT.find((v) => v.name === 'SQLITE_DRIVER')?.default ?? 'sqlite3';
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A running app with its URLs. */
+interface App {
+  server: ServerProcess;
+  auth: string;
+  vc: string;
+}
+
+async function startApp(dataDir: string, driver: string): Promise<App> {
+  const [a, v, b, o] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const env = {
+    AUTH_URL: `http://127.0.0.1:${a}`,
+    VC_URL: `http://127.0.0.1:${v}`,
+    BC_URL: `http://127.0.0.1:${b}`,
+    OPERATOR_URL: `http://127.0.0.1:${o}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    LOGIN_RATE_LIMIT,
+    SQLITE_DRIVER: driver,
+  };
+  const server = await ServerProcess.start(MAIN, env, `${env.VC_URL}/`);
+  return { server, auth: env.AUTH_URL, vc: env.VC_URL };
+}
+
+let lastTimestamp = 0;
+
+/** Logs in with a device key; each call a fresh timestamp (a pair logs in once, CONTRACT.md §4). */
+async function login(app: App, tenant: SeededTenant, deviceKey: string): Promise<string> {
+  const timestamp = (lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(Date.now() / 1000) - 290));
+  const response = await fetch(`${app.auth}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      device_key: deviceKey,
+      timestamp,
+      device_signature: deviceSignature(tenant.customerKey, String(timestamp), deviceKey),
+    }),
+  });
+  const body = (await response.json()) as { token?: string; message?: string };
+  if (!body.token) throw new Error(`login failed: ${response.status} ${JSON.stringify(body)}`);
+  return body.token;
+}
+
+/** Tokens per device type: devices log in for themselves, so requests carry many different tokens. */
+const TOKENS_PER_TYPE = quick ? 5 : 100;
+
+async function typeTokens(app: App, tenant: SeededTenant): Promise<Record<DeviceType, string[]>> {
+  const tokens = {} as Record<DeviceType, string[]>;
+  for (const [type, key] of Object.entries(tenant.typeKeys)) {
+    tokens[type as DeviceType] = [];
+    for (let i = 0; i < TOKENS_PER_TYPE; i++) tokens[type as DeviceType].push(await login(app, tenant, key));
+  }
+  return tokens;
+}
+
+/** Device indexes in a scattered order (a stride coprime with the fleet size). */
+function* scattered(size: number): Generator<number> {
+  const stride = 7919; // prime, and the fleet sizes used here are not multiples of it
+  for (let n = 0; ; n++) yield (n * stride) % size;
+}
+
+function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, string[]>): NextRequest {
+  const bodies = Array.from({ length: tenant.devices }, (_, i) => {
+    const device = fleetDevice(i, tenant.macPrefix);
+    return { body: JSON.stringify({ mac: device.mac, firmware_version: device.version }), token: tokens[device.type][i % TOKENS_PER_TYPE] };
+  });
+  const order = scattered(tenant.devices);
+  return () => {
+    const { body, token } = bodies[order.next().value as number];
+    return { method: 'POST', path: '/api/device/next/rollout', body, headers: { 'x-access-token': token } };
+  };
+}
+
+function getDeviceRequests(tenant: SeededTenant, tokens: Record<DeviceType, string[]>): NextRequest {
+  const order = scattered(tenant.devices);
+  return () => {
+    const index = order.next().value as number;
+    const device = fleetDevice(index, tenant.macPrefix);
+    return {
+      method: 'GET',
+      path: `/api/device/${device.mac}`,
+      headers: { 'x-access-token': tokens[device.type][index % TOKENS_PER_TYPE] },
+    };
+  };
+}
+
+function loginRequests(tenant: SeededTenant): NextRequest {
+  // Keys of their own (not the ones tokens come from); timestamps within ±250 s of now, inside
+  // AUTH_MAX_SKEW_SECONDS (300) for the whole scenario.
+  const pairs = loginPairs(tenant.loginKeys.length, Math.floor(Date.now() / 1000), 250);
+  return () => {
+    const { key, timestamp } = pairs.next().value as { key: number; timestamp: number };
+    const deviceKey = tenant.loginKeys[key];
+    const signature = deviceSignature(tenant.customerKey, String(timestamp), deviceKey);
+    return {
+      method: 'POST',
+      path: '/auth/login',
+      body: `{"device_key":"${deviceKey}","timestamp":${timestamp},"device_signature":"${signature}"}`,
+    };
+  };
+}
+
+/** Sends a few next-rollout requests and checks they are answered as the contract says. */
+async function checkNextRollout(app: App, next: NextRequest): Promise<{ offers: number; checked: number }> {
+  let offers = 0;
+  const checked = 200;
+  for (let i = 0; i < checked; i++) {
+    const request = next();
+    const response = await fetch(`${app.vc}${request.path}`, {
+      method: request.method,
+      body: request.body,
+      headers: { ...request.headers, 'content-type': 'application/json' },
+    });
+    const body = (await response.json()) as Record<string, unknown>;
+    if (response.status !== 200) throw new Error(`next rollout answered ${response.status} ${JSON.stringify(body)}`);
+    if (typeof body['rollout_id'] === 'string') offers++;
+  }
+  return { offers, checked };
+}
+
+function describe(result: LoadResult): string {
+  const failures = result.failures ? `, ${result.failures} failures ${JSON.stringify(result.statuses)}` : '';
+  return `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests${failures})`;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const machine = machineInfo();
+  log(`firmledger bench${quick ? ' (quick)' : ''}: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadBefore}`);
+  const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-bench-'));
+  try {
+    const seeded = await seed(dataDir, FLEET, SMALL, LOGIN_KEYS);
+    log(`seeded ${FLEET} + ${SMALL} devices, 10 active rollouts in ${seeded.seconds.toFixed(1)} s`);
+
+    // The ceiling.
+    const ceilingPort = await freePort();
+    const ceiling = await ServerProcess.start(CEILING, { PORT: String(ceilingPort) }, `http://127.0.0.1:${ceilingPort}/ceiling`);
+    const ceilingOrigin = `http://127.0.0.1:${ceilingPort}`;
+    const ceilingPost = await measure(
+      ceilingOrigin,
+      () => ({ method: 'POST', path: '/ceiling', body: '{"mac":"02:B0:00:00:00:01","firmware_version":"1.0.0"}' }),
+      settings,
+    );
+    log(`ceiling POST: ${describe(ceilingPost)}`);
+    const ceilingGet = await measure(ceilingOrigin, () => ({ method: 'GET', path: '/ceiling' }), settings);
+    log(`ceiling GET:  ${describe(ceilingGet)}`);
+    await ceiling.stop();
+
+    const rows: Row[] = [
+      { scenario: 'ceiling: bare Fastify POST', result: ceilingPost, ceiling: ceilingPost },
+      { scenario: 'ceiling: bare Fastify GET', result: ceilingGet, ceiling: ceilingGet },
+    ];
+    const driverResults = new Map<string, LoadResult>();
+
+    // Next rollout on each driver; the other device endpoints on the default driver.
+    const order = [...DRIVERS].sort((a, b) => Number(a === DEFAULT_DRIVER) - Number(b === DEFAULT_DRIVER));
+    for (const driver of order) {
+      const app = await startApp(dataDir, driver);
+      try {
+        const tokens = await typeTokens(app, seeded.fleet);
+        const check = await checkNextRollout(app, nextRolloutRequests(seeded.fleet, tokens));
+        log(`[${driver}] next rollout answers checked: ${check.offers} of ${check.checked} devices offered a rollout`);
+        const next = await measure(app.vc, nextRolloutRequests(seeded.fleet, tokens), settings);
+        log(`[${driver}] next rollout: ${describe(next)}`);
+        driverResults.set(driver, next);
+        rows.push({
+          scenario: `POST next/rollout (${driver}${driver === DEFAULT_DRIVER ? ', default' : ''})`,
+          result: next,
+          ceiling: ceilingPost,
+          target: driver === DEFAULT_DRIVER ? { ratio: 0.4, p99: 10 } : undefined,
+        });
+        if (driver !== DEFAULT_DRIVER) continue;
+        const device = await measure(app.vc, getDeviceRequests(seeded.fleet, tokens), settings);
+        log(`[${driver}] GET device: ${describe(device)}`);
+        rows.push({ scenario: `GET api/device/:mac (${driver})`, result: device, ceiling: ceilingGet });
+        const logins = await measure(app.auth, loginRequests(seeded.fleet), settings);
+        log(`[${driver}] login: ${describe(logins)}`);
+        rows.push({ scenario: `POST auth/login (${driver})`, result: logins, ceiling: ceilingPost, target: { ratio: 0.25 } });
+      } finally {
+        await app.server.stop();
+      }
+    }
+
+    // Reports: a fresh server per report, so each peak is that report's.
+    const reports: ReportRow[] = [];
+    let pdfSmallSeconds = Infinity;
+    for (const [tenant, size] of [
+      [seeded.small, SMALL],
+      [seeded.fleet, FLEET],
+    ] as const) {
+      for (const type of ['json', 'xml', 'pdf'] as const) {
+        const row: ReportRow = { type, devices: size };
+        if (type === 'pdf' && size === FLEET) {
+          const estimate = (pdfSmallSeconds * FLEET) / SMALL;
+          if (estimate > PDF_BUDGET_SECONDS) {
+            row.skipped = `extrapolated from ${SMALL.toLocaleString('en')} devices: ~${estimate.toFixed(0)} s, over the ${PDF_BUDGET_SECONDS} s budget`;
+            log(`report pdf ${size}: skipped (${row.skipped})`);
+            reports.push(row);
+            continue;
+          }
+        }
+        const app = await startApp(dataDir, DEFAULT_DRIVER);
+        try {
+          const token = await login(app, tenant, tenant.typeKeys.ESP32);
+          await new Promise((wake) => setTimeout(wake, 500)); // let start-up garbage settle
+          const measured: ReportMeasurement = await measureReport(`${app.vc}/api/report/${type}`, token, app.server.pid, 600_000);
+          if (measured.status !== 200) throw new Error(`report ${type} answered ${measured.status}`);
+          row.measured = measured;
+          if (type === 'pdf' && size === SMALL) pdfSmallSeconds = measured.seconds;
+          log(
+            `report ${type} ${size}: ${measured.seconds.toFixed(2)} s, ${(measured.bytes / 1e6).toFixed(1)} MB, ` +
+              `server RSS ${(measured.rssBefore / 2 ** 20).toFixed(0)} → peak ${(measured.peakRss / 2 ** 20).toFixed(0)} MiB`,
+          );
+        } finally {
+          await app.server.stop();
+        }
+        reports.push(row);
+      }
+    }
+
+    const sqlite3 = driverResults.get('sqlite3')!;
+    const better = driverResults.get('better-sqlite3')!;
+    const markdown = renderResults({
+      machine: { ...machine, loadAfter: machineInfo().loadBefore },
+      versions: versions(ROOT),
+      settings,
+      fleet: FLEET,
+      small: SMALL,
+      memberships: seeded.memberships,
+      loginKeys: LOGIN_KEYS,
+      loginRateLimit: LOGIN_RATE_LIMIT,
+      seedSeconds: seeded.seconds,
+      rows,
+      reports,
+      drivers: { sqlite3, better, defaultDriver: DEFAULT_DRIVER },
+      totalSeconds: (performance.now() - started) / 1000,
+    });
+    log('');
+    log(markdown);
+    if (!quick) {
+      await writeFile(join(ROOT, 'bench/RESULTS.md'), markdown);
+      log('written to bench/RESULTS.md');
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

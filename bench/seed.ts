@@ -1,0 +1,156 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Readable } from 'node:stream';
+import type { EntityManager } from 'typeorm';
+import { CliModule } from '#src/cli/cli.module.js';
+import { loadConfig, prepareDataDir } from '#src/config/app-config.js';
+import { UnitOfWork } from '#src/database/unit-of-work.js';
+import { FirmwareService } from '#src/firmware/firmware.service.js';
+import { GroupService } from '#src/rollout/group.service.js';
+import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/tenant/tenant.service.js';
+import { DEVICE_TYPES, FIRMWARE_VERSIONS, fleetDevice, GROUPS, ROLLOUTS, type DeviceType } from './fleet.js';
+
+/** A seeded tenant as the benchmark uses it. */
+export interface SeededTenant {
+  id: number;
+  name: string;
+  customerKey: string;
+  /** One device key per device type: devices of that type registered with it. */
+  typeKeys: Record<DeviceType, string>;
+  /** Extra ESP32 keys for the login scenario (a `(key, timestamp)` pair logs in once). */
+  loginKeys: string[];
+  devices: number;
+  /** First three mac octets of the tenant's devices. */
+  macPrefix: string;
+}
+
+/** What {@link seed} made. */
+export interface Seeded {
+  fleet: SeededTenant;
+  small: SeededTenant;
+  /** Group memberships of the large tenant. */
+  memberships: number;
+  seconds: number;
+}
+
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Seeds `dataDir`: tenants, keys, firmware, groups and rollouts through the services (ledger
+ * entries included), then devices, group members and success records with multi-row INSERTs in
+ * a few transactions (these rows have no ledger entries: no benchmarked endpoint reads them).
+ * @param fleetSize devices of the large tenant (next rollout, device reads, reports)
+ * @param smallSize devices of the small tenant (reports)
+ */
+export async function seed(dataDir: string, fleetSize: number, smallSize: number, loginKeys: number): Promise<Seeded> {
+  const started = performance.now();
+  const config = prepareDataDir(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'error' }));
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'], abortOnError: false });
+  try {
+    const tenants = app.get(TenantService);
+    const unitOfWork = app.get(UnitOfWork);
+
+    const makeTenant = async (name: string, devices: number, macPrefix: string, extraKeys: number): Promise<SeededTenant> => {
+      const tenant = await tenants.createTenant(name);
+      const typeKeys = {} as Record<DeviceType, string>;
+      const keyIds = {} as Record<DeviceType, number>;
+      for (const type of DEVICE_TYPES) {
+        const key = await tenants.createDeviceKey(tenant.id, type);
+        typeKeys[type] = key.key;
+        keyIds[type] = key.id;
+      }
+      const logins: string[] = [];
+      for (let i = 0; i < extraKeys; i++) logins.push((await tenants.createDeviceKey(tenant.id, 'ESP32')).key);
+      await unitOfWork.transaction(async (manager) => {
+        const now = Date.now();
+        await insertRows(
+          manager,
+          'device',
+          ['tenant_id', 'mac', 'name', 'firmware_version', 'device_key_id', 'device_type', 'last_seen_at', 'created_at'],
+          devices,
+          (i) => {
+            const d = fleetDevice(i, macPrefix);
+            return [tenant.id, d.mac, d.name, d.version, keyIds[d.type], d.type, now - (i % 3600) * 1000, now - 86_400_000];
+          },
+        );
+      });
+      return { id: tenant.id, name, customerKey: tenant.customerKey, typeKeys, loginKeys: logins, devices, macPrefix };
+    };
+
+    const fleet = await makeTenant('bench-fleet', fleetSize, '02:B0:00', loginKeys);
+    const small = await makeTenant('bench-small', smallSize, '02:B1:00', 0);
+
+    // Firmware for every type and version, groups, members, rollouts: the large tenant only.
+    const firmwareIds = new Map<string, number>();
+    for (const type of DEVICE_TYPES) {
+      for (const version of FIRMWARE_VERSIONS) {
+        const bytes = Buffer.alloc(4096, `${type} firmware ${version}\n`);
+        const firmware = await app.get(FirmwareService).publish({ tenantId: fleet.id, version, deviceType: type }, Readable.from([bytes]));
+        firmwareIds.set(`${type}@${version}`, firmware.id);
+      }
+    }
+    const groups = app.get(GroupService);
+    let memberships = 0;
+    for (const group of GROUPS) {
+      const { id } = await groups.create(fleet.id, group.name);
+      const members: number[] = [];
+      for (let i = 0; i < fleetSize; i++) if (group.includes(i)) members.push(i);
+      memberships += members.length;
+      await unitOfWork.transaction((manager) =>
+        insertRows(manager, 'group_member', ['group_id', 'mac'], members.length, (n) => [id, fleetDevice(members[n], fleet.macPrefix).mac]),
+      );
+    }
+    const plans = app.get(RolloutPlanService);
+    const rolloutIds = new Map<string, number>();
+    for (const rollout of ROLLOUTS) {
+      const created = await plans.create({
+        tenantId: fleet.id,
+        name: rollout.name,
+        firmwareId: firmwareIds.get(`${rollout.type}@${rollout.version}`)!,
+        group: rollout.group,
+        priority: rollout.priority,
+        startDate: '2026-01-01 00:00:00',
+        downgrade: rollout.downgrade,
+      });
+      if (rollout.state !== 'draft') await plans.apply(fleet.id, created.id, 'start');
+      if (rollout.state === 'paused') await plans.apply(fleet.id, created.id, 'pause');
+      rolloutIds.set(rollout.name, created.id);
+    }
+    // Devices of wave a that already run 1.1.0 on ESP32 reported success for that rollout.
+    const waveA = rolloutIds.get(ROLLOUTS[0].name)!;
+    await unitOfWork.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO rollout_success (rollout_id, device_id, firmware_version, created_at)
+         SELECT ?, id, firmware_version, created_at FROM device
+         WHERE tenant_id = ? AND device_type = 'ESP32' AND firmware_version = '1.1.0' AND mac IN (SELECT mac FROM group_member WHERE group_id = ?)`,
+        [waveA, fleet.id, (await groups.require(fleet.id, ROLLOUTS[0].group)).id],
+      );
+    });
+    return { fleet, small, memberships, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await app.close();
+  }
+}
+
+/** Inserts `count` rows, {@link ROWS_PER_INSERT} per statement. */
+async function insertRows(
+  manager: EntityManager,
+  table: string,
+  columns: string[],
+  count: number,
+  row: (index: number) => unknown[],
+): Promise<void> {
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (let start = 0; start < count; start += ROWS_PER_INSERT) {
+    const end = Math.min(count, start + ROWS_PER_INSERT);
+    const values: unknown[] = [];
+    for (let i = start; i < end; i++) values.push(...row(i));
+    await manager.query(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(end - start)
+        .fill(tuple)
+        .join(', ')}`,
+      values,
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { UnitOfWork } from '#src/database/unit-of-work.js';
+import { DeviceRepository } from './device.repository.js';
+
+/** Longest time a last-seen time waits before it is written, milliseconds. */
+export const LAST_SEEN_FLUSH_MS = 1000;
+
+/**
+ * Writes devices' last-seen times behind (CONTRACT.md §6: next rollout updates it). Every
+ * next-rollout request would otherwise be a write transaction of its own; here the times
+ * gathered within {@link LAST_SEEN_FLUSH_MS} are written together in one transaction, and the
+ * rest at shutdown (after the listeners closed, before the database does). A time never moves
+ * a device's last-seen time backwards. A failed write is logged and retried with the next batch.
+ * Times still pending when the process dies without a shutdown are lost (at most one second).
+ */
+@Injectable()
+export class LastSeenWriter implements OnApplicationShutdown {
+  private readonly logger = new Logger('LastSeen');
+  /** Device id → newest time seen (epoch ms) not yet written. */
+  private readonly pending = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly devices: DeviceRepository,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /** Records that a device was seen at `at` (epoch ms); written within {@link LAST_SEEN_FLUSH_MS}. */
+  seen(deviceId: number, at: number): void {
+    const known = this.pending.get(deviceId);
+    if (known === undefined || at > known) this.pending.set(deviceId, at);
+    this.schedule();
+  }
+
+  /** Times recorded and not yet written. */
+  get backlog(): number {
+    return this.pending.size;
+  }
+
+  /** Resolves when the write under way, if any, has finished (starts none). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+  }
+
+  /** Writes every pending time now (after a write already under way). */
+  async flush(): Promise<void> {
+    // Checked again after every wait, so two callers never write at once.
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending];
+    this.flushing = this.unitOfWork.transaction((manager) => this.devices.touchMany(manager, batch));
+    try {
+      await this.flushing;
+      // Keep times that arrived meanwhile; they are newer.
+      for (const [id, at] of batch) if (this.pending.get(id) === at) this.pending.delete(id);
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch((error: unknown) => {
+        this.logger.error(`writing last-seen times failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+        this.schedule();
+      });
+    }, LAST_SEEN_FLUSH_MS).unref();
+  }
+
+  /** Writes what is pending once no request can add more; the data source closes after this. */
+  async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+}

@@ -9,6 +9,7 @@ import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-bo
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { planListeners } from './listeners/listener-plan.js';
 import { ListenerRouting } from './listeners/listener-routing.js';
+import { mountOpenApi } from './openapi/openapi.js';
 
 /** A started server. */
 export interface RunningServer {
@@ -51,6 +52,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const fastify = app.getHttpAdapter().getInstance();
   installJsonBodyParser(fastify);
   routing.install(fastify);
+  mountOpenApi(app, ready);
   const first = listeners[0];
   await app.listen(first.port, first.host);
   await routing.listenOthers();

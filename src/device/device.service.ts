@@ -7,7 +7,8 @@ import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device } from './device.entity.js';
 import { DeviceRepository } from './device.repository.js';
-import type { DeviceResponse, MessageResponse, RegisterDeviceDto } from './dto/device.dto.js';
+import type { MessageResponse } from '#src/common/dto/message.dto.js';
+import type { DeviceResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
 /** Exact outcome texts (INTERFACE.md; `does't` is spelled as the field devices expect). */
 export const DeviceMessages = {

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiResponse, ApiSecurity, type HeadersObject } from '@nestjs/swagger';
 import { INVALID_TOKEN } from '#src/auth/device-token.guard.js';
 import { MessageResponse } from '#src/common/dto/message.dto.js';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
@@ -14,12 +14,24 @@ export const SecuritySchemes = {
   operatorToken: 'operatorToken',
 } as const;
 
-/** `Device does't exist!` → `device-does-t-exist`: a key for the `examples` map of a response. */
-function exampleKey(message: string): string {
-  return message
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
+/**
+ * Keys for the `examples` map of a response, from the texts: `Device does't exist!` →
+ * `device-does-t-exist`, at most 40 characters, numbered when two would clash.
+ */
+function exampleKeys(messages: readonly string[]): string[] {
+  const used = new Set<string>();
+  return messages.map((message) => {
+    const slug =
+      message
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, 40)
+        .replace(/^-+|-+$/g, '') || 'message';
+    let key = slug;
+    for (let n = 2; used.has(key); n++) key = `${slug}-${n}`;
+    used.add(key);
+    return key;
+  });
 }
 
 /**
@@ -27,15 +39,21 @@ function exampleKey(message: string): string {
  * can carry: one text becomes the `example`, several become named `examples`.
  * @param status HTTP status.
  * @param description when this answer is given.
- * @param messages the exact `message` texts (CONTRACT.md), at least one.
+ * @param messages the exact `message` texts (CONTRACT.md).
+ * @param headers response headers of this answer.
  */
-export function ApiMessageResponse(status: number, description: string, ...messages: [string, ...string[]]): MethodDecorator & ClassDecorator {
-  if (messages.length === 1) return ApiResponse({ status, description, type: MessageResponse, example: { message: messages[0] } });
+export function ApiMessageResponse(
+  status: number,
+  description: string,
+  messages: string | readonly [string, ...string[]],
+  headers?: HeadersObject,
+): MethodDecorator & ClassDecorator {
+  const texts = typeof messages === 'string' ? [messages] : messages;
+  const common = { status, description, type: MessageResponse, ...(headers ? { headers } : {}) };
+  if (texts.length === 1) return ApiResponse({ ...common, example: { message: texts[0] } });
   return ApiResponse({
-    status,
-    description,
-    type: MessageResponse,
-    examples: Object.fromEntries(messages.map((message) => [exampleKey(message), { summary: message, value: { message } }])),
+    ...common,
+    examples: Object.fromEntries(exampleKeys(texts).map((key, i) => [key, { summary: texts[i], value: { message: texts[i] } }])),
   });
 }
 
@@ -67,14 +85,15 @@ export function ApiOperatorAuth(invalidTokenMessage: string): MethodDecorator & 
  * JSON or a missing/mistyped/out-of-bounds field (the message names the field), 413 over the
  * 16 KiB device body limit, 415 when the body is not `application/json`.
  * @param fieldMessages example 400 texts of this body's fields.
+ * @param headers400 headers of the 400 answer (the login rate-limit headers).
  */
-export function ApiJsonBodyErrors(...fieldMessages: string[]): MethodDecorator & ClassDecorator {
+export function ApiJsonBodyErrors(fieldMessages: readonly string[], headers400?: HeadersObject): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiMessageResponse(
       400,
       'Malformed JSON, a missing body, or a missing, mistyped or out-of-bounds field (the message names the field).',
-      ErrorMessages.malformedJson,
-      ...fieldMessages,
+      [ErrorMessages.malformedJson, ...fieldMessages],
+      headers400,
     ),
     ApiMessageResponse(413, 'The body is over the device body limit (16 KiB).', ErrorMessages.tooLarge),
     ApiMessageResponse(415, 'The body is not `application/json`.', ErrorMessages.unsupportedMediaType),

@@ -101,27 +101,31 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
     .addServer(prefix || '/', 'The listener serving this document (base URL path; scheme and host of the page).');
   if (docs.some((d) => d.security === 'device')) {
     builder
-      .addApiKey(
-        { type: 'apiKey', in: 'header', name: 'x-access-token', description: 'Device JWT from `POST {auth_url}/auth/login`.' },
-        SecuritySchemes.deviceToken,
-      )
-      .addBearerAuth(
-        { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The same device JWT as `Authorization: Bearer <token>`.' },
-        SecuritySchemes.deviceBearer,
-      );
+      .addSecurity(SecuritySchemes.deviceToken, {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-access-token',
+        description: 'Device JWT from `POST {auth_url}/auth/login` in `X-Access-Token` (any case).',
+      })
+      .addSecurity(SecuritySchemes.deviceBearer, {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'The same device JWT as `Authorization: Bearer <token>`.',
+      });
   }
   if (docs.some((d) => d.security === 'operator')) {
-    builder.addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'Operator token as `Authorization: Bearer <token>`.' },
-      SecuritySchemes.operatorToken,
-    );
+    builder.addSecurity(SecuritySchemes.operatorToken, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Operator token as `Authorization: Bearer <token>`.',
+    });
   }
   for (const tag of docs.flatMap((d) => d.tags)) builder.addTag(tag.name, tag.description);
 
   const include = components.flatMap((component) => [...COMPONENT_MODULES[component]]);
   // `include: []` would mean "every module": a component without modules documents no paths.
-  const document: OpenAPIObject =
-    include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include }) : { ...builder.build(), paths: {} };
+  const document = include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include }) : { ...builder.build(), paths: {} };
   return normalize(document, components);
 }
 
@@ -217,8 +221,9 @@ function swaggerUiPage(title: string, assets: string): string {
 }
 
 /**
- * Drops the routing marker from the paths and orders `paths` and `components.schemas` by name,
- * so the document does not depend on module order.
+ * Drops the routing marker from the paths, orders `paths` and `components.schemas` by name and
+ * the top-level keys in one fixed order, so the document depends on neither module order nor
+ * how it was assembled.
  */
 function normalize(document: OpenAPIObject, components: readonly ComponentName[]): OpenAPIObject {
   const markers = components.map((c) => `/${componentMarker(c)}`);
@@ -226,19 +231,20 @@ function normalize(document: OpenAPIObject, components: readonly ComponentName[]
     const marker = markers.find((m) => path === m || path.startsWith(`${m}/`));
     return marker ? path.slice(marker.length) || '/' : path;
   };
-  const paths = Object.fromEntries(
-    Object.entries(document.paths)
-      .map(([path, item]) => [unmark(path), item] as const)
-      .sort(byKey),
-  );
-  const schemas = document.components?.schemas;
+  const { openapi, info, servers, tags, paths, components: parts, ...rest } = document;
+  const schemas = parts?.schemas;
   return {
-    ...document,
-    paths,
-    components: {
-      ...document.components,
-      ...(schemas ? { schemas: Object.fromEntries(Object.entries(schemas).sort(byKey)) } : {}),
-    },
+    openapi,
+    info,
+    servers,
+    tags,
+    ...rest,
+    paths: Object.fromEntries(
+      Object.entries(paths)
+        .map(([path, item]) => [unmark(path), item] as const)
+        .sort(byKey),
+    ),
+    components: { ...parts, ...(schemas ? { schemas: Object.fromEntries(Object.entries(schemas).sort(byKey)) } : {}) },
   };
 }
 

@@ -157,8 +157,9 @@ export function mountOpenApi(app: NestFastifyApplication, config: AppConfig): vo
     const byPrefix = new Map<string, ComponentName[]>();
     for (const mount of listener.mounts) byPrefix.set(mount.prefix, [...(byPrefix.get(mount.prefix) ?? []), mount.component]);
     for (const components of byPrefix.values()) {
-      const document = JSON.stringify(buildOpenApiDocument(app, config, components));
-      const title = COMPONENT_DOCS[components[0]].title;
+      const built = buildOpenApiDocument(app, config, components);
+      const document = JSON.stringify(built);
+      const title = built.info.title;
       const docs = `/${componentMarker(components[0])}/${DOCS_PATH}`;
       // `{base}/docs` and `{base}/docs/` (the router ignores the trailing slash) need different relative asset URLs.
       fastify.get(docs, (request, reply) =>

@@ -5,14 +5,15 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sqlite3 from 'sqlite3';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 
 const run = promisify(execFile);
 
-/** The repository root: the CLI runs from there (`node bin/firmledger.js`). */
-const ROOT = '/work/main';
+/** The root of this checkout (the spec runs from `dist/test/e2e/`): the CLI runs from there (`node bin/firmledger.js`). */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** CIDv0 that `ipfs add` gives the 12 bytes "hello world\n" (well-known IPFS example). */
 const HELLO_CID = 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o';

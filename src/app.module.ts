@@ -1,11 +1,11 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, RouterModule } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import { ChainModule } from './chain/chain.module.js';
 import { CommonModule } from './common/common.module.js';
 import { HttpErrorFilter } from './common/http-error.filter.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
-import type { AppConfig } from './config/app-config.js';
+import type { AppConfig, ComponentName } from './config/app-config.js';
 import type { Clock } from './common/clock.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -19,9 +19,23 @@ import { ReportModule } from './report/report.module.js';
 import { RolloutModule } from './rollout/rollout.module.js';
 
 /**
- * The whole server. Each feature module is mounted on its component (CONTRACT.md §2):
+ * The feature modules whose controllers each component serves (CONTRACT.md §2):
  * authentication → `AUTH_URL`; devices, reports, rollouts, firmware download → `VC_URL`;
- * ledger lookups → `BC_URL`; the operator REST API → `OPERATOR_URL`. The listener layer moves each component's routes to its base URL.
+ * ledger lookups → `BC_URL`; operator API → `OPERATOR_URL`. The one source for both the
+ * routing ({@link AppModule}) and the per-component OpenAPI documents (`src/openapi/`).
+ */
+export const COMPONENT_MODULES: Readonly<Record<ComponentName, readonly Type[]>> = {
+  auth: [AuthModule],
+  vc: [DeviceModule, ReportModule, RolloutModule, FirmwareModule],
+  bc: [ChainModule],
+  operator: [OperatorModule],
+};
+
+const componentModules = Object.entries(COMPONENT_MODULES) as [ComponentName, readonly Type[]][];
+
+/**
+ * The whole server. Each feature module of {@link COMPONENT_MODULES} is mounted on its
+ * component; the listener layer moves each component's routes to its base URL.
  */
 @Module({})
 export class AppModule {
@@ -32,23 +46,12 @@ export class AppModule {
         ConfigModule.forRoot(config),
         CommonModule.forRoot(clock),
         DatabaseModule,
-        AuthModule,
-        DeviceModule,
-        ReportModule,
-        RolloutModule,
-        FirmwareModule,
-        ChainModule,
-        OperatorModule,
+        ...componentModules.flatMap(([, modules]) => modules),
         HealthModule,
         MetricsModule,
         RouterModule.register([
-          { path: componentMarker('auth'), module: AuthModule },
-          { path: componentMarker('vc'), module: DeviceModule },
-          { path: componentMarker('vc'), module: ReportModule },
-          { path: componentMarker('vc'), module: RolloutModule },
-          { path: componentMarker('vc'), module: FirmwareModule },
-          { path: componentMarker('bc'), module: ChainModule },
-          { path: componentMarker('operator'), module: OperatorModule },
+          ...componentModules.flatMap(([component, modules]) => modules.map((module) => ({ path: componentMarker(component), module }))),
+          // Prometheus scrapes `{operator_url}/metrics`; not part of the operator API's document.
           { path: componentMarker('operator'), module: MetricsModule },
         ]),
       ],

@@ -15,6 +15,7 @@ import { createAppLogger, flushLogs, PinoLoggerService } from './logging/app-log
 import { requestIdFor } from './logging/request-id.js';
 import { installRequestObserver } from './logging/request-observer.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
+import { mountOpenApi } from './openapi/openapi.js';
 
 /** A started server. */
 export interface RunningServer {
@@ -76,6 +77,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     metrics: app.get(HttpMetrics),
     componentOf: (raw, path) => routing.componentFor(raw, path),
   });
+  mountOpenApi(app, ready);
   const first = listeners[0];
   await app.listen(first.port, first.host);
   await routing.listenOthers();

@@ -7,9 +7,10 @@ import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device } from './device.entity.js';
+import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { DeviceRepository, type DeviceFilter } from './device.repository.js';
 import { LastSeenWriter } from './last-seen-writer.js';
-import type { DeviceResponse, MessageResponse, RegisterDeviceDto } from './dto/device.dto.js';
+import type { DeviceResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
 /** Exact outcome texts (INTERFACE.md; `does't` is spelled as the field devices expect). */
 export const DeviceMessages = {

@@ -1,10 +1,19 @@
 import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
-import { ReportService } from './report.service.js';
+import { DeviceResponse } from '#src/device/dto/device.dto.js';
+import { ApiDeviceAuth, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
+import { REPORT_TYPES, ReportService, UNKNOWN_REPORT_TYPE } from './report.service.js';
+import { renderXmlReport } from './xml-report.js';
+
+const EXAMPLE_DEVICE: DeviceResponse = { mac: 'AC:67:B2:01:02:03', name: 'pump-7', 'firmware-version': '1.0.0' };
 
 /** `GET {vc_url}/api/report/:type` (INTERFACE.md, CONTRACT.md §6). */
+@ApiTags('Reports')
+@ApiDeviceAuth()
+@ApiServerError()
 @Controller('api/report')
 @UseGuards(DeviceTokenGuard)
 export class ReportController {
@@ -16,6 +25,33 @@ export class ReportController {
    * (Nest sends an async iterable as it is produced, headers once the first chunk is ready).
    */
   @Get(':type')
+  @ApiOperation({
+    summary: 'Report of all devices of the tenant',
+    description:
+      '`json`: the device list. `xml`: `<?xml version="1.0" encoding="UTF-8"?>`, root `root`, one `element` per device ' +
+      'holding `firmware-version`, `mac`, `name`. `pdf`: a PDF (title, tenant, generation time, device count, a table of ' +
+      'mac / name / firmware version) sent as an attachment (CONTRACT.md §6).',
+  })
+  @ApiParam({ name: 'type', description: 'Report format.', schema: { type: 'string', enum: [...REPORT_TYPES], example: 'xml' } })
+  @ApiExtraModels(DeviceResponse)
+  @ApiOkResponse({
+    description: 'The report; its Content-Type follows `type`.',
+    headers: {
+      'Content-Disposition': {
+        description: '`pdf` only: an attachment with a file name.',
+        schema: { type: 'string', example: 'attachment; filename="device-report-20260101-120000.pdf"' },
+      },
+    },
+    content: {
+      'application/json': {
+        schema: { type: 'array', items: { $ref: getSchemaPath(DeviceResponse) } },
+        example: [EXAMPLE_DEVICE],
+      },
+      'application/xml': { schema: { type: 'string' }, example: renderXmlReport([EXAMPLE_DEVICE]) },
+      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+    },
+  })
+  @ApiMessageResponse(404, 'Any type other than json, xml and pdf.', UNKNOWN_REPORT_TYPE)
   async report(
     @Principal() principal: DevicePrincipal,
     @Param('type') type: string,

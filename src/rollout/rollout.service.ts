@@ -3,7 +3,7 @@ import { Clock, formatUtc } from '#src/common/clock.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { DeviceService } from '#src/device/device.service.js';
-import type { MessageResponse } from '#src/device/dto/device.dto.js';
+import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { NextRolloutDto, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
 import { chooseNextRollout } from './next-rollout.js';

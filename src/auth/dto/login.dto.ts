@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
@@ -5,13 +6,20 @@ import { printableAscii, registerBodyShortcut } from '#src/common/validation.pip
 /** Largest accepted timestamp: Number.MAX_SAFE_INTEGER has 16 digits. */
 const TIMESTAMP_DIGITS = /^\d{1,16}$/;
 
+/** 400 texts of the login body's fields (CONTRACT.md §3: the message names the field). */
+export const LoginFieldMessages = {
+  deviceKey: 'device_key must be a string',
+  timestamp: 'timestamp must be a non-negative whole number of seconds (Unix epoch)',
+  deviceSignature: 'device_signature must be a string',
+} as const;
+
 @ValidatorConstraint({ name: 'unixTimestamp' })
 class UnixTimestamp implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     return typeof value === 'string' && TIMESTAMP_DIGITS.test(value) && Number.isSafeInteger(Number(value));
   }
   defaultMessage(): string {
-    return 'timestamp must be a non-negative whole number of seconds (Unix epoch)';
+    return LoginFieldMessages.timestamp;
   }
 }
 
@@ -22,11 +30,26 @@ class UnixTimestamp implements ValidatorConstraintInterface {
  */
 export class LoginDto {
   /** Device key from the operator dashboard. */
-  @IsString({ message: 'device_key must be a string' })
+  @ApiProperty({
+    description: 'Device key from the operator (`firmledger device-key create`).',
+    minLength: 1,
+    maxLength: 128,
+    example: '3f8a1c5e9b2d4f60718293a4b5c6d7e8',
+  })
+  @IsString({ message: LoginFieldMessages.deviceKey })
   @Length(1, 128, { message: 'device_key must be 1 to 128 characters' })
   device_key: string;
 
   /** Unix epoch seconds, as the decimal digits the device signed. */
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    description:
+      'Unix epoch time, seconds; accepted within AUTH_MAX_SKEW_SECONDS (default 300) of server time, once per device key. ' +
+      'A string of decimal digits is accepted too; the signed text is the digits.',
+    example: 1763700000,
+  })
   @Transform(({ obj }: { obj: Record<string, unknown> }) => {
     const raw = obj['timestamp'];
     return typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : typeof raw === 'string' ? raw : null;
@@ -35,7 +58,15 @@ export class LoginDto {
   timestamp: string;
 
   /** `hex(HMAC-SHA256(customer key, timestamp + device key))`, either case. */
-  @IsString({ message: 'device_signature must be a string' })
+  @ApiProperty({
+    description:
+      '`hex(HMAC-SHA256(key = customer key, message = timestamp digits + device key))`, lowercase or uppercase hex. ' +
+      'The customer key is the shared secret and is never sent (CONTRACT.md §1).',
+    minLength: 1,
+    maxLength: 256,
+    example: '8f77ddbaf9a2bb5eeafb08bd0eae8546fd6cebbeeba06e43cbe0c31e52ef1258',
+  })
+  @IsString({ message: LoginFieldMessages.deviceSignature })
   @Length(1, 256, { message: 'device_signature must be 1 to 256 characters' })
   device_signature: string;
 }
@@ -50,7 +81,14 @@ registerBodyShortcut(LoginDto, (body) => {
 });
 
 /** Login response (INTERFACE.md "Login response"). */
-export interface LoginResponse {
+export class LoginResponse {
   /** JWT (HS256); send it as `X-Access-Token` on every other request. */
+  @ApiProperty({
+    description:
+      'Device JWT (HS256; claims sub, tid, iat, exp, jti), valid JWT_TTL_SECONDS (default 3600). ' +
+      'Send it as `X-Access-Token` (or `Authorization: Bearer`) on every other request.',
+    example:
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwidGlkIjoxLCJpYXQiOjE3NjM3MDAwMDAsImV4cCI6MTc2MzcwMzYwMCwianRpIjoiOWIxZGViNGQtM2I3ZC00YmFkLTliZGQtMmIwZDdiM2RjYjZkIn0.sNZj50mrxayi7nkPSLCFMrwDTmaT3Og-ySsjcIipOjI',
+  })
   token: string;
 }

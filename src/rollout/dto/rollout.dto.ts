@@ -1,15 +1,27 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
 import { FirmwareVersionField, MacField } from '#src/common/dto-fields.js';
 import { canonicalMac } from '#src/common/mac.js';
 import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
+import { MAC_INPUT_DESCRIPTION } from '#src/device/dto/device.dto.js';
+
+/** Decimal integer text, as ids are sent (CONTRACT.md §7). */
+const DECIMAL_ID = '^\\d+$';
 
 /** Body of `POST /api/device/next/rollout` (INTERFACE.md). */
 export class NextRolloutDto {
+  @ApiProperty({ description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
   @MacField()
   mac: string;
 
   /** What the device runs now; becomes its `firmware-version` (CONTRACT.md §6). */
+  @ApiProperty({
+    description: 'Firmware version the device runs now (1 to 64 printable characters); becomes its `firmware-version`.',
+    minLength: 1,
+    maxLength: 64,
+    example: '1.0.0',
+  })
   @FirmwareVersionField()
   firmware_version: string;
 }
@@ -24,14 +36,28 @@ registerBodyShortcut(NextRolloutDto, (body) => {
 
 /** Body of `POST /api/device/success/rollout` (INTERFACE.md). */
 export class RolloutSuccessDto {
+  @ApiProperty({ description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
   @MacField()
   mac: string;
 
   /** What the device runs after the update. */
+  @ApiProperty({
+    description: 'Firmware version the device runs after the update (1 to 64 printable characters).',
+    minLength: 1,
+    maxLength: 64,
+    example: '1.1.0',
+  })
   @FirmwareVersionField()
   firmware_version: string;
 
   /** Decimal id text as sent in the next-rollout answer; a JSON number is accepted too. */
+  @ApiProperty({
+    description: '`rollout_id` from the next-rollout answer: decimal id text (a JSON integer is accepted too).',
+    minLength: 1,
+    maxLength: 20,
+    pattern: DECIMAL_ID,
+    example: '1',
+  })
   @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
   @IsString({ message: 'rollout_id must be a string' })
   @Length(1, 20, { message: 'rollout_id must be 1 to 20 characters' })
@@ -42,15 +68,34 @@ export class RolloutSuccessDto {
  * The next-rollout answer (INTERFACE.md "Rollout"): every value a JSON string, keys in this
  * order; `{}` when there is none (CONTRACT.md §1, §6).
  */
-export interface RolloutResponse {
+export class RolloutResponse {
+  @ApiProperty({ description: 'Id of the rollout: decimal integer text.', pattern: DECIMAL_ID, example: '1' })
   rollout_id: string;
+
+  @ApiProperty({ description: 'Name of the rollout.', example: '1.1.0 to field test' })
   rollout_name: string;
+
   /** Numeric text, 1 is most urgent. */
+  @ApiProperty({ description: 'Numeric text; 1 is most urgent.', pattern: DECIMAL_ID, example: '1' })
   priority: string;
+
   /** `YYYY-MM-DD HH:MM:SS`, UTC. */
+  @ApiProperty({
+    description: 'Start date, UTC, format `YYYY-MM-DD HH:MM:SS` (INTERFACE.md; not RFC 3339).',
+    pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
+    example: '2026-01-01 00:00:00',
+  })
   start_date: string;
+
   /** Target firmware version. */
+  @ApiProperty({ description: 'Target firmware version.', example: '1.1.0' })
   version: string;
+
+  @ApiProperty({
+    description: 'Id of the firmware: decimal integer text; look it up at `GET {bc_url}/firmware/{id}`.',
+    pattern: DECIMAL_ID,
+    example: '1',
+  })
   firmware_id: string;
 }
 

@@ -1,0 +1,106 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse, ApiSecurity, type HeadersObject } from '@nestjs/swagger';
+import { INVALID_TOKEN } from '#src/auth/device-token.guard.js';
+import { MessageResponse } from '#src/common/dto/message.dto.js';
+import { ErrorMessages } from '#src/common/http-error.filter.js';
+
+/** Names of the security schemes in the documents (`components.securitySchemes`). */
+export const SecuritySchemes = {
+  /** Device JWT in the `X-Access-Token` header (INTERFACE.md "Authentication"). */
+  deviceToken: 'deviceToken',
+  /** The same device JWT as `Authorization: Bearer` (CONTRACT.md §4). */
+  deviceBearer: 'deviceBearer',
+  /** Operator token as `Authorization: Bearer` (CONTRACT.md §9). */
+  operatorToken: 'operatorToken',
+} as const;
+
+/**
+ * Keys for the `examples` map of a response, from the texts: `Device does't exist!` →
+ * `device-does-t-exist`, at most 40 characters, numbered when two would clash.
+ */
+function exampleKeys(messages: readonly string[]): string[] {
+  const used = new Set<string>();
+  return messages.map((message) => {
+    const slug =
+      message
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, 40)
+        .replace(/^-+|-+$/g, '') || 'message';
+    let key = slug;
+    for (let n = 2; used.has(key); n++) key = `${slug}-${n}`;
+    used.add(key);
+    return key;
+  });
+}
+
+/**
+ * Documents an answer whose body is a message object (`{"message": ...}`) with the exact texts it
+ * can carry: one text becomes the `example`, several become named `examples`.
+ * @param status HTTP status.
+ * @param description when this answer is given.
+ * @param messages the exact `message` texts (CONTRACT.md).
+ * @param headers response headers of this answer.
+ */
+export function ApiMessageResponse(
+  status: number,
+  description: string,
+  messages: string | readonly [string, ...string[]],
+  headers?: HeadersObject,
+): MethodDecorator & ClassDecorator {
+  const texts = typeof messages === 'string' ? [messages] : messages;
+  const common = { status, description, type: MessageResponse, ...(headers ? { headers } : {}) };
+  if (texts.length === 1) return ApiResponse({ ...common, example: { message: texts[0] } });
+  return ApiResponse({
+    ...common,
+    examples: Object.fromEntries(exampleKeys(texts).map((key, i) => [key, { summary: texts[i], value: { message: texts[i] } }])),
+  });
+}
+
+/**
+ * A device endpoint: the JWT from login in `X-Access-Token` (or `Authorization: Bearer`);
+ * anything wrong with it is 401 `JWT is not valid` (CONTRACT.md §3, §4). Class or method.
+ */
+export function ApiDeviceAuth(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiSecurity(SecuritySchemes.deviceToken),
+    ApiBearerAuth(SecuritySchemes.deviceBearer),
+    ApiMessageResponse(401, 'The device token is missing, malformed, expired, badly signed or its key is revoked.', INVALID_TOKEN),
+  );
+}
+
+/**
+ * An operator endpoint: the operator token as `Authorization: Bearer` (CONTRACT.md §9).
+ * @param invalidTokenMessage the exact 401 text of the operator token guard.
+ */
+export function ApiOperatorAuth(invalidTokenMessage: string): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiBearerAuth(SecuritySchemes.operatorToken),
+    ApiMessageResponse(401, 'The operator token is missing or wrong.', invalidTokenMessage),
+  );
+}
+
+/**
+ * The framework-level errors of an endpoint with a JSON body (CONTRACT.md §3): 400 for malformed
+ * JSON or a missing/mistyped/out-of-bounds field (the message names the field), 413 over the
+ * 16 KiB device body limit, 415 when the body is not `application/json`.
+ * @param fieldMessages example 400 texts of this body's fields.
+ * @param headers400 headers of the 400 answer (the login rate-limit headers).
+ */
+export function ApiJsonBodyErrors(fieldMessages: readonly string[], headers400?: HeadersObject): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiMessageResponse(
+      400,
+      'Malformed JSON, a missing body, or a missing, mistyped or out-of-bounds field (the message names the field).',
+      [ErrorMessages.malformedJson, ...fieldMessages],
+      headers400,
+    ),
+    ApiMessageResponse(413, 'The body is over the device body limit (16 KiB).', ErrorMessages.tooLarge),
+    ApiMessageResponse(415, 'The body is not `application/json`.', ErrorMessages.unsupportedMediaType),
+  );
+}
+
+/** 500 `Error on server`: any unexpected failure; the cause is logged, never returned (CONTRACT.md §3). */
+export function ApiServerError(): MethodDecorator & ClassDecorator {
+  return ApiMessageResponse(500, 'Unexpected failure; the cause is in the server log.', ErrorMessages.serverError);
+}

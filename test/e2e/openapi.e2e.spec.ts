@@ -1,0 +1,343 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Script } from 'node:vm';
+import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from '@nestjs/swagger';
+import { OPENAPI_DIR } from '#src/openapi/openapi-files.js';
+import { get, request, startTestApp, type TestApp } from '../support/harness.js';
+
+// Issue 3 "OpenAPI": every component serves its own document and Swagger UI under its own base URL.
+
+type Component = 'auth' | 'vc' | 'bc' | 'operator';
+const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator'];
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+const NOT_FOUND = { message: 'Not Found' };
+
+/** Fetches and parses `{base}/docs/json`. */
+async function documentAt(base: string): Promise<OpenAPIObject> {
+  const answer = await get(`${base}/docs/json`);
+  assert.equal(answer.status, 200, `${base}/docs/json: ${answer.status} ${answer.text.slice(0, 200)}`);
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+  return answer.body as OpenAPIObject;
+}
+
+/** Every operation of a document with its path and method. */
+function operations(document: OpenAPIObject): { path: string; method: string; operation: OperationObject }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method]! })),
+  );
+}
+
+/** `/api/device/{mac}` with every path parameter replaced by its documented example. */
+function examplePath(path: string, operation: OperationObject): string {
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const parameter = (operation.parameters as ParameterObject[]).find((p) => p.in === 'path' && p.name === name);
+    const example = (parameter?.example ?? (parameter?.schema as SchemaObject | undefined)?.example) as string | number | undefined;
+    assert.ok(example !== undefined, `path parameter ${name} of ${path} has an example`);
+    return encodeURIComponent(String(example));
+  });
+}
+
+/** Where a document's server points, seen from `base` (the listener the document was fetched from). */
+function serverUrl(base: string, document: OpenAPIObject): string {
+  assert.equal(document.servers?.length, 1, 'one server');
+  return new URL(document.servers[0].url, new URL(base).origin).href.replace(/\/$/, '');
+}
+
+/** The asset URLs (`href`, `src`) of an HTML page, resolved against the page's URL. */
+function assetUrls(pageUrl: string, html: string): string[] {
+  return [...html.matchAll(/\b(?:href|src)="([^"]+)"/g)].map((match) => new URL(match[1], pageUrl).href);
+}
+
+/** Loads Swagger UI at `pageUrl` as a browser would: the page, every asset, and the document its init script loads. */
+async function assertSwaggerUiLoads(pageUrl: string, documentTitle: string): Promise<void> {
+  const page = await get(pageUrl);
+  assert.equal(page.status, 200, `${pageUrl}: ${page.status}`);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  assert.ok(page.text.includes(`<title>${documentTitle}</title>`), `${pageUrl} is titled ${documentTitle}`);
+  const assets = assetUrls(pageUrl, page.text);
+  for (const name of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-init.js', 'favicon-32x32.png']) {
+    assert.ok(
+      assets.some((url) => url.endsWith(`/docs/${name}`)),
+      `${pageUrl} loads ${name} from beside the docs: ${assets.join(' ')}`,
+    );
+  }
+  const types: Record<string, RegExp> = { css: /^text\/css/, js: /javascript/, png: /^image\/png/ };
+  for (const url of assets) {
+    const asset = await get(url);
+    assert.equal(asset.status, 200, `asset ${url}: ${asset.status}`);
+    assert.match(asset.headers.get('content-type') ?? '', types[url.split('.').pop()!], `content type of ${url}`);
+    assert.ok(asset.bytes.length > 0, `asset ${url} has a body`);
+    if (url.endsWith('/swagger-ui-init.js')) {
+      assert.doesNotThrow(() => new Script(asset.text), 'the init script compiles');
+      // The init script loads `json` relative to its own URL.
+      const document = await get(new URL('json', url).href);
+      assert.equal(document.status, 200);
+      assert.equal((document.body as OpenAPIObject).info.title, documentTitle);
+    }
+  }
+}
+
+describe('OpenAPI on separate listeners (no path prefixes)', () => {
+  let app: TestApp;
+  const documents = {} as Record<Component, OpenAPIObject>;
+
+  before(async () => {
+    app = await startTestApp();
+    for (const component of COMPONENTS) documents[component] = await documentAt(app.urls[component]);
+  });
+  after(() => app.close());
+
+  it('serves each component its own document, with only its own paths', () => {
+    assert.deepEqual(Object.keys(documents.auth.paths), ['/auth/login']);
+    assert.deepEqual(Object.keys(documents.bc.paths), ['/device/{id}', '/firmware/{id}']);
+    assert.deepEqual(Object.keys(documents.vc.paths), [
+      '/api/device',
+      '/api/device/next/rollout',
+      '/api/device/register',
+      '/api/device/success/rollout',
+      '/api/device/{mac}',
+      '/api/report/{type}',
+      '/ipfs/{cid}',
+    ]);
+    // A controller (its operations' ids) belongs to one component: no operation is in two documents.
+    const owner = new Map<string, Component>();
+    for (const component of COMPONENTS) {
+      assert.equal(documents[component].openapi, '3.0.0');
+      for (const { path, operation } of operations(documents[component])) {
+        assert.doesNotMatch(path, /__/, `${component}: ${path} carries no routing marker`);
+        const id = operation.operationId ?? `${component} ${path}`;
+        assert.equal(owner.get(id), undefined, `${id} is in the ${owner.get(id)} and ${component} documents`);
+        owner.set(id, component);
+      }
+    }
+  });
+
+  it('serves what npm run openapi committed (same code, same default paths)', () => {
+    for (const component of COMPONENTS) {
+      const committed = JSON.parse(readFileSync(new URL(`${component}.json`, OPENAPI_DIR), 'utf8')) as OpenAPIObject;
+      assert.deepEqual(documents[component], committed, `${component}: served document = openapi/${component}.json`);
+    }
+  });
+
+  it('gives an example for every property of every schema and every parameter', () => {
+    const missing: string[] = [];
+    const walk = (where: string, schema: SchemaObject): void => {
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        const field = property as SchemaObject;
+        if (!('$ref' in field) && field.example === undefined) missing.push(`${where}.${name}`);
+        if (field.type === 'object') walk(`${where}.${name}`, field);
+        if (field.type === 'array' && field.items && !('$ref' in field.items)) walk(`${where}.${name}[]`, field.items);
+      }
+    };
+    for (const component of COMPONENTS) {
+      for (const [name, schema] of Object.entries(documents[component].components?.schemas ?? {})) {
+        walk(`${component}: ${name}`, schema as SchemaObject);
+      }
+      for (const { path, method, operation } of operations(documents[component])) {
+        for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+          if (parameter.example === undefined && (parameter.schema as SchemaObject | undefined)?.example === undefined) {
+            missing.push(`${component}: ${method.toUpperCase()} ${path} parameter ${parameter.name}`);
+          }
+        }
+      }
+    }
+    assert.ok(Object.keys(documents.vc.components?.schemas ?? {}).length >= 6, 'the walk sees the version controller schemas');
+    assert.deepEqual(missing, [], `fields without an example: ${missing.join(', ')}`);
+  });
+
+  it('documents every error as a message object with its exact text', () => {
+    for (const component of COMPONENTS) {
+      for (const { path, method, operation } of operations(documents[component])) {
+        const where = `${component}: ${method.toUpperCase()} ${path}`;
+        assert.ok(operation.summary, `${where} has a summary`);
+        assert.ok(operation.tags?.length, `${where} has a tag`);
+        assert.ok(operation.responses['500'], `${where} documents 500`);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) < 400) continue;
+          const json = (response as { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }).content?.[
+            'application/json'
+          ];
+          assert.deepEqual(json?.schema, { $ref: '#/components/schemas/MessageResponse' }, `${where} ${status} is a message object`);
+          assert.ok(json?.example !== undefined || json?.examples !== undefined, `${where} ${status} shows the exact message`);
+        }
+      }
+    }
+  });
+
+  it('declares the device token schemes on every version controller and blockchain operation, none on login', () => {
+    assert.equal(documents.auth.paths['/auth/login'].post?.security, undefined);
+    for (const component of ['vc', 'bc'] as const) {
+      assert.deepEqual(documents[component].components?.securitySchemes, {
+        deviceToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-access-token',
+          description: 'Device JWT from `POST {auth_url}/auth/login` in `X-Access-Token` (any case).',
+        },
+        deviceBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'The same device JWT as `Authorization: Bearer <token>`.',
+        },
+      });
+      for (const { path, operation } of operations(documents[component])) {
+        assert.deepEqual(operation.security, [{ deviceToken: [] }, { deviceBearer: [] }], `${component} ${path}`);
+      }
+    }
+    assert.deepEqual(Object.keys(documents.operator.components?.securitySchemes ?? {}), ['operatorToken']);
+  });
+
+  it('documents the firmware download and the reports with their media types', () => {
+    const download = documents.vc.paths['/ipfs/{cid}'].get!;
+    assert.deepEqual(Object.keys(download.responses).sort(), ['200', '206', '304', '401', '404', '416', '500']);
+    for (const status of ['200', '206']) {
+      assert.deepEqual(Object.keys((download.responses[status] as { content: object }).content), ['application/octet-stream']);
+    }
+    assert.deepEqual(
+      ((download.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'header').map((p) => p.name),
+      ['If-None-Match', 'If-Range', 'Range'],
+    );
+    const report = documents.vc.paths['/api/report/{type}'].get!;
+    assert.deepEqual(Object.keys((report.responses['200'] as { content: object }).content), [
+      'application/json',
+      'application/xml',
+      'application/pdf',
+    ]);
+  });
+
+  it('documents response shapes with the keys real answers have, in order', async () => {
+    const tenant = await app.createTenant();
+    const token = await app.login(tenant);
+    const mac = '02:00:00:00:0A:01';
+    const firmware = await app.publishFirmware(tenant, '2.0.0', Buffer.from('openapi firmware'));
+    await app.createGroup(tenant, 'docs', [mac]);
+    await app.createRollout(tenant, { firmwareId: firmware.id, group: 'docs' });
+    const registered = await request('POST', `${app.urls.vc}/api/device/register`, {
+      token,
+      body: { mac, firmware_version: '1.0.0', name: 'docs' },
+    });
+    assert.equal(registered.status, 200, registered.text);
+    const keysOf = (document: OpenAPIObject, schema: string) =>
+      Object.keys((document.components!.schemas![schema] as SchemaObject).properties ?? {});
+
+    const device = await get(`${app.urls.vc}/api/device/${mac}`, token);
+    assert.deepEqual(Object.keys(device.body as object), keysOf(documents.vc, 'DeviceResponse'));
+    const next = await request('POST', `${app.urls.vc}/api/device/next/rollout`, { token, body: { mac, firmware_version: '1.0.0' } });
+    assert.deepEqual(Object.keys(next.body as object), keysOf(documents.vc, 'RolloutResponse'));
+    const record = await get(`${app.urls.bc}/device/${mac}`, token);
+    assert.deepEqual(Object.keys(record.body as object), keysOf(documents.bc, 'ChainDeviceRecord'));
+    const firmwareRecord = await get(`${app.urls.bc}/firmware/${firmware.id}`, token);
+    assert.deepEqual(Object.keys(firmwareRecord.body as object), keysOf(documents.bc, 'ChainFirmwareRecord'));
+    assert.deepEqual(Object.keys(registered.body as object), keysOf(documents.vc, 'MessageResponse'));
+  });
+
+  it('serves a Swagger UI whose assets load, with and without a trailing slash', async () => {
+    for (const component of COMPONENTS) {
+      await assertSwaggerUiLoads(`${app.urls[component]}/docs`, documents[component].info.title);
+    }
+    await assertSwaggerUiLoads(`${app.urls.vc}/docs/`, documents.vc.info.title);
+  });
+
+  it('serves only the Swagger UI files the page needs', async () => {
+    for (const file of ['index.html', 'swagger-initializer.js', 'package.json', 'oauth2-redirect.html']) {
+      const answer = await get(`${app.urls.vc}/docs/${file}`);
+      assert.equal(answer.status, 404, `${file}: ${answer.status}`);
+      assert.deepEqual(answer.body, NOT_FOUND);
+    }
+  });
+});
+
+describe('OpenAPI with path prefixes and a shared listener', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await startTestApp(
+      {},
+      {
+        AUTH_URL: 'http://127.0.0.1:{port0}/id',
+        VC_URL: 'http://127.0.0.1:{port0}/fw',
+        BC_URL: 'http://127.0.0.1:{port1}/chain',
+        OPERATOR_URL: 'http://127.0.0.1:{port3}',
+      },
+    );
+  });
+  after(() => app.close());
+
+  it('serves each document under its own prefix, paths relative to it and the prefix as server', async () => {
+    const auth = await documentAt(app.urls.auth);
+    const vc = await documentAt(app.urls.vc);
+    const bc = await documentAt(app.urls.bc);
+    assert.deepEqual(Object.keys(auth.paths), ['/auth/login']);
+    assert.ok('/api/device/register' in vc.paths && !('/auth/login' in vc.paths));
+    assert.deepEqual(Object.keys(bc.paths), ['/device/{id}', '/firmware/{id}']);
+    assert.deepEqual(
+      [auth, vc, bc].map((d) => d.servers?.map((s) => s.url)),
+      [['/id'], ['/fw'], ['/chain']],
+    );
+    assert.equal(serverUrl(app.urls.vc, vc), app.urls.vc);
+  });
+
+  it('documents paths that answer where the server points (a request without a token is the documented 401)', async () => {
+    for (const base of [app.urls.vc, app.urls.bc]) {
+      const document = await documentAt(base);
+      const ops = operations(document);
+      assert.ok(ops.length > 0);
+      for (const { path, method, operation } of ops) {
+        const url = `${serverUrl(base, document)}${examplePath(path, operation)}`;
+        const answer = await request(method.toUpperCase(), url);
+        const documented = (operation.responses['401'] as { content: Record<string, { example: unknown }> }).content['application/json'];
+        assert.equal(answer.status, 401, `${method.toUpperCase()} ${url}: ${answer.status} ${answer.text}`);
+        assert.deepEqual(answer.body, documented.example, `${method.toUpperCase()} ${url}`);
+      }
+    }
+  });
+
+  it('does not serve a component’s docs on another listener or prefix', async () => {
+    const authOrigin = new URL(app.urls.auth).origin; // shared by AUTH (/id) and VC (/fw)
+    const bcOrigin = new URL(app.urls.bc).origin;
+    for (const url of [
+      `${authOrigin}/docs/json`,
+      `${authOrigin}/docs`,
+      `${authOrigin}/chain/docs/json`,
+      `${bcOrigin}/fw/docs/json`,
+      `${bcOrigin}/fw/docs`,
+      `${bcOrigin}/fw/docs/swagger-ui.css`,
+      `${bcOrigin}/id/docs/json`,
+      `${app.urls.operator}/fw/docs/json`,
+      `${app.urls.vc}/__vc/docs/json`,
+      `${authOrigin}/__vc/docs/json`,
+    ]) {
+      const answer = await get(url);
+      assert.equal(answer.status, 404, `${url}: ${answer.status}`);
+      assert.deepEqual(answer.body, NOT_FOUND, url);
+    }
+  });
+
+  it('serves the Swagger UI and its assets behind the prefix', async () => {
+    await assertSwaggerUiLoads(`${app.urls.vc}/docs`, 'firmledger version controller');
+    await assertSwaggerUiLoads(`${app.urls.auth}/docs/`, 'firmledger authentication component');
+    await assertSwaggerUiLoads(`${app.urls.bc}/docs`, 'firmledger blockchain lookup');
+  });
+});
+
+describe('OpenAPI for components with the very same base URL', () => {
+  let app: TestApp;
+
+  before(async () => {
+    app = await startTestApp({}, { AUTH_URL: 'http://127.0.0.1:{port0}/dev', VC_URL: 'http://127.0.0.1:{port0}/dev' });
+  });
+  after(() => app.close());
+
+  it('serves one document with the routes of both', async () => {
+    const document = await documentAt(app.urls.vc);
+    assert.ok('/auth/login' in document.paths && '/api/device/register' in document.paths);
+    assert.ok(!('/device/{id}' in document.paths));
+    assert.deepEqual(
+      document.servers?.map((s) => s.url),
+      ['/dev'],
+    );
+    await assertSwaggerUiLoads(`${app.urls.vc}/docs`, document.info.title);
+  });
+});

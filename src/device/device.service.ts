@@ -100,8 +100,13 @@ export class DeviceService {
     return (await this.devices.list(principal.tenantId)).map(toResponse);
   }
 
-  /** One page of the tenant's devices matching `filter`, by mac (operator view, CONTRACT.md §9). */
+  /**
+   * One page of the tenant's devices matching `filter`, by mac (operator view, CONTRACT.md §9).
+   * Last-seen times this instance still holds back are written first, so the page and the
+   * `seen_since` filter see them.
+   */
   async page(tenantId: number, filter: DeviceFilter, slice: Slice): Promise<Counted<DeviceView>> {
+    await this.lastSeen.flush();
     const [devices, total] = await this.devices.page(tenantId, filter, slice.offset, slice.limit);
     return { items: devices.map(deviceView), total };
   }
@@ -118,6 +123,12 @@ export class DeviceService {
       if (page.length < pageSize) return;
       after = page[page.length - 1].mac;
     }
+  }
+
+  /** The tenant's device as operators see it, last-seen time up to date (see {@link page}); `null` when absent. */
+  async describe(tenantId: number, mac: string): Promise<Device | null> {
+    await this.lastSeen.flush();
+    return this.find(tenantId, mac);
   }
 
   /** The tenant's device, or `null` when absent. */

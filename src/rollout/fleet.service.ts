@@ -70,7 +70,7 @@ export class FleetService {
    * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
    */
   async describeDevice(tenantId: number, mac: string): Promise<DeviceDetail> {
-    const device = await this.devices.find(tenantId, mac);
+    const device = await this.devices.describe(tenantId, mac);
     if (!device) throw new NotFoundException(deviceNotFound(mac));
     const [groups, history] = await Promise.all([
       this.rollouts.groupsOfDevice(tenantId, mac),

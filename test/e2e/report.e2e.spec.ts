@@ -2,8 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { existsSync } from 'node:fs';
-import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
 import { DataSource } from 'typeorm';
+import { query } from '#src/database/sql.js';
+import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
 import { pdfText } from '../support/pdf-text.js';
 
@@ -197,18 +198,23 @@ describe('device reports (CONTRACT.md §6)', () => {
 
     before(async () => {
       const big = await app.createTenant('Big Report Tenant');
-      const key = await app.server.app.get(DataSource).query('SELECT id FROM device_key WHERE tenant_id = ?', [big.id]);
+      // Through the app's own connection (`$n` placeholders work on every driver there).
+      const manager = app.server.app.get(DataSource).manager;
+      const [key] = await query<{ id: number }[]>(manager, 'SELECT id FROM device_key WHERE tenant_id = $1', [big.id]);
       // Bulk rows (no ledger entries): the reports read only the device table.
       for (let start = 0; start < count; start += 400) {
         const rows = Array.from({ length: Math.min(400, count - start) }, (_, n) => start + n);
-        await app.server.app.get(DataSource).query(
-          `INSERT INTO device (tenant_id, mac, name, firmware_version, device_key_id, device_type, created_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, 0)').join(', ')}`,
+        await query(
+          manager,
+          `INSERT INTO device (tenant_id, mac, name, firmware_version, device_key_id, device_type, created_at) VALUES ${rows
+            .map((_, r) => `(${[1, 2, 3, 4, 5, 6].map((c) => `$${r * 6 + c}`).join(', ')}, 0)`)
+            .join(', ')}`,
           rows.flatMap((i) => [
             big.id,
             `AC:67:B2:9${i % 10}:${(i >> 8).toString(16).padStart(2, '0').toUpperCase()}:${(i & 255).toString(16).padStart(2, '0').toUpperCase()}`,
             i % 7 === 0 ? `Gerät ${i} & <Co>` : `device ${i}`,
             `1.${i % 13}`,
-            (key as { id: number }[])[0].id,
+            Number(key.id),
             'ESP32',
           ]),
         );

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import pg from 'pg';
-import sqlite3 from 'sqlite3';
+import Database from 'better-sqlite3';
 import { Clock } from '#src/common/clock.js';
+import { bind } from '#src/database/sql.js';
 import { loadConfig, type AppConfig } from '#src/config/app-config.js';
 import { deviceSignature } from '#src/auth/signature.js';
 import { FirmwareService, type FirmwareView } from '#src/firmware/firmware.service.js';
@@ -50,12 +51,15 @@ export async function createTestDatabase(engine: 'sqlite' | 'postgres' = TEST_EN
   const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-e2e-'));
   if (engine === 'sqlite') {
     const file = join(dataDir, 'firmledger.sqlite');
-    const withDb = async <T>(use: (db: sqlite3.Database) => Promise<T>): Promise<T> => {
-      const db = new sqlite3.Database(file);
+    // better-sqlite3, the app's default driver: two copies of the SQLite library in one process
+    // (sqlite3's and better-sqlite3's) do not see each other's POSIX locks, and closing one
+    // connection's file drops the other's locks, which corrupts a database both write.
+    const withDb = <T>(use: (db: Database.Database) => T): T => {
+      const db = new Database(file);
       try {
-        return await use(db);
+        return use(db);
       } finally {
-        await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+        db.close();
       }
     };
     return {
@@ -63,20 +67,15 @@ export async function createTestDatabase(engine: 'sqlite' | 'postgres' = TEST_EN
       dataDir,
       env: { DATA_DIR: dataDir },
       query: <T>(sql: string, params: unknown[] = []) =>
-        withDb(
-          (db) =>
-            new Promise<T[]>((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T[])))),
-        ),
+        Promise.resolve().then(() => {
+          const [text, values] = bind('better-sqlite3', sql, params);
+          return withDb((db) => db.prepare(text).all(...values) as T[]);
+        }),
       execute: (sql, params = []) =>
-        withDb(
-          (db) =>
-            new Promise<number>((resolve, reject) =>
-              db.run(sql, params, function (this: { changes: number }, error: Error | null) {
-                if (error) reject(error);
-                else resolve(this.changes);
-              }),
-            ),
-        ),
+        Promise.resolve().then(() => {
+          const [text, values] = bind('better-sqlite3', sql, params);
+          return withDb((db) => db.prepare(text).run(...values).changes);
+        }),
       drop: () => rm(dataDir, { recursive: true, force: true }),
     };
   }

@@ -64,7 +64,15 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
       'Tenants, device keys, device groups, firmware, rollouts and ledger verification for operators (CONTRACT.md §9). ' +
       'Every endpoint takes the operator token as a bearer token.',
     security: 'operator',
-    tags: [],
+    tags: [
+      { name: 'Tenants', description: 'Tenants and their customer keys (shown on create and rotate only).' },
+      { name: 'Device keys', description: 'Device keys of a tenant, one device type each; revocable.' },
+      { name: 'Devices', description: 'The devices of a tenant, filtered, with their groups and rollout history (read-only).' },
+      { name: 'Groups', description: 'Device groups of a tenant and their members by mac; rollouts target groups.' },
+      { name: 'Firmware', description: 'Firmware upload (publish) as a streamed binary body, and lookups.' },
+      { name: 'Rollouts', description: 'Plan rollouts, move them through their lifecycle and follow their progress.' },
+      { name: 'Ledger', description: 'Verify the hash-chained ledger and read its entries.' },
+    ],
   },
 };
 

@@ -1,30 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse, deviceKeyResponse } from './dto/device-key.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { PageQuery } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
+import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { TenantPipe } from './tenant.pipe.js';
 
 /** Device keys of a tenant under `OPERATOR_URL` (CONTRACT.md §5, §9). */
-@ApiTags('device keys')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
-@ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
-@ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+@ApiTags('Device keys')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
+@ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/device-keys')
 export class DeviceKeysController {
@@ -33,8 +24,9 @@ export class DeviceKeysController {
   /** `POST /tenants/:tenant/device-keys` `{device_type}` → 201 device key; 400 naming `device_type`; 404 tenant. */
   @Post()
   @ApiOperation({ summary: 'Create a device key for devices of one type' })
-  @ApiCreatedResponse({ type: DeviceKeyResponse })
-  @ApiBadRequestResponse({ description: 'device_type must be 1 to 64 printable characters, e.g. ESP32' })
+  @ApiCreatedResponse({ type: DeviceKeyResponse, description: 'The new device key.' })
+  @ApiJsonBodyErrors(['device_type must be a string', OperatorExamples.deviceType])
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async create(@Param('tenant', TenantPipe) tenant: Tenant, @Body() body: CreateDeviceKeyDto): Promise<DeviceKeyResponse> {
     return deviceKeyResponse(await this.tenants.createDeviceKey(tenant.id, body.device_type));
   }
@@ -42,8 +34,9 @@ export class DeviceKeysController {
   /** `GET /tenants/:tenant/device-keys?page&per_page` → 200 one page of keys by id (revoked ones included). */
   @Get()
   @ApiOperation({ summary: "List a tenant's device keys" })
-  @ApiOkResponse({ type: DeviceKeyPage })
-  @ApiBadRequestResponse({ description: 'per_page must be at most 500 (and the like, naming the parameter)' })
+  @ApiOkResponse({ type: DeviceKeyPage, description: 'One page of device keys, by id, revoked ones included.' })
+  @ApiListQueryErrors()
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<DeviceKeyPage> {
     return pageAnswer(await this.tenants.pageDeviceKeys(tenant.id, sliceOf(query)), query, deviceKeyResponse);
   }
@@ -55,11 +48,16 @@ export class DeviceKeysController {
    */
   @Post(':id/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a device key: its logins and device tokens stop working at once' })
-  @ApiParam({ name: 'id', description: 'device key id', example: 3 })
-  @ApiOkResponse({ type: DeviceKeyResponse })
-  @ApiBadRequestResponse({ description: 'id must be a whole number' })
-  @ApiNotFoundResponse({ description: 'Device key "3" not found' })
+  @ApiOperation({
+    summary: 'Revoke a device key: its logins and device tokens stop working at once',
+    description: 'Revoking a revoked key again changes nothing and answers the key.',
+  })
+  @ApiIdParam('Device key id.', 3)
+  @ApiOkResponse({ type: DeviceKeyResponse, description: 'The revoked device key.' })
+  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device key with this id.', [
+    OperatorExamples.tenantNotFound,
+    OperatorExamples.deviceKeyNotFound,
+  ])
   async revoke(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<DeviceKeyResponse> {
     return deviceKeyResponse(await this.tenants.revokeDeviceKey(tenant.id, String(id)));
   }

@@ -1,20 +1,13 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { MacParamPipe } from '#src/common/mac-param.pipe.js';
 import { INVALID_MAC } from '#src/common/mac.js';
-import { FleetService } from '#src/rollout/fleet.service.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+import { FleetService, deviceNotFound } from '#src/rollout/fleet.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { DeviceDetailResponse, DeviceListQuery, DevicePage, deviceDetailResponse, deviceSummaryResponse } from './dto/fleet.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { TenantPipe } from './tenant.pipe.js';
 
@@ -22,10 +15,10 @@ import { TenantPipe } from './tenant.pipe.js';
  * Devices of a tenant under `OPERATOR_URL` (CONTRACT.md §9): read-only; devices register
  * themselves (CONTRACT.md §6). A mac of another tenant is not found here.
  */
-@ApiTags('devices')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
-@ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
+@ApiTags('Devices')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
+@ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/devices')
 export class DevicesController {
@@ -38,9 +31,17 @@ export class DevicesController {
    */
   @Get()
   @ApiOperation({ summary: "List a tenant's devices, by mac, filtered by group, firmware version, device type and last-seen time" })
-  @ApiOkResponse({ type: DevicePage })
-  @ApiBadRequestResponse({ description: 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z (and the like)' })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Group "field-test" not found' })
+  @ApiOkResponse({ type: DevicePage, description: 'One page of the devices that pass every filter given, by mac.' })
+  @ApiListQueryErrors(
+    'group must be 1 to 128 characters',
+    'firmware_version must be 1 to 64 characters',
+    'device_type must be 1 to 64 characters',
+    'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z',
+  )
+  @ApiMessageResponse(404, 'No tenant has this id or name, or the `group` filter names no group of the tenant.', [
+    OperatorExamples.tenantNotFound,
+    OperatorExamples.groupNotFound,
+  ])
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: DeviceListQuery): Promise<DevicePage> {
     return pageAnswer(await this.fleet.listDevices(tenant.id, query.filter(), sliceOf(query)), query, deviceSummaryResponse);
   }
@@ -48,10 +49,13 @@ export class DevicesController {
   /** `GET /tenants/:tenant/devices/:mac` (any notation) → 200 device with groups and rollout history; 400 bad mac; 404. */
   @Get(':mac')
   @ApiOperation({ summary: 'One device with its groups, current version, last seen time and rollout history' })
-  @ApiParam({ name: 'mac', description: 'hardware address in any accepted notation (CONTRACT.md §6)', example: 'ac-67-b2-01-02-03' })
-  @ApiOkResponse({ type: DeviceDetailResponse })
-  @ApiBadRequestResponse({ description: INVALID_MAC })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Device "AC:67:B2:01:02:03" not found' })
+  @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (CONTRACT.md §6).', example: 'ac-67-b2-01-02-03' })
+  @ApiOkResponse({ type: DeviceDetailResponse, description: 'The device.' })
+  @ApiMessageResponse(400, 'The path parameter is not a hardware address.', INVALID_MAC)
+  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device with this mac.', [
+    OperatorExamples.tenantNotFound,
+    deviceNotFound('AC:67:B2:01:02:03'),
+  ])
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', MacParamPipe) mac: string): Promise<DeviceDetailResponse> {
     return deviceDetailResponse(await this.fleet.describeDevice(tenant.id, mac));
   }

@@ -1,40 +1,28 @@
 import { Controller, Get, Headers, Param, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiBody,
-  ApiConflictResponse,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiPayloadTooLargeResponse,
-  ApiTags,
-  ApiUnauthorizedResponse,
-  ApiUnsupportedMediaTypeResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
-import { BodyStream, STREAM_MEDIA_TYPE, StreamBody } from '#src/common/stream-body.js';
-import { FirmwareService } from '#src/firmware/firmware.service.js';
+import { BodyStream, STREAM_MEDIA_TYPE, StreamBody, StreamBodyMessages } from '#src/common/stream-body.js';
+import { FIRMWARE_EMPTY, FIRMWARE_NOT_FOUND, FirmwareService, firmwareTooLarge } from '#src/firmware/firmware.service.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { FirmwarePage, FirmwareResponse, UploadFirmwareQuery, firmwareResponse } from './dto/firmware.dto.js';
 import { PageQuery, pageOf } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
+import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
-import { OperatorTokenGuard } from './operator-token.guard.js';
+import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+
+/** `FIRMWARE_MAX_BYTES` by default, for the documented 413 text. */
+const DEFAULT_FIRMWARE_MAX_BYTES = 67108864;
 
 /**
  * Firmware of a tenant on the operator API (CONTRACT.md §9): upload a binary as a streamed
  * body, list, get. Publishing is `FirmwareService.publish`, the same as `firmledger firmware publish`.
  */
-@ApiTags('firmware')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: '`{"message":"Operator token is not valid"}`' })
-@ApiNotFoundResponse({ description: '`Tenant "x" not found`; `Firmware not found`' })
-@ApiParam({ name: 'tenant', description: 'tenant id (digits) or name', example: 'acme' })
+@ApiTags('Firmware')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
+@ApiTenantParam()
 @Controller('tenants/:tenant/firmware')
 @UseGuards(OperatorTokenGuard)
 export class OperatorFirmwareController {
@@ -52,15 +40,42 @@ export class OperatorFirmwareController {
    */
   @Post()
   @StreamBody()
-  @ApiOperation({ summary: 'Upload (publish) a firmware binary: digests, CID, storage, ledger entry' })
+  @ApiOperation({
+    summary: 'Upload (publish) a firmware binary: digests, CID, storage, ledger entry',
+    description:
+      'The body is the raw binary (`Content-Length` or chunked), streamed to storage, never held whole in memory; md5, ' +
+      'sha256, size and the CID are computed from the stored bytes and `firmware.published` is appended to the ledger. ' +
+      'A refused upload leaves nothing behind.',
+  })
   @ApiConsumes(STREAM_MEDIA_TYPE)
-  @ApiBody({ description: 'the firmware binary, raw bytes', schema: { type: 'string', format: 'binary' } })
-  @ApiHeader({ name: 'Content-Length', required: false, description: 'bytes; over FIRMWARE_MAX_BYTES is refused before reading' })
-  @ApiCreatedResponse({ description: 'published', type: FirmwareResponse })
-  @ApiBadRequestResponse({ description: 'a field named, e.g. `version is required`; `Firmware binary is empty`' })
-  @ApiConflictResponse({ description: '`Firmware 1.2.0 for ESP32 is already published`' })
-  @ApiPayloadTooLargeResponse({ description: '`Firmware binary is larger than 67108864 bytes (FIRMWARE_MAX_BYTES)`' })
-  @ApiUnsupportedMediaTypeResponse({ description: '`Body must be application/octet-stream`' })
+  @ApiBody({ description: 'The firmware binary, raw bytes.', schema: { type: 'string', format: 'binary' } })
+  @ApiHeader({
+    name: 'Content-Length',
+    required: false,
+    description: 'Bytes of the binary; over FIRMWARE_MAX_BYTES is refused before a byte is read. Absent for a chunked body.',
+    schema: { type: 'integer', example: 1048576 },
+  })
+  @ApiCreatedResponse({ description: 'Published.', type: FirmwareResponse })
+  @ApiMessageResponse(400, 'A missing or bad `version` or `device_type` (the message names it), or an empty body.', [
+    'version is required',
+    'version must be 1 to 64 characters',
+    'device_type is required',
+    'device_type must be printable characters',
+    FIRMWARE_EMPTY,
+  ])
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiMessageResponse(
+    409,
+    'The tenant already published this version for this device type.',
+    'Firmware 1.2.0 for ESP32 is already published',
+  )
+  @ApiMessageResponse(
+    413,
+    'The declared `Content-Length`, or the bytes of a chunked body as soon as they cross it, are over FIRMWARE_MAX_BYTES ' +
+      '(the text names the configured limit; 64 MiB by default).',
+    firmwareTooLarge(DEFAULT_FIRMWARE_MAX_BYTES),
+  )
+  @ApiMessageResponse(415, 'The body is not `application/octet-stream`.', StreamBodyMessages.unsupportedMediaType)
   async upload(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Query() query: UploadFirmwareQuery,
@@ -76,8 +91,9 @@ export class OperatorFirmwareController {
   /** `GET /tenants/:tenant/firmware?page=&per_page=` → 200 {@link FirmwarePage}, oldest first. */
   @Get()
   @ApiOperation({ summary: "List the tenant's firmware (paged)" })
-  @ApiOkResponse({ type: FirmwarePage })
-  @ApiBadRequestResponse({ description: 'bad paging, e.g. `per_page must be at most 500`' })
+  @ApiOkResponse({ type: FirmwarePage, description: 'One page of firmware, oldest first.' })
+  @ApiListQueryErrors()
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<FirmwarePage> {
     const tenantId = tenant.id;
     const { items, total } = await this.firmware.page(tenantId, { offset: query.offset, limit: query.per_page });
@@ -87,9 +103,12 @@ export class OperatorFirmwareController {
   /** `GET /tenants/:tenant/firmware/:id` → 200 {@link FirmwareResponse}; 404 `Firmware not found` (also another tenant's). */
   @Get(':id')
   @ApiOperation({ summary: 'Get one firmware with its digests and CID' })
-  @ApiParam({ name: 'id', description: 'firmware id', example: 1 })
-  @ApiOkResponse({ type: FirmwareResponse })
-  @ApiBadRequestResponse({ description: '`id must be a whole number`' })
+  @ApiIdParam('Firmware id.')
+  @ApiOkResponse({ type: FirmwareResponse, description: 'The firmware.' })
+  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no firmware with this id.', [
+    OperatorExamples.tenantNotFound,
+    FIRMWARE_NOT_FOUND,
+  ])
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<FirmwareResponse> {
     return firmwareResponse(await this.firmware.get(tenant.id, id));
   }

@@ -1,16 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { GroupService } from '#src/rollout/group.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import {
@@ -24,19 +14,31 @@ import {
 } from './dto/group.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { PageQuery } from './dto/paging.dto.js';
+import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { TenantPipe } from './tenant.pipe.js';
 
-const BAD_MAC = '"AC:67-B2" is not a hardware address (EUI-48 or EUI-64): names the first bad mac; nothing is changed';
+/** The `:group` path parameter. */
+const ApiGroupParam = (): MethodDecorator => ApiParam({ name: 'group', description: 'Group id (digits) or name.', example: 'field-test' });
+
+/** 404 of an operation on one group. */
+const ApiGroupNotFound = (): MethodDecorator =>
+  ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no group with this id or name.', [
+    OperatorExamples.tenantNotFound,
+    OperatorExamples.groupNotFound,
+  ]);
+
+/** The 400 texts of a `{macs}` body: the first mac that is not a hardware address is named, and nothing changes. */
+const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember];
 
 /**
  * Device groups of a tenant and their membership by mac under `OPERATOR_URL` (CONTRACT.md §9),
  * through the {@link GroupService} the CLI's `group` commands use. Every change is on the ledger.
  */
-@ApiTags('groups')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
-@ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
+@ApiTags('Groups')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
+@ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/groups')
 export class GroupsController {
@@ -44,11 +46,14 @@ export class GroupsController {
 
   /** `POST /tenants/:tenant/groups` `{name, macs?}` → 201 group; 400 bad name or mac (named); 404 tenant; 409 `Group "x" exists`. */
   @Post()
-  @ApiOperation({ summary: 'Create a group, optionally with initial members' })
-  @ApiCreatedResponse({ type: GroupResponse })
-  @ApiBadRequestResponse({ description: `group name must be 1 to 128 characters and not only digits | ${BAD_MAC}` })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
-  @ApiConflictResponse({ description: 'Group "field-test" exists' })
+  @ApiOperation({
+    summary: 'Create a group, optionally with initial members',
+    description: 'A mac that is not a hardware address is named in the 400 answer and no group is created.',
+  })
+  @ApiCreatedResponse({ type: GroupResponse, description: 'The new group.' })
+  @ApiJsonBodyErrors(['name must be a string', OperatorExamples.groupName, OperatorExamples.groupMacs, OperatorExamples.badMember])
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiMessageResponse(409, 'The tenant has a group with this name.', OperatorExamples.groupExists)
   async create(@Param('tenant', TenantPipe) tenant: Tenant, @Body() body: CreateGroupDto): Promise<GroupResponse> {
     return groupResponse(await this.groups.create(tenant.id, body.name, body.macs));
   }
@@ -56,9 +61,9 @@ export class GroupsController {
   /** `GET /tenants/:tenant/groups?page&per_page` → 200 one page of groups by id, with member counts. */
   @Get()
   @ApiOperation({ summary: "List a tenant's groups with member counts" })
-  @ApiOkResponse({ type: GroupPage })
-  @ApiBadRequestResponse({ description: 'per_page must be at most 500 (and the like, naming the parameter)' })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+  @ApiOkResponse({ type: GroupPage, description: 'One page of groups, by id.' })
+  @ApiListQueryErrors()
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<GroupPage> {
     return pageAnswer(await this.groups.page(tenant.id, sliceOf(query)), query, groupResponse);
   }
@@ -66,10 +71,10 @@ export class GroupsController {
   /** `GET /tenants/:tenant/groups/:group?page&per_page` (id or name) → 200 group with one page of members by mac; 404. */
   @Get(':group')
   @ApiOperation({ summary: 'One group with its member count and one page of its members' })
-  @ApiParam({ name: 'group', description: 'group id or name', example: 'field-test' })
-  @ApiOkResponse({ type: GroupDetailResponse })
-  @ApiBadRequestResponse({ description: 'per_page must be at most 500 (and the like, naming the parameter)' })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Group "field-test" not found' })
+  @ApiGroupParam()
+  @ApiOkResponse({ type: GroupDetailResponse, description: 'The group; `page` and `per_page` page its members.' })
+  @ApiListQueryErrors()
+  @ApiGroupNotFound()
   async get(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
@@ -81,11 +86,14 @@ export class GroupsController {
   /** `POST /tenants/:tenant/groups/:group/members` `{macs}` → 200 group (macs already in it stay); 400 naming a bad mac; 404. */
   @Post(':group/members')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add members by mac (any notation); devices may register later' })
-  @ApiParam({ name: 'group', description: 'group id or name', example: 'field-test' })
-  @ApiOkResponse({ type: GroupResponse })
-  @ApiBadRequestResponse({ description: `macs must name at least one mac | ${BAD_MAC}` })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Group "field-test" not found' })
+  @ApiOperation({
+    summary: 'Add members by mac (any notation); devices may register later',
+    description: 'Macs already in the group stay. A mac that is not a hardware address is named in the 400 answer and nothing changes.',
+  })
+  @ApiGroupParam()
+  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
+  @ApiJsonBodyErrors(MEMBERS_MESSAGES)
+  @ApiGroupNotFound()
   async addMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
@@ -97,11 +105,14 @@ export class GroupsController {
   /** `POST /tenants/:tenant/groups/:group/members/remove` `{macs}` → 200 group (macs not in it are ignored); 400; 404. */
   @Post(':group/members/remove')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Remove members by mac (any notation)' })
-  @ApiParam({ name: 'group', description: 'group id or name', example: 'field-test' })
-  @ApiOkResponse({ type: GroupResponse })
-  @ApiBadRequestResponse({ description: `macs must name at least one mac | ${BAD_MAC}` })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found | Group "field-test" not found' })
+  @ApiOperation({
+    summary: 'Remove members by mac (any notation)',
+    description: 'Macs not in the group are ignored. A mac that is not a hardware address is named in the 400 answer and nothing changes.',
+  })
+  @ApiGroupParam()
+  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
+  @ApiJsonBodyErrors(MEMBERS_MESSAGES)
+  @ApiGroupNotFound()
   async removeMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,

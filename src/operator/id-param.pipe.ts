@@ -1,5 +1,11 @@
 import { BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 
+/** 400 texts of a bad `:id` path parameter. */
+export const IdParamMessages = {
+  notWhole: 'id must be a whole number',
+  tooSmall: 'id must be at least 1',
+} as const;
+
 /**
  * An `:id` path parameter: decimal digits only (`1e3`, `0x1`, `-1` are not ids) and at least 1,
  * else 400 `id must be a whole number` / `id must be at least 1`.
@@ -7,9 +13,9 @@ import { BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 @Injectable()
 export class IdParamPipe implements PipeTransform<string, number> {
   transform(value: string): number {
-    if (!/^\d{1,15}$/.test(value)) throw new BadRequestException('id must be a whole number');
+    if (!/^\d{1,15}$/.test(value)) throw new BadRequestException(IdParamMessages.notWhole);
     const id = Number(value);
-    if (id < 1) throw new BadRequestException('id must be at least 1');
+    if (id < 1) throw new BadRequestException(IdParamMessages.tooSmall);
     return id;
   }
 }

@@ -1,24 +1,18 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LedgerService } from '#src/chain/ledger.service.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { LedgerEntriesQuery, LedgerEntryPage, LedgerVerifyResponse, ledgerEntryResponse, ledgerVerifyResponse } from './dto/ledger.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import { ApiListQueryErrors, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { OptionalTenantPipe } from './tenant.pipe.js';
 
 /** The hash-chained ledger under `OPERATOR_URL` (CONTRACT.md §7, §9): verify it and read it. */
-@ApiTags('ledger')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
+@ApiTags('Ledger')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('ledger')
 export class LedgerController {
@@ -30,8 +24,11 @@ export class LedgerController {
    * with `ok: false` and the first entry that does not match.
    */
   @Get('verify')
-  @ApiOperation({ summary: 'Recompute the hash chain and name the first entry that does not match' })
-  @ApiOkResponse({ type: LedgerVerifyResponse })
+  @ApiOperation({
+    summary: 'Recompute the hash chain and name the first entry that does not match',
+    description: 'A broken chain is still 200, with `ok: false` and `first_break`.',
+  })
+  @ApiOkResponse({ type: LedgerVerifyResponse, description: 'The outcome of the check.' })
   async verify(): Promise<LedgerVerifyResponse> {
     return ledgerVerifyResponse(await this.ledger.verify());
   }
@@ -39,9 +36,9 @@ export class LedgerController {
   /** `GET /ledger/entries?page&per_page&tenant` → 200 one page of entries in sequence order; 400; 404 `Tenant "x" not found`. */
   @Get('entries')
   @ApiOperation({ summary: 'Ledger entries in sequence order, optionally of one tenant' })
-  @ApiOkResponse({ type: LedgerEntryPage })
-  @ApiBadRequestResponse({ description: 'per_page must be at most 500 (and the like, naming the parameter)' })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+  @ApiOkResponse({ type: LedgerEntryPage, description: 'One page of entries, in sequence order.' })
+  @ApiListQueryErrors('tenant must be 1 to 128 characters')
+  @ApiMessageResponse(404, 'The `tenant` filter names no tenant.', OperatorExamples.tenantNotFound)
   async entries(
     @Query() query: LedgerEntriesQuery,
     @Query('tenant', OptionalTenantPipe) tenant: Tenant | undefined,

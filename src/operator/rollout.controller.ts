@@ -1,26 +1,30 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
+import { ROLLOUT_STATUSES } from '#src/rollout/rollout.entity.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { pageOf } from './dto/paging.dto.js';
 import { CreateRolloutDto, RolloutListQuery, RolloutPage, RolloutResponse, rolloutResponse } from './dto/rollout.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
+import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
-import { OperatorTokenGuard } from './operator-token.guard.js';
+import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 
-/** 409 text of a refused lifecycle action, as `RolloutPlanService.apply` words it. */
-const REFUSED = '`Rollout 1 cannot go from <current state> to <target state>`, e.g. `Rollout 1 cannot go from active to active`';
+/** 404 of an operation on one rollout (another tenant's rollout is not found either). */
+const ApiRolloutNotFound = (): MethodDecorator =>
+  ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no rollout with this id.', [
+    OperatorExamples.tenantNotFound,
+    OperatorExamples.rolloutNotFound,
+  ]);
+
+/**
+ * 409 of a lifecycle action the rollout's state does not allow, as `RolloutPlanService.apply`
+ * words it: `Rollout <id> cannot go from <current state> to <target state>`.
+ */
+const ApiRefused = (...examples: [string, ...string[]]): MethodDecorator =>
+  ApiMessageResponse(409, 'The rollout’s current state does not allow this action.', examples);
 
 /**
  * Rollouts of a tenant on the operator API (CONTRACT.md §8, §9): plan, list, get with progress,
@@ -28,11 +32,10 @@ const REFUSED = '`Rollout 1 cannot go from <current state> to <target state>`, e
  * through `RolloutPlanService`, the same as `firmledger rollout …`. A rollout finishes by itself
  * once every targeted device has reported success.
  */
-@ApiTags('rollouts')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: '`{"message":"Operator token is not valid"}`' })
-@ApiNotFoundResponse({ description: '`Tenant "x" not found`; `Rollout not found` (also another tenant\'s)' })
-@ApiParam({ name: 'tenant', description: 'tenant id (digits) or name', example: 'acme' })
+@ApiTags('Rollouts')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
+@ApiTenantParam()
 @Controller('tenants/:tenant/rollouts')
 @UseGuards(OperatorTokenGuard)
 export class OperatorRolloutController {
@@ -45,9 +48,20 @@ export class OperatorRolloutController {
    */
   @Post()
   @ApiOperation({ summary: 'Plan a rollout of a firmware to a device group (state draft)' })
-  @ApiCreatedResponse({ description: 'planned', type: RolloutResponse })
-  @ApiBadRequestResponse({ description: 'a field named, e.g. `start_date is required`' })
-  @ApiNotFoundResponse({ description: '`Firmware not found`; `Group "x" not found`; `Tenant "x" not found`' })
+  @ApiCreatedResponse({ description: 'Planned, in state `draft`.', type: RolloutResponse })
+  @ApiJsonBodyErrors([
+    'name is required',
+    'firmware_id must be a whole number',
+    'group is required',
+    'priority must be at most 1000000',
+    'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
+    'downgrade must be true or false',
+  ])
+  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no such firmware or group.', [
+    OperatorExamples.tenantNotFound,
+    FIRMWARE_NOT_FOUND,
+    OperatorExamples.groupNotFound,
+  ])
   async create(@Param('tenant', TenantPipe) tenant: Tenant, @Body() body: CreateRolloutDto): Promise<RolloutResponse> {
     const tenantId = tenant.id;
     const created = await this.rollouts.create({
@@ -65,8 +79,9 @@ export class OperatorRolloutController {
   /** `GET /tenants/:tenant/rollouts?page=&per_page=&status=` → 200 {@link RolloutPage}, oldest first. */
   @Get()
   @ApiOperation({ summary: "List the tenant's rollouts with progress (paged, optionally of one status)" })
-  @ApiOkResponse({ type: RolloutPage })
-  @ApiBadRequestResponse({ description: 'bad paging or status, e.g. `status must be one of draft, active, paused, finished, cancelled`' })
+  @ApiOkResponse({ type: RolloutPage, description: 'One page of rollouts, oldest first.' })
+  @ApiListQueryErrors(`status must be one of ${ROLLOUT_STATUSES.join(', ')}`)
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: RolloutListQuery): Promise<RolloutPage> {
     const tenantId = tenant.id;
     const { items, total } = await this.rollouts.page(tenantId, { status: query.status, offset: query.offset, limit: query.per_page });
@@ -76,9 +91,9 @@ export class OperatorRolloutController {
   /** `GET /tenants/:tenant/rollouts/:id` → 200 {@link RolloutResponse} with progress; 404 `Rollout not found`. */
   @Get(':id')
   @ApiOperation({ summary: 'Get a rollout with its progress: targeted, updated, pending, last activity' })
-  @ApiParam({ name: 'id', description: 'rollout id', example: 1 })
-  @ApiOkResponse({ type: RolloutResponse })
-  @ApiBadRequestResponse({ description: '`id must be a whole number`' })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ type: RolloutResponse, description: 'The rollout with its progress.' })
+  @ApiRolloutNotFound()
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
     return rolloutResponse(await this.rollouts.get(tenant.id, id));
   }
@@ -87,10 +102,10 @@ export class OperatorRolloutController {
   @Post(':id/start')
   @HttpCode(200)
   @ApiOperation({ summary: 'Start a draft rollout (draft → active): devices are offered it once its start date has passed' })
-  @ApiParam({ name: 'id', description: 'rollout id', example: 1 })
-  @ApiOkResponse({ description: 'started', type: RolloutResponse })
-  @ApiBadRequestResponse({ description: '`id must be a whole number`' })
-  @ApiConflictResponse({ description: REFUSED })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ description: 'The started rollout.', type: RolloutResponse })
+  @ApiRolloutNotFound()
+  @ApiRefused('Rollout 1 cannot go from active to active', 'Rollout 1 cannot go from finished to active')
   start(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
     return this.apply(tenant, id, 'start');
   }
@@ -99,10 +114,10 @@ export class OperatorRolloutController {
   @Post(':id/pause')
   @HttpCode(200)
   @ApiOperation({ summary: 'Pause an active rollout (active → paused): devices are no longer offered it' })
-  @ApiParam({ name: 'id', description: 'rollout id', example: 1 })
-  @ApiOkResponse({ description: 'paused', type: RolloutResponse })
-  @ApiBadRequestResponse({ description: '`id must be a whole number`' })
-  @ApiConflictResponse({ description: REFUSED })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ description: 'The paused rollout.', type: RolloutResponse })
+  @ApiRolloutNotFound()
+  @ApiRefused('Rollout 1 cannot go from draft to paused', 'Rollout 1 cannot go from paused to paused')
   pause(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
     return this.apply(tenant, id, 'pause');
   }
@@ -111,10 +126,10 @@ export class OperatorRolloutController {
   @Post(':id/resume')
   @HttpCode(200)
   @ApiOperation({ summary: 'Resume a paused rollout (paused → active)' })
-  @ApiParam({ name: 'id', description: 'rollout id', example: 1 })
-  @ApiOkResponse({ description: 'resumed', type: RolloutResponse })
-  @ApiBadRequestResponse({ description: '`id must be a whole number`' })
-  @ApiConflictResponse({ description: REFUSED })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ description: 'The resumed rollout.', type: RolloutResponse })
+  @ApiRolloutNotFound()
+  @ApiRefused('Rollout 1 cannot go from active to active', 'Rollout 1 cannot go from cancelled to active')
   resume(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
     return this.apply(tenant, id, 'resume');
   }
@@ -123,10 +138,10 @@ export class OperatorRolloutController {
   @Post(':id/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a rollout that is not finished (draft, active or paused → cancelled); final' })
-  @ApiParam({ name: 'id', description: 'rollout id', example: 1 })
-  @ApiOkResponse({ description: 'cancelled', type: RolloutResponse })
-  @ApiBadRequestResponse({ description: '`id must be a whole number`' })
-  @ApiConflictResponse({ description: REFUSED })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ description: 'The cancelled rollout.', type: RolloutResponse })
+  @ApiRolloutNotFound()
+  @ApiRefused('Rollout 1 cannot go from finished to cancelled', 'Rollout 1 cannot go from cancelled to cancelled')
   cancel(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
     return this.apply(tenant, id, 'cancel');
   }

@@ -1,16 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { PageQuery } from './dto/paging.dto.js';
@@ -22,12 +12,13 @@ import {
   tenantResponse,
   tenantWithKeyResponse,
 } from './dto/tenant.dto.js';
+import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 
 /** Tenants (customers) under `OPERATOR_URL` (CONTRACT.md §5, §9). The customer key is shown on create and rotate only. */
-@ApiTags('tenants')
-@ApiBearerAuth('operatorToken')
-@ApiUnauthorizedResponse({ description: INVALID_OPERATOR_TOKEN })
+@ApiTags('Tenants')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants')
 export class TenantsController {
@@ -36,9 +27,9 @@ export class TenantsController {
   /** `POST /tenants` `{name}` → 201 tenant with its customer key (shown only here and on rotate); 400; 409 `Tenant "x" exists`. */
   @Post()
   @ApiOperation({ summary: 'Create a tenant; its customer key is shown in this answer only' })
-  @ApiCreatedResponse({ type: TenantWithKeyResponse, description: 'the tenant with its new customer key' })
-  @ApiBadRequestResponse({ description: 'name must be 1 to 128 characters without control characters, and not only digits' })
-  @ApiConflictResponse({ description: 'Tenant "acme" exists' })
+  @ApiCreatedResponse({ type: TenantWithKeyResponse, description: 'The tenant with its new customer key.' })
+  @ApiJsonBodyErrors(['name must be a string', OperatorExamples.tenantName])
+  @ApiMessageResponse(409, 'A tenant with this name exists.', OperatorExamples.tenantExists)
   async create(@Body() body: CreateTenantDto): Promise<TenantWithKeyResponse> {
     return tenantWithKeyResponse(await this.tenants.createTenant(body.name));
   }
@@ -46,8 +37,8 @@ export class TenantsController {
   /** `GET /tenants?page&per_page` → 200 one page of tenants by id, without keys; 400 for bad paging. */
   @Get()
   @ApiOperation({ summary: 'List tenants (never their customer keys)' })
-  @ApiOkResponse({ type: TenantPage })
-  @ApiBadRequestResponse({ description: 'per_page must be at most 500 (and the like, naming the parameter)' })
+  @ApiOkResponse({ type: TenantPage, description: 'One page of tenants, by id.' })
+  @ApiListQueryErrors()
   async list(@Query() query: PageQuery): Promise<TenantPage> {
     return pageAnswer(await this.tenants.pageTenants(sliceOf(query)), query, tenantResponse);
   }
@@ -55,9 +46,9 @@ export class TenantsController {
   /** `GET /tenants/:tenant` (id or name) → 200 tenant without its key; 404 `Tenant "x" not found`. */
   @Get(':tenant')
   @ApiOperation({ summary: 'One tenant by id or name (never its customer key)' })
-  @ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
-  @ApiOkResponse({ type: TenantResponse })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+  @ApiTenantParam()
+  @ApiOkResponse({ type: TenantResponse, description: 'The tenant.' })
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async get(@Param('tenant') tenant: string): Promise<TenantResponse> {
     return tenantResponse(await this.tenants.getTenant(tenant));
   }
@@ -77,9 +68,9 @@ export class TenantsController {
       'the old key stops working for logins at once. Device tokens issued before the rotation stay valid until they expire ' +
       '(JWT_TTL_SECONDS); revoke the device keys to cut devices off at once.',
   })
-  @ApiParam({ name: 'tenant', description: 'tenant id or name', example: 'acme' })
-  @ApiOkResponse({ type: TenantWithKeyResponse, description: 'the tenant with its new customer key' })
-  @ApiNotFoundResponse({ description: 'Tenant "acme" not found' })
+  @ApiTenantParam()
+  @ApiOkResponse({ type: TenantWithKeyResponse, description: 'The tenant with its new customer key.' })
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async rotate(@Param('tenant') tenant: string): Promise<TenantWithKeyResponse> {
     return tenantWithKeyResponse(await this.tenants.rotateCustomerKey(tenant));
   }

@@ -100,6 +100,37 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/api/report/{type}',
       '/ipfs/{cid}',
     ]);
+    assert.deepEqual(Object.keys(documents.operator.paths), [
+      '/ledger/entries',
+      '/ledger/verify',
+      '/tenants',
+      '/tenants/{tenant}',
+      '/tenants/{tenant}/customer-key/rotate',
+      '/tenants/{tenant}/device-keys',
+      '/tenants/{tenant}/device-keys/{id}/revoke',
+      '/tenants/{tenant}/devices',
+      '/tenants/{tenant}/devices/{mac}',
+      '/tenants/{tenant}/firmware',
+      '/tenants/{tenant}/firmware/{id}',
+      '/tenants/{tenant}/groups',
+      '/tenants/{tenant}/groups/{group}',
+      '/tenants/{tenant}/groups/{group}/members',
+      '/tenants/{tenant}/groups/{group}/members/remove',
+      '/tenants/{tenant}/rollouts',
+      '/tenants/{tenant}/rollouts/{id}',
+      '/tenants/{tenant}/rollouts/{id}/cancel',
+      '/tenants/{tenant}/rollouts/{id}/pause',
+      '/tenants/{tenant}/rollouts/{id}/resume',
+      '/tenants/{tenant}/rollouts/{id}/start',
+    ]);
+    // Health, readiness and metrics are outside the documents.
+    for (const component of COMPONENTS) {
+      assert.deepEqual(
+        Object.keys(documents[component].paths).filter((path) => /^\/(healthz|readyz|metrics)$/.test(path)),
+        [],
+        component,
+      );
+    }
     // A controller (its operations' ids) belongs to one component: no operation is in two documents.
     const owner = new Map<string, Component>();
     for (const component of COMPONENTS) {
@@ -165,7 +196,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     }
   });
 
-  it('declares the device token schemes on every version controller and blockchain operation, none on login', () => {
+  it('declares the device token schemes on every version controller and blockchain operation, the operator token on every operator operation, none on login', () => {
     assert.equal(documents.auth.paths['/auth/login'].post?.security, undefined);
     for (const component of ['vc', 'bc'] as const) {
       assert.deepEqual(documents[component].components?.securitySchemes, {
@@ -186,7 +217,25 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
         assert.deepEqual(operation.security, [{ deviceToken: [] }, { deviceBearer: [] }], `${component} ${path}`);
       }
     }
-    assert.deepEqual(Object.keys(documents.operator.components?.securitySchemes ?? {}), ['operatorToken']);
+    assert.deepEqual(documents.operator.components?.securitySchemes, {
+      operatorToken: { type: 'http', scheme: 'bearer', description: 'Operator token as `Authorization: Bearer <token>`.' },
+    });
+    for (const { path, method, operation } of operations(documents.operator)) {
+      const where = `operator ${method.toUpperCase()} ${path}`;
+      assert.deepEqual(operation.security, [{ operatorToken: [] }], where);
+      const unauthorized = (operation.responses['401'] as { content: Record<string, { example: unknown }> }).content['application/json'];
+      assert.deepEqual(unauthorized.example, { message: 'Operator token is not valid' }, where);
+    }
+  });
+
+  it('documents the firmware upload as a binary body', () => {
+    const upload = documents.operator.paths['/tenants/{tenant}/firmware'].post!;
+    assert.deepEqual(upload.requestBody, {
+      required: true,
+      description: 'The firmware binary, raw bytes.',
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    });
+    assert.deepEqual(Object.keys(upload.responses).sort(), ['201', '400', '401', '404', '409', '413', '415', '500']);
   });
 
   it('documents the firmware download and the reports with their media types', () => {
@@ -231,6 +280,28 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     const firmwareRecord = await get(`${app.urls.bc}/firmware/${firmware.id}`, token);
     assert.deepEqual(Object.keys(firmwareRecord.body as object), keysOf(documents.bc, 'ChainFirmwareRecord'));
     assert.deepEqual(Object.keys(registered.body as object), keysOf(documents.vc, 'MessageResponse'));
+
+    const bearer = await app.createOperatorToken();
+    const operator = (method: string, path: string, body?: unknown) => request(method, `${app.urls.operator}${path}`, { bearer, body });
+    const created = await operator('POST', '/tenants', { name: 'openapi-docs' });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(Object.keys(created.body as object), keysOf(documents.operator, 'TenantWithKeyResponse'));
+    const rollouts = await operator('GET', `/tenants/${tenant.id}/rollouts`);
+    assert.equal(rollouts.status, 200, rollouts.text);
+    assert.deepEqual(Object.keys(rollouts.body as object), keysOf(documents.operator, 'RolloutPage'));
+    const [first] = (rollouts.body as { items: { id: number }[] }).items;
+    const rollout = await operator('GET', `/tenants/${tenant.id}/rollouts/${first.id}`);
+    assert.equal(rollout.status, 200, rollout.text);
+    assert.deepEqual(Object.keys(rollout.body as object), keysOf(documents.operator, 'RolloutResponse'));
+    assert.deepEqual(Object.keys(first), keysOf(documents.operator, 'RolloutResponse'));
+    const group = await operator('GET', `/tenants/${tenant.id}/groups/docs`);
+    assert.deepEqual(Object.keys(group.body as object), keysOf(documents.operator, 'GroupDetailResponse'));
+    assert.deepEqual(Object.keys((group.body as { member_macs: object }).member_macs), keysOf(documents.operator, 'GroupMemberPage'));
+    const verify = await operator('GET', '/ledger/verify');
+    assert.deepEqual(Object.keys(verify.body as object), keysOf(documents.operator, 'LedgerVerifyResponse'));
+    const missing = await operator('GET', `/tenants/${tenant.id}/rollouts/999999`);
+    assert.equal(missing.status, 404, missing.text);
+    assert.deepEqual(missing.body, { message: 'Rollout not found' });
   });
 
   it('serves a Swagger UI whose assets load, with and without a trailing slash', async () => {
@@ -280,7 +351,7 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
   });
 
   it('documents paths that answer where the server points (a request without a token is the documented 401)', async () => {
-    for (const base of [app.urls.vc, app.urls.bc]) {
+    for (const base of [app.urls.vc, app.urls.bc, app.urls.operator]) {
       const document = await documentAt(base);
       const ops = operations(document);
       assert.ok(ops.length > 0);

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
 import type { DeviceKeyView } from '#src/tenant/tenant.service.js';
-import { PageMeta } from './paging.dto.js';
+import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants/:tenant/device-keys`. */
 export class CreateDeviceKeyDto {
@@ -34,16 +34,12 @@ export class DeviceKeyResponse {
 }
 
 /** One page of device keys. */
-export class DeviceKeyPage extends PageMeta {
-  @ApiProperty({
-    type: [DeviceKeyResponse],
-    description: 'device keys by id, revoked ones included',
-    example: [
-      { id: 3, key: '9f2c4e7a1b3d5f608192a3b4c5d6e7f8', device_type: 'ESP32', revoked: false, created_at: '2026-11-21T10:00:00.000Z' },
-    ],
-  })
-  items: DeviceKeyResponse[];
-}
+export class DeviceKeyPage extends PageOf(DeviceKeyResponse, {
+  description: 'device keys by id, revoked ones included',
+  example: [
+    { id: 3, key: '9f2c4e7a1b3d5f608192a3b4c5d6e7f8', device_type: 'ESP32', revoked: false, created_at: '2026-11-21T10:00:00.000Z' },
+  ],
+}) {}
 
 export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
   return { id: view.id, key: view.key, device_type: view.deviceType, revoked: view.revoked, created_at: view.createdAt };

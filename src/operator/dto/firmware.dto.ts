@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Length, Matches } from 'class-validator';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
-import { PageMeta } from './paging.dto.js';
+import { PageOf } from './paging.dto.js';
 
 /** Text without control characters (C0, DEL, C1). */
 const NO_CONTROL = /^[^\p{Cc}]*$/u;
@@ -73,10 +73,7 @@ const FIRMWARE_EXAMPLE: FirmwareResponse = {
 };
 
 /** One page of `GET /tenants/:tenant/firmware`, oldest first. */
-export class FirmwarePage extends PageMeta {
-  @ApiProperty({ description: 'firmware of this page, by id', type: [FirmwareResponse], example: [FIRMWARE_EXAMPLE] })
-  items: FirmwareResponse[];
-}
+export class FirmwarePage extends PageOf(FirmwareResponse, { description: 'firmware of this page, by id', example: [FIRMWARE_EXAMPLE] }) {}
 
 /** The wire shape of a firmware view. */
 export function firmwareResponse(view: FirmwareView): FirmwareResponse {

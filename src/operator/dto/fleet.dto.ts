@@ -4,7 +4,7 @@ import { parseIsoTime } from '#src/common/iso-time.js';
 import type { DeviceView } from '#src/device/device.service.js';
 import type { DeviceDetail, DeviceRolloutView, FleetFilter } from '#src/rollout/fleet.service.js';
 import { ROLLOUT_STATUSES } from '#src/rollout/rollout.entity.js';
-import { PageMeta, PageQuery } from './paging.dto.js';
+import { PageOf, PageQuery } from './paging.dto.js';
 
 @ValidatorConstraint({ name: 'isoTime' })
 class IsoTime implements ValidatorConstraintInterface {
@@ -82,23 +82,19 @@ export class DeviceSummaryResponse {
 }
 
 /** One page of devices, by mac. */
-export class DevicePage extends PageMeta {
-  @ApiProperty({
-    type: [DeviceSummaryResponse],
-    description: 'devices by mac',
-    example: [
-      {
-        mac: 'AC:67:B2:01:02:03',
-        name: 'pump-7',
-        firmware_version: '1.1.0',
-        device_type: 'ESP32',
-        last_seen_at: '2026-11-21T10:05:00.000Z',
-        created_at: '2026-11-21T10:00:00.000Z',
-      },
-    ],
-  })
-  items: DeviceSummaryResponse[];
-}
+export class DevicePage extends PageOf(DeviceSummaryResponse, {
+  description: 'devices by mac',
+  example: [
+    {
+      mac: 'AC:67:B2:01:02:03',
+      name: 'pump-7',
+      firmware_version: '1.1.0',
+      device_type: 'ESP32',
+      last_seen_at: '2026-11-21T10:05:00.000Z',
+      created_at: '2026-11-21T10:00:00.000Z',
+    },
+  ],
+}) {}
 
 /** A group, by reference. */
 export class GroupRefResponse {

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsOptional, IsString } from 'class-validator';
 import type { GroupDetail, GroupView } from '#src/rollout/group.service.js';
 import { pageAnswer } from './page-answer.js';
-import { PageMeta, type PageQuery } from './paging.dto.js';
+import { PageOf, type PageQuery } from './paging.dto.js';
 
 const MACS_MESSAGE = 'macs must be an array of mac strings';
 
@@ -61,14 +61,10 @@ export class GroupResponse {
 }
 
 /** One page of groups. */
-export class GroupPage extends PageMeta {
-  @ApiProperty({
-    type: [GroupResponse],
-    description: 'groups by id',
-    example: [{ id: 2, name: 'field-test', members: 100, created_at: '2026-11-21T10:00:00.000Z' }],
-  })
-  items: GroupResponse[];
-}
+export class GroupPage extends PageOf(GroupResponse, {
+  description: 'groups by id',
+  example: [{ id: 2, name: 'field-test', members: 100, created_at: '2026-11-21T10:00:00.000Z' }],
+}) {}
 
 /** A member of a group. */
 export class GroupMemberResponse {
@@ -80,10 +76,10 @@ export class GroupMemberResponse {
 }
 
 /** One page of a group's members, by mac. */
-export class GroupMemberPage extends PageMeta {
-  @ApiProperty({ type: [GroupMemberResponse], description: 'members by mac', example: [{ mac: 'AC:67:B2:01:02:03', registered: true }] })
-  items: GroupMemberResponse[];
-}
+export class GroupMemberPage extends PageOf(GroupMemberResponse, {
+  description: 'members by mac',
+  example: [{ mac: 'AC:67:B2:01:02:03', registered: true }],
+}) {}
 
 /** A group with one page of its members (`?page&per_page` page the members). */
 export class GroupDetailResponse extends GroupResponse {

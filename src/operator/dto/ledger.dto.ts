@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 import type { LedgerEntryView, VerifyResult } from '#src/chain/ledger.service.js';
-import { PageMeta, PageQuery } from './paging.dto.js';
+import { PageOf, PageQuery } from './paging.dto.js';
 
 /** `GET /ledger/entries` query: paging and an optional tenant. */
 export class LedgerEntriesQuery extends PageQuery {
@@ -80,25 +80,21 @@ export class LedgerEntryResponse {
 }
 
 /** One page of ledger entries, in sequence order. */
-export class LedgerEntryPage extends PageMeta {
-  @ApiProperty({
-    type: [LedgerEntryResponse],
-    description: 'entries in sequence order',
-    example: [
-      {
-        seq: 1,
-        tenant_id: 1,
-        type: 'tenant.created',
-        subject: 'tenant:1',
-        payload: { id: 1, name: 'acme' },
-        created_at: '2026-11-21T10:00:00.000Z',
-        prev_hash: '0'.repeat(64),
-        hash: '3f5a0c9e7b1d24680ace13579bdf02468ace13579bdf02468ace13579bdf0246',
-      },
-    ],
-  })
-  items: LedgerEntryResponse[];
-}
+export class LedgerEntryPage extends PageOf(LedgerEntryResponse, {
+  description: 'entries in sequence order',
+  example: [
+    {
+      seq: 1,
+      tenant_id: 1,
+      type: 'tenant.created',
+      subject: 'tenant:1',
+      payload: { id: 1, name: 'acme' },
+      created_at: '2026-11-21T10:00:00.000Z',
+      prev_hash: '0'.repeat(64),
+      hash: '3f5a0c9e7b1d24680ace13579bdf02468ace13579bdf02468ace13579bdf0246',
+    },
+  ],
+}) {}
 
 export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
   return { ok: result.ok, entries: result.entries, head: result.head, first_break: result.firstBreak ?? null };

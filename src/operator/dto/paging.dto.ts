@@ -1,3 +1,4 @@
+import type { Type as Class } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
@@ -5,26 +6,35 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;
 
+/** 400 texts of bad paging parameters. */
+export const PageMessages = {
+  page: 'page must be a whole number',
+  pageMin: 'page must be at least 1',
+  perPage: 'per_page must be a whole number',
+  perPageMin: 'per_page must be at least 1',
+  perPageMax: `per_page must be at most ${MAX_PER_PAGE}`,
+} as const;
+
 /**
  * `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50).
  * class-validator checks the lowest decorator first and stops there, so a non-number is named as
  * such before the bounds are checked.
  */
 export class PageQuery {
-  @ApiPropertyOptional({ description: '1-based page number', example: 1, default: 1, minimum: 1 })
+  @ApiPropertyOptional({ description: '1-based page number', type: 'integer', example: 1, default: 1, minimum: 1 })
   @IsOptional()
   @Type(() => Number)
   // class-validator checks bottom-up: the type first, so `?page=abc` is named as not a number.
-  @Min(1, { message: 'page must be at least 1' })
-  @IsInt({ message: 'page must be a whole number' })
+  @Min(1, { message: PageMessages.pageMin })
+  @IsInt({ message: PageMessages.page })
   page: number = 1;
 
-  @ApiPropertyOptional({ description: 'items per page', example: 50, default: 50, minimum: 1, maximum: MAX_PER_PAGE })
+  @ApiPropertyOptional({ description: 'items per page', type: 'integer', example: 50, default: 50, minimum: 1, maximum: MAX_PER_PAGE })
   @IsOptional()
   @Type(() => Number)
-  @Max(MAX_PER_PAGE, { message: `per_page must be at most ${MAX_PER_PAGE}` })
-  @Min(1, { message: 'per_page must be at least 1' })
-  @IsInt({ message: 'per_page must be a whole number' })
+  @Max(MAX_PER_PAGE, { message: PageMessages.perPageMax })
+  @Min(1, { message: PageMessages.perPageMin })
+  @IsInt({ message: PageMessages.perPage })
   per_page: number = 50;
 
   /** Rows to skip for this page. */
@@ -47,14 +57,26 @@ export function pageOf<T>(items: T[], total: number, query: PageQuery): Page<T> 
   return { items, page: query.page, per_page: query.per_page, total };
 }
 
-/** The paging fields of a page answer, for OpenAPI: list DTOs extend this and add `items`. */
-export class PageMeta {
-  @ApiProperty({ description: '1-based page number', example: 1 })
-  page: number;
+/**
+ * The documented class of one list's page answer, keys in the order {@link pageOf} writes them:
+ * `items`, then `page`, `per_page`, `total`. A page DTO extends it: `class TenantPage extends
+ * PageOf(TenantResponse, {...}) {}` (the subclass's name is the schema's).
+ * @param item the class of the items.
+ * @param items description and example of the `items` array.
+ */
+export function PageOf<T>(item: Class<T>, items: { description: string; example: T[] }): Class<Page<T>> {
+  class PageOfItems implements Page<T> {
+    @ApiProperty({ type: [item], description: items.description, example: items.example })
+    items: T[];
 
-  @ApiProperty({ description: 'items per page', example: 50 })
-  per_page: number;
+    @ApiProperty({ description: '1-based page number', example: 1 })
+    page: number;
 
-  @ApiProperty({ description: 'items across all pages', example: 123 })
-  total: number;
+    @ApiProperty({ description: 'items per page', example: 50 })
+    per_page: number;
+
+    @ApiProperty({ description: 'items across all pages', example: 123 })
+    total: number;
+  }
+  return PageOfItems;
 }

@@ -17,7 +17,7 @@ import {
 import { parseUtc } from '#src/common/clock.js';
 import type { RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_STATUSES, type RolloutStatus } from '#src/rollout/rollout.entity.js';
-import { PageMeta, PageQuery } from './paging.dto.js';
+import { PageOf, PageQuery } from './paging.dto.js';
 
 /** Largest `priority` number (RolloutPlanService's rule). */
 const MAX_PRIORITY = 1_000_000;
@@ -157,10 +157,7 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
 };
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */
-export class RolloutPage extends PageMeta {
-  @ApiProperty({ description: 'rollouts of this page, by id', type: [RolloutResponse], example: [ROLLOUT_EXAMPLE] })
-  items: RolloutResponse[];
-}
+export class RolloutPage extends PageOf(RolloutResponse, { description: 'rollouts of this page, by id', example: [ROLLOUT_EXAMPLE] }) {}
 
 /** The wire shape of a rollout view. */
 export function rolloutResponse(view: RolloutView): RolloutResponse {

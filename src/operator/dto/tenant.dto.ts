@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
 import type { CreatedTenant, TenantView } from '#src/tenant/tenant.service.js';
-import { PageMeta } from './paging.dto.js';
+import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants`. */
 export class CreateTenantDto {
@@ -41,14 +41,10 @@ export class TenantWithKeyResponse extends TenantResponse {
 }
 
 /** One page of tenants. */
-export class TenantPage extends PageMeta {
-  @ApiProperty({
-    type: [TenantResponse],
-    description: 'tenants by id',
-    example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z' }],
-  })
-  items: TenantResponse[];
-}
+export class TenantPage extends PageOf(TenantResponse, {
+  description: 'tenants by id',
+  example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z' }],
+}) {}
 
 export function tenantResponse(view: TenantView): TenantResponse {
   return { id: view.id, name: view.name, created_at: view.createdAt };

@@ -5,6 +5,7 @@ import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
 import type { DevicePrincipal } from './device-principal.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /** JWT claims of a device token (CONTRACT.md §4). */
 interface DeviceClaims {
@@ -19,10 +20,14 @@ interface DeviceClaims {
 
 /**
  * Issues and checks device tokens: HS256 with the secret as a KeyObject built once at start
- * (see AuthModule), lifetime `JWT_TTL_SECONDS`.
+ * (see AuthModule), lifetime `JWT_TTL_SECONDS`. Verified tokens' claims are cached until their
+ * `exp` ({@link VerifiedTokenCache}); the device-key check (revoked, gone, other tenant) runs on
+ * every request, so a revoked key's tokens stop at once.
  */
 @Injectable()
 export class DeviceTokenService {
+  private readonly verified = new VerifiedTokenCache<DeviceClaims>();
+
   constructor(
     private readonly jwt: JwtService,
     private readonly tenants: TenantRepository,
@@ -41,6 +46,18 @@ export class DeviceTokenService {
    * signature, expired, or its device key revoked or gone (CONTRACT.md §3, §4).
    */
   async verify(token: string): Promise<DevicePrincipal | null> {
+    const claims = this.claims(token);
+    if (claims === null) return null;
+    const key = await this.tenants.findTokenKey(Number(claims.sub));
+    if (!key || key.revokedAt !== null || key.tenantId !== claims.tid) return null;
+    return { tenantId: key.tenantId, deviceKeyId: key.id, deviceType: key.deviceType };
+  }
+
+  /** The checked claims of a token with a valid signature that has not expired, else `null`. */
+  private claims(token: string): DeviceClaims | null {
+    // jsonwebtoken's own clock: seconds of the system time.
+    const cached = this.verified.get(token, Math.floor(Date.now() / 1000));
+    if (cached !== undefined) return cached;
     let claims: DeviceClaims;
     try {
       claims = this.jwt.verify<DeviceClaims>(token, { algorithms: ['HS256'] });
@@ -48,8 +65,7 @@ export class DeviceTokenService {
       return null;
     }
     if (typeof claims.sub !== 'string' || !/^\d+$/.test(claims.sub) || typeof claims.tid !== 'number') return null;
-    const key = await this.tenants.findTokenKey(Number(claims.sub));
-    if (!key || key.revokedAt !== null || key.tenantId !== claims.tid) return null;
-    return { tenantId: key.tenantId, deviceKeyId: key.id, deviceType: key.deviceType };
+    this.verified.set(token, claims);
+    return claims;
   }
 }

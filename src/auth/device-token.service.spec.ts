@@ -4,7 +4,7 @@ import { createSecretKey } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import type { AppConfig } from '#src/config/app-config.js';
 import type { TenantRepository } from '#src/tenant/tenant.repository.js';
-import { DeviceTokenService } from './device-token.service.js';
+import { DeviceTokenService, signHs256 } from './device-token.service.js';
 
 describe(DeviceTokenService.name, () => {
   let jwt: JwtService;
@@ -22,10 +22,20 @@ describe(DeviceTokenService.name, () => {
         return Promise.resolve(key && key.id === id ? { ...key } : null);
       },
     } as unknown as TenantRepository;
-    tokens = new DeviceTokenService(jwt, tenants, { jwtTtlSeconds: 3600 } as AppConfig);
+    tokens = new DeviceTokenService(jwt, tenants, { jwtTtlSeconds: 3600, jwtSecret: Buffer.from('s'.repeat(32)) } as AppConfig);
   });
 
   afterEach(() => mock.restoreAll());
+
+  it('signs exactly as jsonwebtoken does', () => {
+    const claims = { sub: '7', tid: 3, iat: 1763700000, exp: 1763703600, jti: '0b3c8a4e-1f2d-4c5b-9a6e-7d8f9e0a1b2c' };
+    assert.equal(signHs256(claims, createSecretKey(Buffer.from('s'.repeat(32)))), jwt.sign({ ...claims }));
+    const issued = tokens.issue(7, 3, 1763700000_123);
+    const payload = JSON.parse(Buffer.from(issued.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(payload), ['sub', 'tid', 'iat', 'exp', 'jti']);
+    assert.equal(jwt.sign({ ...payload }), issued);
+    assert.deepEqual(jwt.verify(issued, { algorithms: ['HS256'], ignoreExpiration: true }), payload);
+  });
 
   it('verifies a token once, then answers it from the cache, checking the device key every time', async () => {
     const token = tokens.issue(7, 3, Date.now());

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { randomUUID } from 'node:crypto';
+import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
@@ -18,6 +18,18 @@ interface DeviceClaims {
   jti: string;
 }
 
+/** The JOSE header of every device token, base64url: `{"alg":"HS256","typ":"JWT"}` as jsonwebtoken writes it. */
+const HS256_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
+/**
+ * An HS256 JWT of `claims`, byte for byte what jsonwebtoken's `sign` makes of the same claims
+ * (header, then the claims as `JSON.stringify` orders them), without its per-call option checks.
+ */
+export function signHs256(claims: object, key: KeyObject): string {
+  const input = `${HS256_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+}
+
 /**
  * Issues and checks device tokens: HS256 with the secret as a KeyObject built once at start
  * (see AuthModule), lifetime `JWT_TTL_SECONDS`. Verified tokens' claims are cached until their
@@ -27,18 +39,21 @@ interface DeviceClaims {
 @Injectable()
 export class DeviceTokenService {
   private readonly verified = new VerifiedTokenCache<DeviceClaims>();
+  private readonly signingKey: KeyObject;
 
   constructor(
     private readonly jwt: JwtService,
     private readonly tenants: TenantRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.signingKey = createSecretKey(config.jwtSecret);
+  }
 
   /** A token for a device key of a tenant; `iat`/`exp` are epoch seconds from `nowMs`. */
   issue(deviceKeyId: number, tenantId: number, nowMs: number): string {
     const iat = Math.floor(nowMs / 1000);
     const claims: DeviceClaims = { sub: String(deviceKeyId), tid: tenantId, iat, exp: iat + this.config.jwtTtlSeconds, jti: randomUUID() };
-    return this.jwt.sign(claims);
+    return signHs256(claims, this.signingKey);
   }
 
   /**

@@ -66,11 +66,16 @@ export class UnitOfWork {
   private commitGroup(): void {
     const batch = this.group;
     this.group = [];
-    if (this.writer.isLocked()) {
-      void this.writer.runExclusive(() => this.runGroup(batch));
-    } else {
-      this.runGroup(batch);
-    }
+    // Whatever fails unexpectedly (preparing, rolling back) fails the group's writes, never the process.
+    const run = (): void => {
+      try {
+        this.runGroup(batch);
+      } catch (error) {
+        for (const write of batch) write.reject(error);
+      }
+    };
+    if (this.writer.isLocked()) void this.writer.runExclusive(run);
+    else run();
   }
 
   private runGroup(batch: GroupedWrite[]): void {

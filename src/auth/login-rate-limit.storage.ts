@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Clock } from '#src/common/clock.js';
-import { query } from '#src/database/sql.js';
+import { NativePrepared, query } from '#src/database/sql.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 
 /** A throttler storage record plus the epoch second at which the window resets. */
@@ -51,20 +51,41 @@ export function rateRecord(hits: number, resetsAtMs: number, nowMs: number, limi
   };
 }
 
+const UPSERT = `INSERT INTO login_rate (key, hits, resets_at) VALUES ($1, 1, $2)
+  ON CONFLICT (key) DO UPDATE SET
+    hits = CASE WHEN login_rate.resets_at <= $3 THEN 1 ELSE login_rate.hits + 1 END,
+    resets_at = CASE WHEN login_rate.resets_at <= $3 THEN $2 ELSE login_rate.resets_at END`;
+
 /**
- * Login counters in the `login_rate` table. One upsert and one read per login, in one
- * transaction (`INSERT ... ON CONFLICT`, the same SQL on SQLite and PostgreSQL); expired rows
- * are pruned now and then.
+ * Login counters in the `login_rate` table (`INSERT ... ON CONFLICT`, the same SQL on SQLite and
+ * PostgreSQL); expired rows are pruned now and then. On better-sqlite3 the upsert returns the
+ * counter itself (`RETURNING`): one statement, prepared once, committed on its own, run
+ * synchronously when no transaction is open (the login hot path). On the other drivers one
+ * upsert and one read in one transaction.
  */
 @Injectable()
 export class DatabaseLoginRateLimitStorage extends LoginRateLimitStorage {
   private sincePrune = 0;
+  private upsertReturning: NativePrepared | undefined;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
   ) {
     super();
+  }
+
+  private count(key: string, now: number, ttl: number): Promise<CounterRow> {
+    const native = this.unitOfWork.native;
+    if (native !== undefined) {
+      const upsert = (this.upsertReturning ??= new NativePrepared(native, `${UPSERT} RETURNING hits, resets_at`));
+      return this.unitOfWork.writeNative(() => upsert.statement.all(...upsert.args([key, now + ttl, now]))[0] as CounterRow);
+    }
+    return this.unitOfWork.transaction(async (manager) => {
+      await query(manager, UPSERT, [key, now + ttl, now]);
+      const counters = await query<CounterRow[]>(manager, 'SELECT hits, resets_at FROM login_rate WHERE key = $1', [key]);
+      return counters[0];
+    });
   }
 
   /**
@@ -74,18 +95,7 @@ export class DatabaseLoginRateLimitStorage extends LoginRateLimitStorage {
    */
   override async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
     const now = this.clock.now();
-    const row = await this.unitOfWork.transaction(async (manager) => {
-      await query(
-        manager,
-        `INSERT INTO login_rate (key, hits, resets_at) VALUES ($1, 1, $2)
-         ON CONFLICT (key) DO UPDATE SET
-           hits = CASE WHEN login_rate.resets_at <= $3 THEN 1 ELSE login_rate.hits + 1 END,
-           resets_at = CASE WHEN login_rate.resets_at <= $3 THEN $2 ELSE login_rate.resets_at END`,
-        [key, now + ttl, now],
-      );
-      const counters = await query<CounterRow[]>(manager, 'SELECT hits, resets_at FROM login_rate WHERE key = $1', [key]);
-      return counters[0];
-    });
+    const row = await this.count(key, now, ttl);
     const hits = Number(row.hits);
     const resetsAtMs = Number(row.resets_at);
     if (++this.sincePrune >= 1000) {

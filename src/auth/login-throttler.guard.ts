@@ -1,4 +1,5 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
+import { hash } from 'node:crypto';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -29,6 +30,59 @@ export class LoginThrottlerGuard extends ThrottlerGuard {
     @Optional() @Inject(LoginMetrics) private readonly metrics?: LoginMetrics,
   ) {
     super(options, counters, reflector);
+  }
+
+  /** Per handler: whether it or its controller carries throttler metadata (`@Throttle`, `@SkipThrottle`, …). */
+  private readonly decorated = new WeakMap<object, boolean>();
+
+  /**
+   * The parent's check for the one throttler configured (`login`: a fixed limit and window, no
+   * `skipIf`) on a route without throttler decorators (looked up once per handler), without the
+   * parent's per-request reflection of six metadata keys and its awaits. Anything else takes the
+   * parent's way.
+   */
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    const [throttler, ...others] = this.throttlers;
+    if (
+      this.isDecorated(context) ||
+      throttler === undefined ||
+      others.length > 0 ||
+      typeof throttler.limit !== 'number' ||
+      typeof throttler.ttl !== 'number' ||
+      throttler.skipIf !== undefined ||
+      this.commonOptions.skipIf !== undefined ||
+      throttler.getTracker !== undefined ||
+      throttler.generateKey !== undefined
+    ) {
+      return super.canActivate(context);
+    }
+    return this.handleRequest({
+      context,
+      limit: throttler.limit,
+      ttl: throttler.ttl,
+      throttler,
+      blockDuration: typeof throttler.blockDuration === 'number' ? throttler.blockDuration : throttler.ttl,
+      getTracker: this.commonOptions.getTracker!,
+      generateKey: this.commonOptions.generateKey!,
+    });
+  }
+
+  private isDecorated(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let decorated = this.decorated.get(handler);
+    if (decorated === undefined) {
+      const keys: unknown[] = (Reflect.getMetadataKeys(handler) as unknown[]).concat(
+        Reflect.getMetadataKeys(context.getClass()) as unknown[],
+      );
+      decorated = keys.some((key) => typeof key === 'string' && key.startsWith('THROTTLER:'));
+      this.decorated.set(handler, decorated);
+    }
+    return decorated;
+  }
+
+  /** The parent's key (SHA-256 hex of class, handler, throttler name and tracker), hashed in one call. */
+  protected override generateKey(context: ExecutionContext, suffix: string, name: string): string {
+    return hash('sha256', `${context.getClass().name}-${context.getHandler().name}-${name}-${suffix}`, 'hex');
   }
 
   protected override getTracker(request: Record<string, unknown>): Promise<string> {

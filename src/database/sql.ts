@@ -52,8 +52,44 @@ export function query<T>(manager: EntityManager, text: string, parameters: reado
 }
 
 /** The part of a better-sqlite3 prepared statement used here. */
-interface NativeStatement {
+export interface NativeStatement {
   all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { changes: number };
+}
+
+/** The part of a better-sqlite3 connection used here. */
+export interface NativeDatabase {
+  prepare(sql: string): NativeStatement;
+  /** Whether a transaction is open on the connection. */
+  readonly inTransaction: boolean;
+}
+
+/**
+ * The driver's own connection when the data source runs on better-sqlite3 (TypeORM keeps
+ * exactly one), else `undefined`.
+ */
+export function nativeConnection(dataSource: DataSource): NativeDatabase | undefined {
+  if (dataSource.options.type !== 'better-sqlite3') return undefined;
+  return (dataSource.driver as unknown as { databaseConnection: NativeDatabase }).databaseConnection;
+}
+
+/**
+ * A statement written with `$1 … $n` placeholders, prepared once on a better-sqlite3
+ * connection; `args` binds parameters in the order of the `?` that replaced them.
+ */
+export class NativePrepared {
+  readonly statement: NativeStatement;
+  private readonly order: number[];
+
+  constructor(db: NativeDatabase, text: string) {
+    const statement = positional(text);
+    this.statement = db.prepare(statement.text);
+    this.order = statement.order;
+  }
+
+  args(parameters: readonly unknown[]): unknown[] {
+    return this.order.map((i) => parameters[i]);
+  }
 }
 
 /**
@@ -64,7 +100,7 @@ interface NativeStatement {
  * through {@link query}. Rows come back as the driver returns them.
  */
 export class PreparedRead<T> {
-  private native: { statement: NativeStatement; order: number[] } | undefined;
+  private native: NativePrepared | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -74,11 +110,7 @@ export class PreparedRead<T> {
   /** All rows for the parameters. */
   async all(parameters: readonly unknown[]): Promise<T[]> {
     if (this.dataSource.options.type !== 'better-sqlite3') return query<T[]>(this.dataSource.manager, this.text, parameters);
-    if (this.native === undefined) {
-      const { text, order } = positional(this.text);
-      const driver = this.dataSource.driver as unknown as { databaseConnection: { prepare(sql: string): NativeStatement } };
-      this.native = { statement: driver.databaseConnection.prepare(text), order };
-    }
-    return this.native.statement.all(...this.native.order.map((i) => parameters[i])) as T[];
+    this.native ??= new NativePrepared(nativeConnection(this.dataSource)!, this.text);
+    return this.native.statement.all(...this.native.args(parameters)) as T[];
   }
 }

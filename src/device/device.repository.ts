@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { PreparedRead, query } from '#src/database/sql.js';
+import { NativePrepared, nativeConnection, PreparedRead, query } from '#src/database/sql.js';
 import { Device } from './device.entity.js';
 
 /** Operator filters of a device list (CONTRACT.md §9); every one given must hold. */
@@ -32,6 +32,8 @@ const FIND_BY_MAC = `SELECT id, tenant_id, mac, name, firmware_version, device_k
 
 const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
 
+const TOUCH_ONE = 'UPDATE device SET last_seen_at = $2 WHERE id = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)';
+
 /** Devices per last-seen UPDATE statement (two parameters each). */
 const TOUCH_CHUNK = 200;
 
@@ -39,6 +41,7 @@ const TOUCH_CHUNK = 200;
 @Injectable()
 export class DeviceRepository {
   private readonly findByMacRead: PreparedRead<DeviceRow>;
+  private touchOne: NativePrepared | undefined;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.findByMacRead = new PreparedRead(dataSource, FIND_BY_MAC);
@@ -105,10 +108,19 @@ export class DeviceRepository {
   }
 
   /**
-   * Sets last-seen times (epoch ms) of many devices, {@link TOUCH_CHUNK} per statement; a time
-   * older than the stored one is ignored, an absent device is skipped.
+   * Sets last-seen times (epoch ms) of many devices, {@link TOUCH_CHUNK} per statement (on
+   * better-sqlite3 one prepared statement run per device); a time older than the stored one is
+   * ignored, an absent device is skipped.
    */
   async touchMany(manager: EntityManager, seen: readonly (readonly [id: number, at: number])[]): Promise<void> {
+    const native = nativeConnection(manager.connection);
+    if (native !== undefined) {
+      // better-sqlite3: one prepared single-row update per device, inside `manager`'s transaction
+      // (the driver's only connection), instead of building and preparing a large CASE statement.
+      const touch = (this.touchOne ??= new NativePrepared(native, TOUCH_ONE));
+      for (const [id, at] of seen) touch.statement.run(...touch.args([id, at]));
+      return;
+    }
     for (let start = 0; start < seen.length; start += TOUCH_CHUNK) {
       const chunk = seen.slice(start, start + TOUCH_CHUNK);
       const at = `CASE id ${chunk.map((_, i) => `WHEN $${2 * i + 1} THEN CAST($${2 * i + 2} AS BIGINT)`).join(' ')} END`;

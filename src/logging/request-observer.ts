@@ -63,15 +63,35 @@ export function installRequestObserver(fastify: FastifyInstance, options: Reques
     runInRequestContext({ reqId: request.id }, done);
   });
 
+  // One labels object per (method, route, status, component), built once: the metrics see the
+  // same object again instead of a new one per request. Routes are finite; unmatched paths all
+  // share the route `unmatched`, so the map stays small.
+  const labelsOf = new Map<string, RequestLabels>();
+  const labels = (method: string, route: string, status: number, component: string): RequestLabels => {
+    const key = `${method} ${status} ${component} ${route}`;
+    let found = labelsOf.get(key);
+    if (found === undefined) {
+      found = { method, route, status_code: String(status), component };
+      labelsOf.set(key, found);
+    }
+    return found;
+  };
+
   fastify.addHook('onResponse', (request, reply, done) => {
     const started = startedAt.get(request);
     const seconds = started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e9;
-    const path = pathOf(request.url);
     const observed = request.is404 ? undefined : (request.routeOptions.config as Partial<ObservedRoute> | undefined);
     const route = observed?.mountedUrl ?? 'unmatched';
-    const component = observed?.component ?? options.componentOf(request.raw, path) ?? 'none';
     const status = reply.statusCode;
-    metrics.observe({ method: request.method, route, status_code: String(status), component }, seconds);
+    const level = status >= 500 ? 'error' : 'info';
+    // The path is needed only for a line that is written, or to find an unmatched request's component.
+    const path = observed?.component === undefined || logger.isLevelEnabled(level) ? pathOf(request.url) : '';
+    const component = observed?.component ?? options.componentOf(request.raw, path) ?? 'none';
+    metrics.observe(labels(request.method, route, status, component), seconds);
+    if (!logger.isLevelEnabled(level)) {
+      done();
+      return;
+    }
     const line = {
       reqId: request.id,
       component,
@@ -81,8 +101,7 @@ export function installRequestObserver(fastify: FastifyInstance, options: Reques
       status,
       responseTimeMs: Math.round(seconds * 1e6) / 1e3,
     };
-    if (status >= 500) logger.error(line, 'request completed');
-    else logger.info(line, 'request completed');
+    logger[level](line, 'request completed');
     done();
   });
 }

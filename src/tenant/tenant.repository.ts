@@ -22,15 +22,30 @@ interface TokenKeyRow {
   revoked_at: number | string | null;
 }
 
+/** A device key with its tenant's customer key, as the drivers return it. */
+interface LoginKeyRow {
+  id: number | string;
+  tenant_id: number | string;
+  device_type: string;
+  revoked_at: number | string | null;
+  customer_key: string;
+}
+
+const FIND_LOGIN_KEY = `SELECT k.id AS id, k.tenant_id AS tenant_id, k.device_type AS device_type, k.revoked_at AS revoked_at,
+    t.customer_key AS customer_key
+  FROM device_key k INNER JOIN tenant t ON t.id = k.tenant_id WHERE k.key = $1`;
+
 const FIND_TOKEN_KEY = 'SELECT id, tenant_id, device_type, revoked_at FROM device_key WHERE id = $1';
 
 /** Database access for tenants and device keys. */
 @Injectable()
 export class TenantRepository {
   private readonly tokenKeyRead: PreparedRead<TokenKeyRow>;
+  private readonly loginKeyRead: PreparedRead<LoginKeyRow>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.tokenKeyRead = new PreparedRead(dataSource, FIND_TOKEN_KEY);
+    this.loginKeyRead = new PreparedRead(dataSource, FIND_LOGIN_KEY);
   }
 
   findTenantByName(name: string): Promise<Tenant | null> {
@@ -99,23 +114,17 @@ export class TenantRepository {
     await manager.update(DeviceKey, { id }, { revokedAt: at });
   }
 
-  /** The key a login names, with its tenant's customer key; `null` when unknown. */
+  /** The key a login names, with its tenant's customer key; `null` when unknown. One lookup, prepared once. */
   async findLoginKey(key: string): Promise<LoginKey | null> {
-    const row = await this.dataSource
-      .getRepository(DeviceKey)
-      .createQueryBuilder('k')
-      .innerJoin(Tenant, 't', 't.id = k.tenant_id')
-      .select([
-        'k.id AS id',
-        'k.tenant_id AS "tenantId"',
-        'k.device_type AS "deviceType"',
-        'k.revoked_at AS "revokedAt"',
-        't.customer_key AS "customerKey"',
-      ])
-      .where('k.key = :key', { key })
-      .getRawOne<LoginKey>();
+    const [row] = await this.loginKeyRead.all([key]);
     return row
-      ? { ...row, id: Number(row.id), tenantId: Number(row.tenantId), revokedAt: row.revokedAt === null ? null : Number(row.revokedAt) }
+      ? {
+          id: Number(row.id),
+          tenantId: Number(row.tenant_id),
+          deviceType: row.device_type,
+          revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+          customerKey: row.customer_key,
+        }
       : null;
   }
 }

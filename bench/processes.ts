@@ -1,18 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../test/support/free-port.js';
 
 /** Resident memory of a process from `/proc/<pid>/status`, bytes: now (`VmRSS`) and peak (`VmHWM`). */
 export function memoryOf(pid: number): { rss: number; peak: number } {

@@ -23,12 +23,18 @@ interface TokenKeyRow {
 }
 
 /** A device key with its tenant's customer key, as the drivers return it. */
-interface LoginKeyRow {
-  id: number | string;
-  tenant_id: number | string;
-  device_type: string;
-  revoked_at: number | string | null;
+interface LoginKeyRow extends TokenKeyRow {
   customer_key: string;
+}
+
+/** What token checks and logins need of a key row, with PostgreSQL's `bigint` text made numbers. */
+function tokenKeyOf(row: TokenKeyRow): Pick<DeviceKey, 'id' | 'tenantId' | 'deviceType' | 'revokedAt'> {
+  return {
+    id: Number(row.id),
+    tenantId: Number(row.tenant_id),
+    deviceType: row.device_type,
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
 }
 
 const FIND_LOGIN_KEY = `SELECT k.id AS id, k.tenant_id AS tenant_id, k.device_type AS device_type, k.revoked_at AS revoked_at,
@@ -87,14 +93,7 @@ export class TenantRepository {
    */
   async findTokenKey(id: number): Promise<Pick<DeviceKey, 'id' | 'tenantId' | 'deviceType' | 'revokedAt'> | null> {
     const [row] = await this.tokenKeyRead.all([id]);
-    return row
-      ? {
-          id: Number(row.id),
-          tenantId: Number(row.tenant_id),
-          deviceType: row.device_type,
-          revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-        }
-      : null;
+    return row ? tokenKeyOf(row) : null;
   }
 
   findDeviceKeyByKey(key: string): Promise<DeviceKey | null> {
@@ -117,14 +116,6 @@ export class TenantRepository {
   /** The key a login names, with its tenant's customer key; `null` when unknown. One lookup, prepared once. */
   async findLoginKey(key: string): Promise<LoginKey | null> {
     const [row] = await this.loginKeyRead.all([key]);
-    return row
-      ? {
-          id: Number(row.id),
-          tenantId: Number(row.tenant_id),
-          deviceType: row.device_type,
-          revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-          customerKey: row.customer_key,
-        }
-      : null;
+    return row ? { ...tokenKeyOf(row), customerKey: row.customer_key } : null;
   }
 }

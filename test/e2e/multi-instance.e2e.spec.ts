@@ -10,7 +10,6 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { deviceSignature } from '#src/auth/signature.js';
 import { CliModule } from '#src/cli/cli.module.js';
 import { loadConfig } from '#src/config/app-config.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
@@ -21,6 +20,7 @@ import {
   createTestDatabase,
   freePort,
   request,
+  signedLoginBody,
   TEST_REDIS_URL,
   type Answer,
   type TestDatabase,
@@ -175,11 +175,7 @@ function signedLogin(tenant: TestTenant): Record<string, unknown> {
   let timestamp = Math.floor(Date.now() / 1000);
   while (used.has(`${tenant.deviceKey}:${timestamp}`)) timestamp -= 1;
   used.add(`${tenant.deviceKey}:${timestamp}`);
-  return {
-    device_key: tenant.deviceKey,
-    timestamp,
-    device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
-  };
+  return signedLoginBody(tenant, timestamp);
 }
 
 describe('several instances on one PostgreSQL database behind nginx', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { GroupService } from '#src/rollout/group.service.js';
 import { post, startTestApp, type TestApp, type TestTenant } from '../support/harness.js';
 import { operatorClient, type OperatorClient } from '../support/operator.js';
+import type { Page } from '#src/operator/dto/paging.dto.js';
 
 interface Device {
   mac: string;
@@ -26,12 +27,6 @@ interface DeviceRollout {
 interface DeviceDetail extends Device {
   groups: { id: number; name: string }[];
   rollouts: DeviceRollout[];
-}
-interface Page<T> {
-  items: T[];
-  page: number;
-  per_page: number;
-  total: number;
 }
 
 const mac = (n: number) => `AC:67:B2:00:00:${String(n).padStart(2, '0')}`;

@@ -2,18 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { post, startTestApp, type TestApp, type TestTenant } from '../support/harness.js';
 import { operatorClient, type OperatorClient } from '../support/operator.js';
+import type { Page } from '#src/operator/dto/paging.dto.js';
 
 interface Group {
   id: number;
   name: string;
   members: number;
   created_at: string;
-}
-interface Page<T> {
-  items: T[];
-  page: number;
-  per_page: number;
-  total: number;
 }
 interface GroupDetail extends Group {
   member_macs: Page<{ mac: string; registered: boolean }>;

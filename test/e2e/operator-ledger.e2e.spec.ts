@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { operatorClient, runCli, type OperatorClient } from '../support/operator.js';
+import type { Page } from '#src/operator/dto/paging.dto.js';
 
 interface Entry {
   seq: number;
@@ -12,12 +13,6 @@ interface Entry {
   created_at: string;
   prev_hash: string;
   hash: string;
-}
-interface Page<T> {
-  items: T[];
-  page: number;
-  per_page: number;
-  total: number;
 }
 interface Verify {
   ok: boolean;

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { get, request, startTestApp, type TestApp } from '../support/harness.js';
 import { deviceLogin, operatorClient, runCli, type OperatorClient } from '../support/operator.js';
+import type { Page } from '#src/operator/dto/paging.dto.js';
 
 interface Tenant {
   id: number;
@@ -17,12 +18,6 @@ interface DeviceKey {
   device_type: string;
   revoked: boolean;
   created_at: string;
-}
-interface Page<T> {
-  items: T[];
-  page: number;
-  per_page: number;
-  total: number;
 }
 
 /** CONTRACT.md §5, §9: tenants, their customer key (shown on create and rotate only) and device keys, over the operator API. */

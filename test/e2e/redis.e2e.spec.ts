@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { deviceSignature } from '#src/auth/signature.js';
 import { REDIS } from '#src/redis/redis.module.js';
 import type { RunningServer } from '#src/server.js';
 import {
   request,
+  signedLoginBody,
   startInstance,
   startTestApp,
   TEST_REDIS_URL,
@@ -35,11 +35,7 @@ function freshLogin(target: Target, tenant: TestTenant): Record<string, unknown>
   let timestamp = Math.floor(target.clock.now() / 1000);
   while (used.has(`${tenant.deviceKey}:${timestamp}`)) timestamp -= 1;
   used.add(`${tenant.deviceKey}:${timestamp}`);
-  return {
-    device_key: tenant.deviceKey,
-    timestamp,
-    device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
-  };
+  return signedLoginBody(tenant, timestamp);
 }
 
 const login = (target: Target, body: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
@@ -133,12 +129,7 @@ describe('login bookkeeping in Redis (REDIS_URL, CONTRACT.md §4)', () => {
     const second = await app.createDeviceKey(first, 'ESP32');
     const timestamp = Math.floor(app.clock.now() / 1000) - 120;
     for (const tenant of [first, second]) {
-      const body = {
-        device_key: tenant.deviceKey,
-        timestamp,
-        device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
-      };
-      const answer = await login(target, body);
+      const answer = await login(target, signedLoginBody(tenant, timestamp));
       assert.equal(answer.status, 200, `${tenant.deviceKey}: ${answer.text}`);
     }
   });

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,6 +16,7 @@ import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.
 import { startServer, type RunningServer } from '#src/server.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
+import { freePort } from './free-port.js';
 
 /** Database engine of the e2e specs: `FIRMLEDGER_TEST_DB=postgres`, else SQLite (the default). */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env['FIRMLEDGER_TEST_DB'] === 'postgres' ? 'postgres' : 'sqlite';
@@ -135,17 +135,7 @@ export class TestClock extends Clock {
   }
 }
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** A tenant with one device key, as the operator CLI creates them. */
 export interface TestTenant {
@@ -255,11 +245,7 @@ export async function startTestApp(
       // Distinct timestamps: a (device key, timestamp) pair logs in once (CONTRACT.md §4).
       lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(clock.now() / 1000) - 250);
       const timestamp = lastTimestamp;
-      const response = await post(`${app.urls.auth}/auth/login`, {
-        device_key: tenant.deviceKey,
-        timestamp,
-        device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
-      });
+      const response = await post(`${app.urls.auth}/auth/login`, signedLoginBody(tenant, timestamp));
       if (response.status !== 200) throw new Error(`login failed: ${response.status} ${JSON.stringify(response.body)}`);
       return (response.body as { token: string }).token;
     },
@@ -313,6 +299,15 @@ function redisNamespace(database: TestDatabase): string {
   let namespace = namespaces.get(database);
   if (!namespace) namespaces.set(database, (namespace = randomBytes(6).toString('hex')));
   return namespace;
+}
+
+/** A login body as field devices sign it (CONTRACT.md §1): HMAC-SHA256(customer key, timestamp + device key). */
+export function signedLoginBody(tenant: Pick<TestTenant, 'customerKey' | 'deviceKey'>, timestamp: number): Record<string, unknown> {
+  return {
+    device_key: tenant.deviceKey,
+    timestamp,
+    device_signature: deviceSignature(tenant.customerKey, String(timestamp), tenant.deviceKey),
+  };
 }
 
 /** An HTTP answer: status, headers, parsed JSON body (or text when not JSON), raw bytes. */

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type HeadersObject } from '@nestjs/swagger';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
+import { RequestId } from '#src/logging/request-id.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
 import { AuthService, INVALID_CREDENTIALS } from './auth.service.js';
 import { LoginDto, LoginFieldMessages, LoginResponse } from './dto/login.dto.js';
@@ -55,7 +56,7 @@ export class AuthController {
     ...RATE_LIMIT_HEADERS,
     'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer', example: 42 } },
   })
-  login(@Body() body: LoginDto): Promise<LoginResponse> {
-    return this.auth.login(body);
+  login(@Body() body: LoginDto, @RequestId() requestId: string): Promise<LoginResponse> {
+    return this.auth.login(body, requestId);
   }
 }

@@ -35,36 +35,37 @@ export class AuthService {
    * Exchanges a device key, timestamp and signature for a token.
    * @throws UnauthorizedException `Invalid credentials` for an unknown or revoked key, a wrong
    *   signature, a timestamp outside ±`AUTH_MAX_SKEW_SECONDS`, or a replayed
-   *   `(device key, timestamp)`; the reason is logged, never returned.
+   *   `(device key, timestamp)`; the reason is logged (with `requestId`), never returned.
    */
-  async login(dto: LoginDto): Promise<LoginResponse> {
+  async login(dto: LoginDto, requestId?: string): Promise<LoginResponse> {
     const now = this.clock.now();
     const key = await this.tenants.findLoginKey(dto.device_key);
     if (!key) {
       // Same work as a known key with a wrong signature, so timing tells nothing either.
       signatureMatches(deviceSignature(UNKNOWN_KEY_SECRET, dto.timestamp, dto.device_key), dto.device_signature);
-      return this.reject('unknown device key', 'unknown_key');
+      return this.reject('unknown device key', 'unknown_key', requestId);
     }
     if (!signatureMatches(deviceSignature(key.customerKey, dto.timestamp, dto.device_key), dto.device_signature)) {
-      return this.reject(`wrong signature for device key #${key.id}`, 'bad_signature');
+      return this.reject(`wrong signature for device key #${key.id}`, 'bad_signature', requestId);
     }
-    if (key.revokedAt !== null) return this.reject(`revoked device key #${key.id}`, 'revoked_key');
+    if (key.revokedAt !== null) return this.reject(`revoked device key #${key.id}`, 'revoked_key', requestId);
     const timestamp = Number(dto.timestamp);
     if (Math.abs(now / 1000 - timestamp) > this.config.authMaxSkewSeconds) {
-      return this.reject(`stale timestamp ${timestamp} for device key #${key.id}`, 'stale_timestamp');
+      return this.reject(`stale timestamp ${timestamp} for device key #${key.id}`, 'stale_timestamp', requestId);
     }
     const windowStartSeconds = Math.floor(now / 1000) - 2 * this.config.authMaxSkewSeconds;
     if (!(await this.nonces.claim({ deviceKeyId: key.id, deviceKey: dto.device_key, timestamp }, now, windowStartSeconds))) {
-      return this.reject(`replayed timestamp ${timestamp} for device key #${key.id}`, 'replay');
+      return this.reject(`replayed timestamp ${timestamp} for device key #${key.id}`, 'replay', requestId);
     }
     const token = this.tokens.issue(key.id, key.tenantId, now);
     this.metrics?.record('success');
     return { token };
   }
 
-  private reject(reason: string, outcome: LoginOutcome): never {
+  private reject(reason: string, outcome: LoginOutcome, requestId: string | undefined): never {
     this.metrics?.record(outcome);
-    this.logger.warn(`login refused: ${reason}`);
+    const msg = `login refused: ${reason}`;
+    this.logger.warn(requestId === undefined ? msg : { msg, reqId: requestId });
     throw new UnauthorizedException(INVALID_CREDENTIALS);
   }
 }

@@ -41,7 +41,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const [status, message] = this.describe(error, request);
     if (status >= 500) {
       // The path only: a query string may carry a token.
-      this.logger.error(`${request.method} ${pathOf(request.url)}: ${describeCause(error)}`);
+      this.logger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
     }
     if (reply.sent) return;
     void reply

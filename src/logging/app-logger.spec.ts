@@ -2,7 +2,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@nestjs/common';
 import { createAppLogger, pinoLevel, PinoLoggerService } from './app-logger.js';
-import { runInRequestContext } from './request-context.js';
 
 function capture(levels: Parameters<typeof createAppLogger>[0]) {
   const lines: Record<string, unknown>[] = [];
@@ -40,11 +39,11 @@ describe(PinoLoggerService.name, () => {
     );
   });
 
-  it('serves `new Logger(context)` once Nest uses it, adding the request id inside a request', () => {
+  it('serves `new Logger(context)` once Nest uses it, keeping the fields of a message object (a request id)', () => {
     const { logger, lines } = capture(['fatal', 'error', 'warn', 'log']);
     Logger.overrideLogger(new PinoLoggerService(logger));
     try {
-      runInRequestContext({ reqId: 'req-1' }, () => new Logger('Login').warn('login refused'));
+      new Logger('Login').warn({ msg: 'login refused', reqId: 'req-1' });
       new Logger('Outside').error('no request');
     } finally {
       Logger.overrideLogger(false);

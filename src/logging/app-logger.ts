@@ -1,7 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Level, type LevelWithSilent, type Logger } from 'pino';
 import type { LogLevel } from '#src/config/app-config.js';
-import { currentRequestContext } from './request-context.js';
 
 /** Nest's log levels as pino's (`log` is `info`, `verbose` is `trace`). */
 const PINO_LEVELS: Record<LogLevel, Level> = {
@@ -48,7 +47,7 @@ export function pinoLevel(levels: readonly LogLevel[] | false): LevelWithSilent 
 
 /**
  * The process's JSON logger: one line per entry with `level` (label), `time` (ISO 8601),
- * `msg`, and the request id (`reqId`) of the request being served, if any.
+ * `msg`, and the fields a message object carries (a line about a request carries its `reqId`).
  * @param destination defaults to standard output, written asynchronously (flushed on close and exit).
  */
 export function createAppLogger(levels: readonly LogLevel[] | false, destination?: DestinationStream): Logger {
@@ -58,10 +57,6 @@ export function createAppLogger(levels: readonly LogLevel[] | false, destination
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      mixin: (fields) => {
-        const context = currentRequestContext();
-        return context && !('reqId' in fields) ? { reqId: context.reqId } : {};
-      },
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );

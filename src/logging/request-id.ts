@@ -1,3 +1,5 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -16,3 +18,11 @@ export function requestIdFor(raw: IncomingMessage): string {
   const given = raw.headers['x-request-id'];
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
+
+/**
+ * Injects the id of the request being served (see {@link requestIdFor}), for a log line about
+ * the request written outside its request line: `logger.warn({ msg, reqId })`.
+ */
+export const RequestId = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): string => context.switchToHttp().getRequest<FastifyRequest>().id,
+);

@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import type { Clock } from './common/clock.js';
 import { answerFrameworkError } from './common/http-error.filter.js';
 import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-body.js';
+import { installRouteShortcuts } from './common/route-shortcut.js';
 import { installStreamBodyParser } from './common/stream-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { planListeners } from './listeners/listener-plan.js';
@@ -72,6 +73,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   installJsonBodyParser(fastify);
   installStreamBodyParser(fastify);
   routing.install(fastify);
+  installRouteShortcuts(fastify, (type) => app.get(type, { strict: false }));
   installRequestObserver(fastify, {
     logger,
     metrics: app.get(HttpMetrics),

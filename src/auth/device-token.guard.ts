@@ -24,7 +24,8 @@ export class DeviceTokenGuard implements CanActivate {
   }
 }
 
-function tokenOf(request: FastifyRequest): string | undefined {
+/** The device token of a request: `X-Access-Token` (trimmed), else `Authorization: Bearer`. */
+export function tokenOf(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const header = request.headers['x-access-token'];
   const direct = Array.isArray(header) ? header[0] : header;
   if (direct?.trim()) return direct.trim();

@@ -68,6 +68,16 @@ export class DeviceTokenService {
     return { tenantId: key.tenantId, deviceKeyId: key.id, deviceType: key.deviceType };
   }
 
+  /**
+   * The tenant and device key a token names when its signature is valid and it has not expired,
+   * else `null`. The device key itself is NOT checked: a caller that uses this instead of
+   * {@link verify} checks the key in its own read (RolloutService.next does).
+   */
+  signedKey(token: string): Pick<DevicePrincipal, 'tenantId' | 'deviceKeyId'> | null {
+    const claims = this.claims(token);
+    return claims === null ? null : { tenantId: claims.tid, deviceKeyId: Number(claims.sub) };
+  }
+
   /** The checked claims of a token with a valid signature that has not expired, else `null`. */
   private claims(token: string): DeviceClaims | null {
     // jsonwebtoken's own clock: seconds of the system time.

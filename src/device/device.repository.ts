@@ -15,7 +15,7 @@ export interface DeviceFilter {
 }
 
 /** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
-interface DeviceRow {
+export interface DeviceRow {
   id: number;
   tenant_id: number;
   mac: string;
@@ -134,7 +134,8 @@ export class DeviceRepository {
   }
 }
 
-function toDevice(row: DeviceRow): Device {
+/** A {@link Device} from its row as a driver returns it. */
+export function toDevice(row: DeviceRow): Device {
   return {
     id: Number(row.id),
     tenantId: Number(row.tenant_id),

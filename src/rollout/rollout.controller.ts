@@ -8,7 +8,9 @@ import { INVALID_MAC } from '#src/common/mac.js';
 import { DeviceMessages } from '#src/device/device.service.js';
 import { ApiDeviceAuth, ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
 import { NextRolloutDto, ROLLOUT_RESPONSE_SCHEMA, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
+import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutMessages, RolloutService } from './rollout.service.js';
+import { ShortcutWith } from '#src/common/route-shortcut.js';
 
 /** Rollout endpoints of the version controller (INTERFACE.md), mounted at `VC_URL`. */
 @ApiTags('Rollouts')
@@ -19,10 +21,14 @@ import { RolloutMessages, RolloutService } from './rollout.service.js';
 export class RolloutController {
   constructor(private readonly rollouts: RolloutService) {}
 
-  /** `POST /api/device/next/rollout` → 200 rollout or `{}`; 404 `Device does't exist!`. */
+  /**
+   * `POST /api/device/next/rollout` → 200 rollout or `{}`; 404 `Device does't exist!`. The common
+   * case is answered by {@link NextRolloutShortcut} before this pipeline runs.
+   */
   @Post('next/rollout')
   @HttpCode(200)
   @RouteSchema({ response: { 200: ROLLOUT_RESPONSE_SCHEMA } })
+  @ShortcutWith(NextRolloutShortcut)
   @ApiOperation({
     summary: 'Ask which rollout comes next for a device',
     description:

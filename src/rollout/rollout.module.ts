@@ -6,6 +6,7 @@ import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { FleetService } from './fleet.service.js';
 import { GroupService } from './group.service.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
+import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutController } from './rollout.controller.js';
 import { RolloutRepository } from './rollout.repository.js';
 import { RolloutService } from './rollout.service.js';
@@ -14,7 +15,7 @@ import { RolloutService } from './rollout.service.js';
 @Module({
   imports: [AuthModule, LedgerModule, DeviceModule, FirmwareModule],
   controllers: [RolloutController],
-  providers: [RolloutRepository, RolloutService, RolloutPlanService, GroupService, FleetService],
+  providers: [RolloutRepository, RolloutService, NextRolloutShortcut, RolloutPlanService, GroupService, FleetService],
   exports: [RolloutPlanService, GroupService, FleetService],
 })
 export class RolloutModule {}

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PreparedRead } from '#src/database/sql.js';
+import type { Device } from '#src/device/device.entity.js';
+import { toDevice, type DeviceRow } from '#src/device/device.repository.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup, GroupMember } from './device-group.entity.js';
 import type { RolloutCandidate } from './next-rollout.js';
@@ -49,45 +51,91 @@ interface CandidateRow {
   version: string;
 }
 
-// CROSS JOIN keeps SQLite's join order (PostgreSQL plans it freely): the tenant's active
-// rollouts, then their firmware (dropping other device types), and only then the membership and
-// success probes; the LEFT JOIN … IS NULL is the "no success reported yet" filter.
-const CANDIDATES = `SELECT r.id AS id, r.name AS name, r.priority AS priority, r.start_date AS start_date, r.downgrade AS downgrade,
-    f.id AS firmware_id, f.version AS version
-  FROM rollout r
-  CROSS JOIN firmware f
-  CROSS JOIN group_member m
-  LEFT JOIN rollout_success s ON s.rollout_id = r.id AND s.device_id = $5
-  WHERE r.tenant_id = $1 AND r.status = 'active' AND r.start_date <= $3
-    AND f.id = r.firmware_id AND f.device_type = $4
-    AND m.group_id = r.group_id AND m.mac = $2
-    AND s.id IS NULL`;
+function candidateOf(row: CandidateRow): RolloutCandidate {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    priority: Number(row.priority),
+    startDate: Number(row.start_date),
+    downgrade: row.downgrade === true || row.downgrade === 1,
+    firmwareId: Number(row.firmware_id),
+    version: row.version,
+  };
+}
+
+/**
+ * Everything a next-rollout request reads, in one statement (the hot path of devices): the
+ * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the tenant's device
+ * with mac $3 (`d_*`, NULL when absent) and, one row each, the rollouts that pass the database
+ * filters of CONTRACT.md §8 at time $4 (`r_*`, NULL when none): active, started, firmware for the
+ * device's type (checked first: a probe of the small firmware table drops most rollouts), targeting a
+ * group of the device, no success reported by the device. No row: the key is gone or of another
+ * tenant. One statement instead of three: one round trip on PostgreSQL, one batched call on SQLite.
+ */
+const NEXT_ROLLOUT_VIEW = `SELECT k.revoked_at AS key_revoked_at,
+    d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name, d.firmware_version AS firmware_version,
+    d.device_key_id AS device_key_id, d.device_type AS device_type, d.last_seen_at AS last_seen_at, d.created_at AS created_at,
+    r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
+    f.id AS r_firmware_id, f.version AS r_version
+  FROM device_key k
+  LEFT JOIN device d ON d.tenant_id = k.tenant_id AND d.mac = $3
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND r.status = 'active' AND r.start_date <= $4
+    AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
+    AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac)
+    AND NOT EXISTS (SELECT 1 FROM rollout_success s WHERE s.rollout_id = r.id AND s.device_id = d.id)
+  LEFT JOIN firmware f ON f.id = r.firmware_id
+  WHERE k.id = $1 AND k.tenant_id = $2`;
+
+/** A row of {@link NEXT_ROLLOUT_VIEW}: the key's state, the device (or NULLs), one candidate (or NULLs). */
+type NextRolloutViewRow = { key_revoked_at: number | string | null } & { [K in keyof DeviceRow]: DeviceRow[K] | null } & {
+  [K in keyof CandidateRow as `r_${K}`]: CandidateRow[K] | null;
+};
+
+/** What a next-rollout request needs to know, read at once (see {@link RolloutRepository.nextRolloutView}). */
+export interface NextRolloutView {
+  /** Whether the device key has been revoked. */
+  keyRevoked: boolean;
+  /** The tenant's device with the mac, or `null`. */
+  device: Device | null;
+  /** Rollouts passing the database filters of CONTRACT.md §8 for the device (none without a device). */
+  candidates: RolloutCandidate[];
+}
 
 /** Database access for rollouts, success records, groups and their members. */
 @Injectable()
 export class RolloutRepository {
-  private readonly candidatesRead: PreparedRead<CandidateRow>;
+  private readonly nextRolloutRead: PreparedRead<NextRolloutViewRow>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.candidatesRead = new PreparedRead(dataSource, CANDIDATES);
+    this.nextRolloutRead = new PreparedRead(dataSource, NEXT_ROLLOUT_VIEW, { batched: true });
   }
 
   /**
-   * Rollouts that pass the database filters of CONTRACT.md §8 for one device: one statement,
-   * prepared once (the hot path of next rollout), every join on an index (rollout by tenant and
-   * status, firmware by id, membership by group and mac, success by rollout and device).
+   * The device key `keyId` of tenant `tenantId`, the tenant's device with `mac` and that
+   * device's candidate rollouts at `nowMs` (epoch ms), in one prepared statement
+   * ({@link NEXT_ROLLOUT_VIEW}); `null` when the key does not exist in that tenant.
    */
-  async candidates(device: { id: number; tenantId: number; mac: string; deviceType: string }, nowMs: number): Promise<RolloutCandidate[]> {
-    const rows = await this.candidatesRead.all([device.tenantId, device.mac, nowMs, device.deviceType, device.id]);
-    return rows.map((row) => ({
-      id: Number(row.id),
-      name: row.name,
-      priority: Number(row.priority),
-      startDate: Number(row.start_date),
-      downgrade: row.downgrade === true || row.downgrade === 1,
-      firmwareId: Number(row.firmware_id),
-      version: row.version,
-    }));
+  async nextRolloutView(keyId: number, tenantId: number, mac: string, nowMs: number): Promise<NextRolloutView | null> {
+    const rows = await this.nextRolloutRead.all([keyId, tenantId, mac, nowMs]);
+    if (rows.length === 0) return null;
+    const [first] = rows;
+    const device = first.id === null ? null : toDevice(first as DeviceRow);
+    const candidates: RolloutCandidate[] = [];
+    for (const row of rows) {
+      if (row.r_id === null) continue;
+      candidates.push(
+        candidateOf({
+          id: row.r_id,
+          name: row.r_name!,
+          priority: row.r_priority!,
+          start_date: row.r_start_date!,
+          downgrade: row.r_downgrade!,
+          firmware_id: row.r_firmware_id!,
+          version: row.r_version!,
+        }),
+      );
+    }
+    return { keyRevoked: first.key_revoked_at !== null, device, candidates };
   }
 
   findRollout(tenantId: number, id: number, manager: EntityManager = this.dataSource.manager): Promise<Rollout | null> {

@@ -1,8 +1,9 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { Clock, formatUtc } from '#src/common/clock.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
-import { DeviceService } from '#src/device/device.service.js';
+import { INVALID_TOKEN } from '#src/auth/device-token.guard.js';
+import { DeviceMessages, DeviceService } from '#src/device/device.service.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { NextRolloutDto, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
@@ -30,13 +31,25 @@ export class RolloutService {
 
   /**
    * Records the version the device runs and when it was seen, then answers the rollout chosen
-   * by CONTRACT.md §8, or `{}`.
+   * by CONTRACT.md §8, or `{}`. Reads the token's device key, the device and its candidate
+   * rollouts in one statement ({@link RolloutRepository.nextRolloutView}), so the key is checked
+   * here again (the same rule as {@link DeviceTokenService.verify}); nothing is written before
+   * both checks passed.
+   * @param token the tenant and device key of a token whose signature and expiry are checked.
+   * @throws UnauthorizedException `JWT is not valid` when the device key is revoked, gone or of
+   *   another tenant (CONTRACT.md §3).
    * @throws NotFoundException `Device does't exist!`
    */
-  async next(principal: DevicePrincipal, dto: NextRolloutDto): Promise<RolloutResponse | Record<string, never>> {
-    const device = await this.devices.require(principal.tenantId, dto.mac);
-    await this.devices.reportVersion(device, dto.firmware_version);
-    const chosen = chooseNextRollout(await this.rollouts.candidates(device, this.clock.now()), dto.firmware_version);
+  async next(
+    token: Pick<DevicePrincipal, 'tenantId' | 'deviceKeyId'>,
+    dto: NextRolloutDto,
+  ): Promise<RolloutResponse | Record<string, never>> {
+    const now = this.clock.now();
+    const view = await this.rollouts.nextRolloutView(token.deviceKeyId, token.tenantId, dto.mac, now);
+    if (view === null || view.keyRevoked) throw new UnauthorizedException(INVALID_TOKEN);
+    if (view.device === null) throw new NotFoundException(DeviceMessages.absent);
+    await this.devices.reportVersion(view.device, dto.firmware_version);
+    const chosen = chooseNextRollout(view.candidates, dto.firmware_version);
     if (!chosen) return {};
     return {
       rollout_id: String(chosen.id),

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/tenant/tenant.service.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the wire format of `start_date` (INTERFACE.md). */
@@ -65,6 +66,26 @@ describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
       const answer = await next(f, 'AC:67:B2:10:00:01', '1.0');
       assert.equal(answer.status, 404);
       assert.deepEqual(answer.body, { message: "Device does't exist!" });
+    });
+
+    it('refuses the token of a revoked key whatever the body and the device, and writes nothing', async () => {
+      const f = await fleet();
+      await register(f, 'AC:67:B2:10:00:0F', '1.0');
+      assert.equal((await next(f, 'AC:67:B2:10:00:0F', '1.0')).status, 200);
+      await app.server.app.get(TenantService).revokeDeviceKey(f.tenant.id, String(f.tenant.deviceKeyId));
+      for (const [mac, version] of [
+        ['AC:67:B2:10:00:0F', '1.1'],
+        ['AC:67:B2:10:00:0E', '1.1'],
+        ['not a mac', ''],
+      ]) {
+        const answer = await next(f, mac, version);
+        assert.equal(answer.status, 401, `${mac} ${version}: ${answer.text}`);
+        assert.deepEqual(answer.body, { message: 'JWT is not valid' });
+      }
+      const [row] = await app.database.query<{ firmware_version: string }>('SELECT firmware_version FROM device WHERE mac = $1', [
+        'AC:67:B2:10:00:0F',
+      ]);
+      assert.equal(row.firmware_version, '1.0');
     });
 
     it("makes the body's firmware_version the device's firmware-version", async () => {

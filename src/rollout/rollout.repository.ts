@@ -65,12 +65,13 @@ function candidateOf(row: CandidateRow): RolloutCandidate {
 
 /**
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
- * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the tenant's device
- * with mac $3 (`d_*`, NULL when absent) and, one row each, the rollouts that pass the database
- * filters of CONTRACT.md §8 at time $4 (`r_*`, NULL when none): active, started, firmware for the
- * device's type (checked first: a probe of the small firmware table drops most rollouts), targeting a
- * group of the device, no success reported by the device. No row: the key is gone or of another
- * tenant. One statement instead of three: one round trip on PostgreSQL, one batched call on SQLite.
+ * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the tenant's
+ * device with mac $3 (under its own column names, NULL when absent) and, one row each, the
+ * rollouts that pass the database filters of CONTRACT.md §8 at time $4 (`r_*`, NULL when none):
+ * active, started, firmware for the device's type (checked first: a probe of the small firmware
+ * table drops most rollouts), targeting a group of the device, no success reported by the device.
+ * No row: the key is gone or of another tenant. One statement instead of three: one round trip on
+ * PostgreSQL, one batched call on SQLite.
  */
 const NEXT_ROLLOUT_VIEW = `SELECT k.revoked_at AS key_revoked_at,
     d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name, d.firmware_version AS firmware_version,

@@ -1,4 +1,4 @@
-import { applyDecorators, type Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
@@ -24,7 +24,7 @@ const SHORTCUT = 'firmledger.shortcut';
  * Serves the decorated route through a {@link RouteShortcut} provider first (a provider of the
  * route's module). The route stays the complete implementation, and its OpenAPI description.
  */
-export const ShortcutWith = (shortcut: Type<RouteShortcut>): MethodDecorator => applyDecorators(RouteConfig({ [SHORTCUT]: shortcut }));
+export const ShortcutWith = (shortcut: Type<RouteShortcut>): MethodDecorator => RouteConfig({ [SHORTCUT]: shortcut });
 
 /**
  * Runs the shortcut of every route declared with {@link ShortcutWith} as the route's last

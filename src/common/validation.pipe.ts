@@ -31,6 +31,16 @@ export function bodyShortcut<T extends object>(dto: new () => T): BodyShortcut<T
   return shortcuts.get(dto) as BodyShortcut<T> | undefined;
 }
 
+/**
+ * The DTO the {@link BodyShortcut} registered for `dto` makes of `body`: `undefined` when there is
+ * none, when `body` is not a JSON object, or when the shortcut leaves it to full validation.
+ */
+export function shortcutDto<T extends object>(dto: unknown, body: unknown): T | undefined {
+  const shortcut = shortcuts.get(dto);
+  if (shortcut === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  return shortcut(body as Record<string, unknown>) as T | undefined;
+}
+
 /** Printable ASCII of a length: text whose class-validator length is its JS length. */
 export function printableAscii(value: unknown, min: number, max: number): value is string {
   return typeof value === 'string' && value.length >= min && value.length <= max && /^[\x20-\x7E]*$/.test(value);
@@ -58,11 +68,8 @@ export class RequestValidationPipe extends ValidationPipe {
     // was sent as: ValidationPipe would turn `1e3` into 1000 before that pipe could refuse it.
     if (metadata.type === 'param' && metadata.data !== undefined) return value;
     if (metadata.type === 'body') {
-      const shortcut = shortcuts.get(metadata.metatype);
-      if (shortcut && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const dto = shortcut(value as Record<string, unknown>);
-        if (dto) return dto;
-      }
+      const dto = shortcutDto(metadata.metatype, value);
+      if (dto) return dto;
       if (value === MALFORMED_JSON) throw new BadRequestException(ErrorMessages.malformedJson);
       if (metadata.metatype && metadata.metatype !== Object && (value === undefined || value === null)) {
         throw new BadRequestException(BodyMessages.missing);

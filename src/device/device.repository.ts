@@ -27,8 +27,12 @@ export interface DeviceRow {
   created_at: number | string;
 }
 
-const FIND_BY_MAC = `SELECT id, tenant_id, mac, name, firmware_version, device_key_id, device_type, last_seen_at, created_at
-  FROM device WHERE tenant_id = $1 AND mac = $2`;
+/** Every column of {@link DeviceRow}, from the `device` table aliased `d`, for {@link toDevice}. */
+export const DEVICE_COLUMNS = `d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name,
+    d.firmware_version AS firmware_version, d.device_key_id AS device_key_id, d.device_type AS device_type,
+    d.last_seen_at AS last_seen_at, d.created_at AS created_at`;
+
+const FIND_BY_MAC = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.tenant_id = $1 AND d.mac = $2`;
 
 const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tokenOf } from '#src/auth/device-token.guard.js';
 import { DeviceTokenService } from '#src/auth/device-token.service.js';
 import type { RouteShortcut } from '#src/common/route-shortcut.js';
-import { bodyShortcut } from '#src/common/validation.pipe.js';
+import { shortcutDto } from '#src/common/validation.pipe.js';
 import { NextRolloutDto } from './dto/rollout.dto.js';
 import { RolloutService } from './rollout.service.js';
 
@@ -16,8 +16,6 @@ import { RolloutService } from './rollout.service.js';
  */
 @Injectable()
 export class NextRolloutShortcut implements RouteShortcut {
-  private readonly body = bodyShortcut(NextRolloutDto)!;
-
   constructor(
     private readonly tokens: DeviceTokenService,
     private readonly rollouts: RolloutService,
@@ -26,9 +24,8 @@ export class NextRolloutShortcut implements RouteShortcut {
   async serve(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const token = tokenOf(request);
     const key = token === undefined ? null : this.tokens.signedKey(token);
-    const body = request.body;
-    if (key === null || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-    const dto = this.body(body as Record<string, unknown>);
+    if (key === null) return false;
+    const dto = shortcutDto<NextRolloutDto>(NextRolloutDto, request.body);
     if (dto === undefined) return false;
     let answer: Awaited<ReturnType<RolloutService['next']>>;
     try {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PreparedRead } from '#src/database/sql.js';
 import type { Device } from '#src/device/device.entity.js';
-import { toDevice, type DeviceRow } from '#src/device/device.repository.js';
+import { DEVICE_COLUMNS, toDevice, type DeviceRow } from '#src/device/device.repository.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup, GroupMember } from './device-group.entity.js';
 import type { RolloutCandidate } from './next-rollout.js';
@@ -73,9 +73,7 @@ function candidateOf(row: CandidateRow): RolloutCandidate {
  * No row: the key is gone or of another tenant. One statement instead of three: one round trip on
  * PostgreSQL, one batched call on SQLite.
  */
-const NEXT_ROLLOUT_VIEW = `SELECT k.revoked_at AS key_revoked_at,
-    d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name, d.firmware_version AS firmware_version,
-    d.device_key_id AS device_key_id, d.device_type AS device_type, d.last_seen_at AS last_seen_at, d.created_at AS created_at,
+const NEXT_ROLLOUT_VIEW = `SELECT k.revoked_at AS key_revoked_at, ${DEVICE_COLUMNS},
     r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
     f.id AS r_firmware_id, f.version AS r_version
   FROM device_key k

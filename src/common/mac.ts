@@ -5,6 +5,7 @@
 const PAIRS = /^[0-9a-f]{2}(?:([:-])[0-9a-f]{2})(?:\1[0-9a-f]{2})*$/i;
 const QUADS = /^[0-9a-f]{4}(?:\.[0-9a-f]{4})+$/i;
 const BARE = /^[0-9a-f]+$/i;
+const CANONICAL = /^[0-9A-F]{2}(?::[0-9A-F]{2}){5}(?:(?::[0-9A-F]{2}){2})?$/;
 
 /**
  * Canonical form of a hardware address: uppercase, colon-separated pairs
@@ -12,13 +13,12 @@ const BARE = /^[0-9a-f]+$/i;
  * @returns the canonical mac, or `null` when the text is not an EUI-48/EUI-64 address.
  */
 export function canonicalMac(text: string): string | null {
+  if (CANONICAL.test(text)) return text;
   if (!(PAIRS.test(text) || QUADS.test(text) || BARE.test(text))) return null;
   const hex = text.replace(/[:.-]/g, '').toUpperCase();
   if (hex.length !== 12 && hex.length !== 16) return null;
   return hex.match(/../g)!.join(':');
 }
-
-const CANONICAL = /^[0-9A-F]{2}(?::[0-9A-F]{2}){5}(?:(?::[0-9A-F]{2}){2})?$/;
 
 /** Whether text is already a canonical mac. */
 export function isCanonicalMac(text: unknown): text is string {

@@ -29,6 +29,10 @@ describe(compareVersions.name, () => {
       assertBefore('1.9007199254740993', '1.9007199254740994');
       assertBefore('1.99999999999999999998', '1.99999999999999999999');
     });
+    it('compares a short number with a long one by value', () => {
+      assertBefore('1.999999999999999', '1.1000000000000000');
+      assertSame('1.0000000000000000000007', '1.7');
+    });
     it('compares segments with leading zeros as numbers', () => {
       assertSame('1.01', '1.1');
       assertBefore('1.09', '1.10');

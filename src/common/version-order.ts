@@ -7,6 +7,7 @@
  * @returns negative when `a` orders before `b`, 0 when equal, positive after.
  */
 export function compareVersions(a: string, b: string): number {
+  if (a === b) return 0;
   const left = a.trim().replace(/^v/i, '').split('.');
   const right = b.trim().replace(/^v/i, '').split('.');
   for (let i = 0; i < Math.max(left.length, right.length); i++) {
@@ -22,9 +23,8 @@ function compareSegments(a: string, b: string): number {
   const ma = SEGMENT.exec(a);
   const mb = SEGMENT.exec(b);
   if (ma && mb) {
-    const na = BigInt(ma[1]);
-    const nb = BigInt(mb[1]);
-    if (na !== nb) return na < nb ? -1 : 1;
+    const order = compareNumbers(ma[1], mb[1]);
+    if (order !== 0) return order;
     const [sa, sb] = [ma[2], mb[2]];
     if (sa === sb) return 0;
     if (sa === '') return 1; // 3 > 3-rc1
@@ -34,6 +34,13 @@ function compareSegments(a: string, b: string): number {
   if (ma) return 1; // a number orders after text
   if (mb) return -1;
   return compareCodePoints(a, b);
+}
+
+/** Orders two runs of decimal digits by their value, of any length. */
+function compareNumbers(a: string, b: string): number {
+  // Up to 15 digits a double is exact; beyond, BigInt.
+  const [na, nb] = a.length <= 15 && b.length <= 15 ? [Number(a), Number(b)] : [BigInt(a), BigInt(b)];
+  return na === nb ? 0 : na < nb ? -1 : 1;
 }
 
 /** Orders text by Unicode code points (JS `<` compares UTF-16 code units). */

@@ -54,6 +54,8 @@ export function query<T>(manager: EntityManager, text: string, parameters: reado
 /** The part of a better-sqlite3 prepared statement used here. */
 export interface NativeStatement {
   all(...parameters: unknown[]): unknown[];
+  /** Rows as arrays instead of objects (`true`). */
+  raw(toggle: boolean): NativeStatement;
   run(...parameters: unknown[]): { changes: number };
 }
 
@@ -95,14 +97,21 @@ export class NativePrepared {
 /** Options of a {@link PreparedRead}. */
 export interface PreparedReadOptions {
   /**
-   * On better-sqlite3, run the calls made during one event-loop turn together, back to back, in
-   * the turn's check phase (`setImmediate`), instead of each between the HTTP work of its
-   * request. Each call still runs its own statement after it was made, so it sees every write
+   * On better-sqlite3, run the calls made during one event-loop turn together, back to back and
+   * in one read transaction, in the turn's check phase (`setImmediate`), instead of each between
+   * the HTTP work of its request. Each call still runs its own statement after it was made, so it sees every write
    * committed before; it waits one turn longer. Running a statement for many requests in a row
    * keeps SQLite's code and pages in the CPU caches: on the next-rollout path it cost less than
    * half per request (bench/RESULTS.md). Other drivers are asynchronous already; this is ignored.
    */
   batched?: boolean;
+  /**
+   * Rows as arrays of the selected columns, in the order of the select list, instead of objects
+   * (better-sqlite3's raw mode; other drivers' objects are turned into arrays, so column names
+   * must be distinct). Building an object per row is a large part of a small statement's cost
+   * on better-sqlite3.
+   */
+  rowMode?: 'array';
 }
 
 /** A call waiting for its batch: parameters and how to settle it. */
@@ -113,11 +122,13 @@ type Waiting<T> = [parameters: readonly unknown[], resolve: (rows: T[]) => void,
  * it is prepared once on the driver's own connection (TypeORM keeps exactly one) and run
  * directly, which skips TypeORM's per-query work (query runner, logging, subscribers: about a
  * third of the cost of these small statements, bench/RESULTS.md). On other drivers it runs
- * through {@link query}. Rows come back as the driver returns them.
+ * through {@link query}. Rows come back as the driver returns them, or as arrays
+ * ({@link PreparedReadOptions.rowMode}).
  */
 export class PreparedRead<T> {
   private native: NativePrepared | undefined;
   private waiting: Waiting<T>[] = [];
+  private readTransaction: Record<'begin' | 'commit' | 'rollback', NativeStatement> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -127,7 +138,10 @@ export class PreparedRead<T> {
 
   /** All rows for the parameters. */
   async all(parameters: readonly unknown[]): Promise<T[]> {
-    if (this.dataSource.options.type !== 'better-sqlite3') return query<T[]>(this.dataSource.manager, this.text, parameters);
+    if (this.dataSource.options.type !== 'better-sqlite3') {
+      const rows = await query<T[]>(this.dataSource.manager, this.text, parameters);
+      return this.options.rowMode === 'array' ? rows.map((row) => Object.values(row as object) as T) : rows;
+    }
     if (!this.options.batched) return this.run(parameters);
     return new Promise((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(() => this.runWaiting());
@@ -136,19 +150,56 @@ export class PreparedRead<T> {
   }
 
   private run(parameters: readonly unknown[]): T[] {
-    this.native ??= new NativePrepared(nativeConnection(this.dataSource)!, this.text);
+    if (this.native === undefined) {
+      this.native = new NativePrepared(nativeConnection(this.dataSource)!, this.text);
+      if (this.options.rowMode === 'array') this.native.statement.raw(true);
+    }
     return this.native.statement.all(...this.native.args(parameters)) as T[];
   }
 
   private runWaiting(): void {
     const batch = this.waiting;
     this.waiting = [];
-    for (const [parameters, resolve, reject] of batch) {
-      try {
-        resolve(this.run(parameters));
-      } catch (error) {
-        reject(error);
+    const ended = this.beginBatch(batch.length);
+    try {
+      for (const [parameters, resolve, reject] of batch) {
+        try {
+          resolve(this.run(parameters));
+        } catch (error) {
+          reject(error);
+        }
       }
+    } finally {
+      ended();
     }
+  }
+
+  /**
+   * Opens one read transaction for a batch of `size` calls (WAL: one snapshot and one round of
+   * locks instead of one per statement), unless a transaction of this process is open on the
+   * connection, which the calls then run in, as unbatched ones would. Returns what ends it. The
+   * calls were all made before it begins, so each still sees every write committed before it.
+   */
+  private beginBatch(size: number): () => void {
+    const db = nativeConnection(this.dataSource)!;
+    if (size < 2 || db.inTransaction) return () => undefined;
+    const statements = (this.readTransaction ??= {
+      begin: db.prepare('BEGIN'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+    });
+    try {
+      statements.begin.run();
+    } catch {
+      return () => undefined; // the calls run on their own, as unbatched ones would
+    }
+    return () => {
+      if (!db.inTransaction) return;
+      try {
+        statements.commit.run();
+      } catch {
+        statements.rollback.run();
+      }
+    };
   }
 }

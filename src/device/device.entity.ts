@@ -32,3 +32,6 @@ export class Device {
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
 }
+
+/** A device as far as reporting its firmware version needs it: the id and what it ran so far. */
+export type DeviceVersion = Pick<Device, 'id' | 'firmwareVersion'>;

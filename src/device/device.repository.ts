@@ -15,7 +15,7 @@ export interface DeviceFilter {
 }
 
 /** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
-export interface DeviceRow {
+interface DeviceRow {
   id: number;
   tenant_id: number;
   mac: string;
@@ -28,11 +28,13 @@ export interface DeviceRow {
 }
 
 /** Every column of {@link DeviceRow}, from the `device` table aliased `d`, for {@link toDevice}. */
-export const DEVICE_COLUMNS = `d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name,
+const DEVICE_COLUMNS = `d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name,
     d.firmware_version AS firmware_version, d.device_key_id AS device_key_id, d.device_type AS device_type,
     d.last_seen_at AS last_seen_at, d.created_at AS created_at`;
 
 const FIND_BY_MAC = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.tenant_id = $1 AND d.mac = $2`;
+
+const FIND_BY_ID = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.id = $1`;
 
 const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
 
@@ -57,6 +59,12 @@ export class DeviceRepository {
    */
   async findByMac(tenantId: number, mac: string, manager?: EntityManager): Promise<Device | null> {
     const [row] = manager ? await query<DeviceRow[]>(manager, FIND_BY_MAC, [tenantId, mac]) : await this.findByMacRead.all([tenantId, mac]);
+    return row ? toDevice(row) : null;
+  }
+
+  /** The device with that id, in `manager`'s transaction; `null` when absent. */
+  async findById(id: number, manager: EntityManager): Promise<Device | null> {
+    const [row] = await query<DeviceRow[]>(manager, FIND_BY_ID, [id]);
     return row ? toDevice(row) : null;
   }
 
@@ -139,7 +147,7 @@ export class DeviceRepository {
 }
 
 /** A {@link Device} from its row as a driver returns it. */
-export function toDevice(row: DeviceRow): Device {
+function toDevice(row: DeviceRow): Device {
   return {
     id: Number(row.id),
     tenantId: Number(row.tenant_id),

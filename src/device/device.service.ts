@@ -6,7 +6,7 @@ import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
-import type { Device } from './device.entity.js';
+import type { Device, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { DeviceRepository, type DeviceFilter } from './device.repository.js';
 import { LastSeenWriter } from './last-seen-writer.js';
@@ -150,17 +150,22 @@ export class DeviceService {
    * Records what a device reports it runs now and when it was seen (CONTRACT.md §6). A changed
    * version is written, with its ledger entry and the last-seen time, in one transaction
    * (`manager`, or a new one) before this resolves; an unchanged one only records the last-seen
-   * time, which {@link LastSeenWriter} writes within a second.
+   * time, which {@link LastSeenWriter} writes within a second. `device` is the id and the version
+   * read before; the ledger entry records the device as read in the transaction.
+   * @throws NotFoundException `Device does't exist!` when the version changed and the device was
+   *   deleted meanwhile (nothing is written).
    */
-  async reportVersion(device: Device, firmwareVersion: string, manager?: EntityManager): Promise<void> {
+  async reportVersion(device: DeviceVersion, firmwareVersion: string, manager?: EntityManager): Promise<void> {
     const now = this.clock.now();
     if (device.firmwareVersion === firmwareVersion) {
       this.lastSeen.seen(device.id, now);
       return;
     }
     const update = async (m: EntityManager) => {
+      const current = await this.devices.findById(device.id, m);
+      if (!current) throw new NotFoundException(DeviceMessages.absent);
       await this.devices.setFirmwareVersion(m, device.id, firmwareVersion, now);
-      await this.record(m, { ...device, firmwareVersion }, 'device.updated');
+      await this.record(m, { ...current, firmwareVersion }, 'device.updated');
     };
     await (manager ? update(manager) : this.unitOfWork.transaction(update));
   }

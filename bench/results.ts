@@ -21,8 +21,11 @@ export interface ReportRow {
   skipped?: string;
 }
 
-/** Report targets: json and xml of 100,000 devices under 200 MB peak; pdf of 10,000 under 15 s. */
-export const REPORT_TARGETS = { streamPeakBytes: 200 * 2 ** 20, streamDevices: 100_000, pdfSeconds: 15, pdfDevices: 10_000 };
+/**
+ * Report targets: json and xml of 100,000 devices under 200 MB peak (read as decimal megabytes,
+ * 200,000,000 bytes = 190.7 MiB, the stricter reading); pdf of 10,000 under 15 s.
+ */
+export const REPORT_TARGETS = { streamPeakBytes: 200e6, streamDevices: 100_000, pdfSeconds: 15, pdfDevices: 10_000 };
 
 /** Everything RESULTS.md shows. */
 export interface Results {
@@ -131,7 +134,7 @@ export function renderResults(r: Results): string {
   for (const row of r.reports) {
     const target =
       row.type !== 'pdf' && row.devices === REPORT_TARGETS.streamDevices
-        ? 'peak < 200 MiB'
+        ? 'peak < 200 MB (190.7 MiB)'
         : row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfDevices
           ? '< 15 s'
           : '–';

@@ -119,7 +119,7 @@ export class DeviceService {
    * query each). Pages are read as the consumer asks for them, so they are not one snapshot: a
    * device registered or deleted meanwhile may or may not appear. The default page is small on
    * purpose: with 1,000 rows a page, the xml report of 100,000 devices grew the server's memory by
-   * 14 to 46 MiB (the young generation grows with what survives each scavenge), with 200 by 12 to
+   * 14 to 46 MiB (the young generation grows with what survives each scavenge), with 200 by 11 to
    * 23 MiB, in the same time (bench/RESULTS.md).
    */
   async *pages(principal: DevicePrincipal, pageSize = REPORT_PAGE_ROWS): AsyncGenerator<DeviceResponse[]> {

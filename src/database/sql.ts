@@ -99,10 +99,11 @@ export interface PreparedReadOptions {
   /**
    * On better-sqlite3, run the calls made during one event-loop turn together, back to back and
    * in one read transaction, in the turn's check phase (`setImmediate`), instead of each between
-   * the HTTP work of its request. Each call still runs its own statement after it was made, so it sees every write
-   * committed before; it waits one turn longer. Running a statement for many requests in a row
-   * keeps SQLite's code and pages in the CPU caches: on the next-rollout path it cost less than
-   * half per request (bench/RESULTS.md). Other drivers are asynchronous already; this is ignored.
+   * the HTTP work of its request. Each call still runs its own statement after it was made, so
+   * it sees every write committed before; it waits one turn longer. Running a statement for many
+   * requests in a row keeps SQLite's code and pages in the CPU caches: on the next-rollout path
+   * it cost less than half per request (bench/RESULTS.md). Other drivers are asynchronous
+   * already; this is ignored.
    */
   batched?: boolean;
   /**

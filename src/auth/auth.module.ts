@@ -24,8 +24,9 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
  * Device login, device tokens and the guard of device endpoints (CONTRACT.md §4).
  * Login rate-limit counters and the replay store are in Redis when `REDIS_URL` is set, else in
  * the database; either way every instance shares them.
- * The JWT secret is handed to @nestjs/jwt as a KeyObject built once here: with a plain string
- * its underlying library rebuilds a key on every verify, about 50 times slower.
+ * The JWT secret is handed to @nestjs/jwt, which verifies tokens, as a KeyObject built once here:
+ * with a plain string its underlying library rebuilds a key on every verify, about 50 times
+ * slower. Tokens are signed by DeviceTokenService (`signHs256`), not by @nestjs/jwt.
  */
 @Module({
   imports: [
@@ -35,7 +36,6 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         secret: createSecretKey(config.jwtSecret),
-        signOptions: { algorithm: 'HS256' },
         verifyOptions: { algorithms: ['HS256'] },
       }),
     }),

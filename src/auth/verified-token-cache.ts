@@ -1,5 +1,5 @@
 /** Default number of tokens a {@link VerifiedTokenCache} remembers. */
-export const VERIFIED_TOKENS_CACHED = 10_000;
+const VERIFIED_TOKENS_CACHED = 10_000;
 
 /** What the cache keeps of a verified token: its claims, of which `exp` (epoch seconds) bounds the entry. */
 export interface CachedClaims {

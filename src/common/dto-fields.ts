@@ -1,6 +1,15 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length, Matches, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsDefined,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Validate,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { canonicalMac, INVALID_MAC, isCanonicalMac } from './mac.js';
 
 @ValidatorConstraint({ name: 'hardwareAddress' })
@@ -14,7 +23,7 @@ class HardwareAddress implements ValidatorConstraintInterface {
 }
 
 /** Text without control characters (C0, DEL, C1). */
-const NO_CONTROL = /^[^\p{Cc}]*$/u;
+export const NO_CONTROL = /^[^\p{Cc}]*$/u;
 
 /**
  * A `mac` body field: any accepted notation, canonicalized before validation (CONTRACT.md §6).
@@ -27,13 +36,33 @@ export function MacField(): PropertyDecorator {
   );
 }
 
+/** 400 texts of a {@link PrintableTextField} named `field`; each names the field. */
+export function printableTextMessages(field: string): { required: string; string: string; length: string; printable: string } {
+  return {
+    required: `${field} is required`,
+    string: `${field} must be a string`,
+    length: `${field} must be 1 to 64 characters`,
+    printable: `${field} must be printable characters`,
+  };
+}
+
+/**
+ * A text field of 1 to 64 printable characters (CONTRACT.md §6), checked in this order and named
+ * `field` in its 400 texts ({@link printableTextMessages}); `required` checks presence first.
+ */
+export function PrintableTextField(field: string, options: { required?: boolean } = {}): PropertyDecorator {
+  const messages = printableTextMessages(field);
+  return applyDecorators(
+    ...(options.required ? [IsDefined({ message: messages.required })] : []),
+    IsString({ message: messages.string }),
+    Length(1, 64, { message: messages.length }),
+    Matches(NO_CONTROL, { message: messages.printable }),
+  );
+}
+
 /** `firmware_version`: 1 to 64 printable characters (CONTRACT.md §6). */
 export function FirmwareVersionField(): PropertyDecorator {
-  return applyDecorators(
-    IsString({ message: 'firmware_version must be a string' }),
-    Length(1, 64, { message: 'firmware_version must be 1 to 64 characters' }),
-    Matches(NO_CONTROL, { message: 'firmware_version must be printable characters' }),
-  );
+  return PrintableTextField('firmware_version');
 }
 
 /** Optional `name`: 1 to 128 characters without control characters (CONTRACT.md §6). */

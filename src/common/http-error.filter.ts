@@ -1,11 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { pathOf } from '#src/logging/request-observer.js';
-
-/** The one error body of the whole surface (CONTRACT.md §3). */
-export interface MessageBody {
-  message: string;
-}
+import type { MessageResponse } from './dto/message.dto.js';
 
 /** Texts of the framework-level errors (CONTRACT.md §3). */
 export const ErrorMessages = {
@@ -47,7 +43,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     void reply
       .status(status)
       .type('application/json; charset=utf-8')
-      .send({ message } satisfies MessageBody);
+      .send({ message } satisfies MessageResponse);
   }
 
   private describe(error: unknown, request: FastifyRequest): [number, string] {
@@ -95,5 +91,5 @@ export function answerFrameworkError(error: FastifyError, _request: FastifyReque
   void reply
     .status(status)
     .type('application/json; charset=utf-8')
-    .send({ message } satisfies MessageBody);
+    .send({ message } satisfies MessageResponse);
 }

@@ -81,7 +81,7 @@ export function installStreamBodyParser(fastify: FastifyInstance): void {
  * until that answer (with `Connection: close`) ends the connection. Nothing is read before the
  * wrapper is read. A client that goes away mid-body destroys the wrapper with a 400.
  */
-export function requestBodyStream(raw: IncomingMessage): Readable {
+function requestBodyStream(raw: IncomingMessage): Readable {
   raw.pause();
   let ended = false;
   const onData = (chunk: Buffer): void => {

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { isUniqueViolation } from './unique-violation.js';
 
 /** Errors shaped as TypeORM's QueryFailedError carries them: the driver's error and its code. */
@@ -20,6 +21,38 @@ describe(isUniqueViolation.name, () => {
       true,
     );
     assert.equal(isUniqueViolation(failed({ code: 'SQLITE_CONSTRAINT', message: 'SQLITE_CONSTRAINT: PRIMARY KEY must be unique' })), true);
+  });
+
+  it("recognises better-sqlite3's own errors: SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY, not _FOREIGNKEY", () => {
+    const db = new Database(':memory:');
+    try {
+      db.pragma('foreign_keys = ON');
+      db.exec('CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (k TEXT PRIMARY KEY, u TEXT UNIQUE, p INTEGER REFERENCES p (id))');
+      db.prepare('INSERT INTO p (id) VALUES (1)').run();
+      db.prepare("INSERT INTO c (k, u, p) VALUES ('a', 'x', 1)").run();
+      const failure = (sql: string): unknown => {
+        try {
+          db.prepare(sql).run();
+        } catch (error) {
+          return error;
+        }
+        assert.fail(`${sql} did not fail`);
+      };
+      const unique = failure("INSERT INTO c (k, u) VALUES ('b', 'x')");
+      const primaryKey = failure("INSERT INTO c (k) VALUES ('a')");
+      const foreignKey = failure("INSERT INTO c (k, p) VALUES ('c', 2)");
+      assert.deepEqual(
+        [unique, primaryKey, foreignKey].map((e) => (e as { code: string }).code),
+        ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY'],
+      );
+      assert.equal(isUniqueViolation(unique), true);
+      assert.equal(isUniqueViolation(primaryKey), true);
+      assert.equal(isUniqueViolation(foreignKey), false);
+      // As TypeORM's QueryFailedError hands them on: the driver's message, its error under driverError.
+      assert.equal(isUniqueViolation(failed(unique as { code: string; message: string })), true);
+    } finally {
+      db.close();
+    }
   });
 
   it('does not take other failures for duplicates', () => {

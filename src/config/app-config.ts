@@ -57,7 +57,7 @@ export interface AppConfig {
 }
 
 export type ComponentName = 'auth' | 'vc' | 'bc' | 'operator';
-export const SQLITE_DRIVERS = ['better-sqlite3', 'sqlite3'] as const;
+const SQLITE_DRIVERS = ['better-sqlite3', 'sqlite3'] as const;
 export type SqliteDriver = (typeof SQLITE_DRIVERS)[number];
 export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];

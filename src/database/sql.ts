@@ -26,7 +26,8 @@ function positional(text: string): Positional {
   return statement;
 }
 
-const isSqlite = (type: DataSource['options']['type']): boolean => type === 'sqlite' || type === 'better-sqlite3';
+/** Whether a data source type is one of the SQLite drivers (`sqlite3` or better-sqlite3). */
+export const isSqlite = (type: DataSource['options']['type']): boolean => type === 'sqlite' || type === 'better-sqlite3';
 
 /**
  * The statement and parameters as the data source's driver binds them. Raw SQL in this code base

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
+import { isSqlite } from './sql.js';
 
 /**
  * Connection settings TypeORM has no option for, applied once the data source is open (before
@@ -19,8 +20,7 @@ export class SqlitePragmas implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const type = this.dataSource.options.type;
-    if (type !== 'sqlite' && type !== 'better-sqlite3') return;
+    if (!isSqlite(this.dataSource.options.type)) return;
     await this.dataSource.query(`PRAGMA synchronous = ${this.config.sqliteSynchronous}`);
   }
 }

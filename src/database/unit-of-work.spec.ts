@@ -18,7 +18,13 @@ describe(`${UnitOfWork.name}.writeNative (better-sqlite3 group commit)`, () => {
     (await dataSource.query<{ timestamp: number }[]>('SELECT timestamp FROM login_nonce ORDER BY timestamp')).map((r) =>
       Number(r.timestamp),
     );
-  const claim = (timestamp: number) => unitOfWork.writeNative(() => insert.statement.run(...insert.args([1, timestamp, 0])));
+  /** How often a write's work ran (a group that fell back to single writes runs them again). */
+  let runs = 0;
+  const claim = (timestamp: number) =>
+    unitOfWork.writeNative(() => {
+      runs++;
+      return insert.statement.run(...insert.args([1, timestamp, 0]));
+    });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'firmledger-uow-'));
@@ -31,6 +37,7 @@ describe(`${UnitOfWork.name}.writeNative (better-sqlite3 group commit)`, () => {
 
   beforeEach(async () => {
     await dataSource.query('DELETE FROM login_nonce');
+    runs = 0;
   });
 
   after(async () => {
@@ -46,6 +53,7 @@ describe(`${UnitOfWork.name}.writeNative (better-sqlite3 group commit)`, () => {
     );
     assert.match(String((results[2] as PromiseRejectedResult).reason), /UNIQUE|PRIMARY KEY/);
     assert.deepEqual(await rows(), [1, 2, 3]);
+    assert.equal(runs, 4, 'one group: each write ran once, none again on its own');
   });
 
   it('waits for a TypeORM transaction that is open on the shared connection', async () => {

@@ -1,6 +1,7 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { Clock } from '#src/common/clock.js';
+import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import type { AppConfig } from '#src/config/app-config.js';
@@ -18,6 +19,10 @@ export const FIRMWARE_EMPTY = 'Firmware binary is empty';
 
 /** 413 text of publishing a binary over `FIRMWARE_MAX_BYTES`. */
 export const firmwareTooLarge = (maxBytes: number): string => `Firmware binary is larger than ${maxBytes} bytes (FIRMWARE_MAX_BYTES)`;
+
+/** 409 text of publishing a version the tenant already published for the device type. */
+export const firmwareAlreadyPublished = (version: string, deviceType: string): string =>
+  `Firmware ${version} for ${deviceType} is already published`;
 
 /** What publishing needs besides the bytes. */
 export interface PublishFirmware {
@@ -75,7 +80,7 @@ export class FirmwareService {
       throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
     }
     if (await this.firmware.findByVersion(request.tenantId, request.deviceType, request.version)) {
-      throw new ConflictException(alreadyPublished(request));
+      throw new ConflictException(firmwareAlreadyPublished(request.version, request.deviceType));
     }
     let digests;
     try {
@@ -113,7 +118,7 @@ export class FirmwareService {
       return toView(firmware);
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new ConflictException(alreadyPublished(request));
+        throw new ConflictException(firmwareAlreadyPublished(request.version, request.deviceType));
       }
       throw error;
     }
@@ -124,8 +129,8 @@ export class FirmwareService {
   }
 
   /** One page of the tenant's firmware, oldest first, and how many there are in all. */
-  async page(tenantId: number, page: { offset: number; limit: number }): Promise<{ items: FirmwareView[]; total: number }> {
-    const [rows, total] = await this.firmware.page(tenantId, page.offset, page.limit);
+  async page(tenantId: number, slice: Slice): Promise<Counted<FirmwareView>> {
+    const [rows, total] = await this.firmware.page(tenantId, slice.offset, slice.limit);
     return { items: rows.map(toView), total };
   }
 
@@ -162,10 +167,6 @@ export class FirmwareService {
     if (size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
     return { cid, size };
   }
-}
-
-function alreadyPublished(request: PublishFirmware): string {
-  return `Firmware ${request.version} for ${request.deviceType} is already published`;
 }
 
 function toView(f: Firmware): FirmwareView {

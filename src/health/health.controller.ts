@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Res, type Type } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import type { MessageBody } from '#src/common/http-error.filter.js';
+import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import type { ComponentName } from '#src/config/app-config.js';
 import { componentMarker } from '#src/listeners/listener-routing.js';
 import { HealthService } from './health.service.js';
@@ -39,7 +39,7 @@ export function healthControllerFor(component: ComponentName): Type {
      */
     @Get('readyz')
     @Header('Cache-Control', 'no-store')
-    async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadyBody | MessageBody> {
+    async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadyBody | MessageResponse> {
       const reason = await this.health.notReady();
       if (reason === null) return { status: 'ready' };
       void reply.status(503);

@@ -16,7 +16,7 @@ const PINO_LEVELS: Record<LogLevel, Level> = {
  * Secret-bearing fields, censored should any object holding them ever be logged. Request lines
  * never carry headers, bodies or query strings in the first place; this is the second line.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'headers.authorization',
   'headers["x-access-token"]',
   'headers.cookie',

@@ -6,15 +6,7 @@ import { Counter, Registry } from 'prom-client';
  * metric, like the log, tells them apart. `rate_limited` is the 429; a malformed body (400)
  * never reaches the login rules and shows only in `http_requests_total`.
  */
-export const LOGIN_OUTCOMES = [
-  'success',
-  'unknown_key',
-  'bad_signature',
-  'revoked_key',
-  'stale_timestamp',
-  'replay',
-  'rate_limited',
-] as const;
+const LOGIN_OUTCOMES = ['success', 'unknown_key', 'bad_signature', 'revoked_key', 'stale_timestamp', 'replay', 'rate_limited'] as const;
 export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
 
 /** `firmledger_logins_total{outcome}`; every outcome starts at 0 so rates work from the first scrape. */

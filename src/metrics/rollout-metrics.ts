@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import type { RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 
 /** Rollout states whose progress is exported: the ones still running. */
-const EXPORTED_STATUSES = new Set(['active', 'paused']);
+const EXPORTED_STATUSES: readonly RolloutStatus[] = ['active', 'paused'];
 
 const LABELS = ['tenant', 'rollout', 'status'] as const;
 
@@ -59,9 +60,7 @@ export class RolloutMetrics {
     try {
       const progress: Progress[] = [];
       for (const tenant of await this.tenants.listTenants()) {
-        for (const rollout of await this.rollouts.list(tenant.id)) {
-          if (EXPORTED_STATUSES.has(rollout.status)) progress.push({ tenant: tenant.name, rollout });
-        }
+        for (const rollout of await this.rollouts.list(tenant.id, EXPORTED_STATUSES)) progress.push({ tenant: tenant.name, rollout });
       }
       return progress;
     } catch (error) {

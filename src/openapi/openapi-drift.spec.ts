@@ -31,9 +31,5 @@ describe('OpenAPI documents in openapi/', () => {
     const [first, second] = [await renderOpenApiFiles(), await renderOpenApiFiles()];
     assert.deepEqual([...first.keys()], ['auth.json', 'vc.json', 'bc.json', 'operator.json']);
     assert.deepEqual(second, first);
-    for (const text of first.values()) {
-      assert.ok(text.endsWith('}\n'), 'one trailing newline');
-      assert.equal(JSON.stringify(JSON.parse(text), null, 2) + '\n', text, '2-space JSON');
-    }
   });
 });

@@ -2,11 +2,18 @@ import { Controller, Get, Headers, Param, Post, Query, UseGuards } from '@nestjs
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
 import { BodyStream, STREAM_MEDIA_TYPE, StreamBody, StreamBodyMessages } from '#src/common/stream-body.js';
-import { FIRMWARE_EMPTY, FIRMWARE_NOT_FOUND, FirmwareService, firmwareTooLarge } from '#src/firmware/firmware.service.js';
+import {
+  FIRMWARE_EMPTY,
+  FIRMWARE_NOT_FOUND,
+  FirmwareService,
+  firmwareAlreadyPublished,
+  firmwareTooLarge,
+} from '#src/firmware/firmware.service.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { FirmwarePage, FirmwareResponse, UploadFirmwareQuery, firmwareResponse } from './dto/firmware.dto.js';
-import { PageQuery, pageOf } from './dto/paging.dto.js';
+import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery, firmwareResponse } from './dto/firmware.dto.js';
+import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import { PageQuery } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -57,18 +64,14 @@ export class OperatorFirmwareController {
   })
   @ApiCreatedResponse({ description: 'Published.', type: FirmwareResponse })
   @ApiMessageResponse(400, 'A missing or bad `version` or `device_type` (the message names it), or an empty body.', [
-    'version is required',
-    'version must be 1 to 64 characters',
-    'device_type is required',
-    'device_type must be printable characters',
+    UploadFirmwareMessages.version.required,
+    UploadFirmwareMessages.version.length,
+    UploadFirmwareMessages.deviceType.required,
+    UploadFirmwareMessages.deviceType.printable,
     FIRMWARE_EMPTY,
   ])
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
-  @ApiMessageResponse(
-    409,
-    'The tenant already published this version for this device type.',
-    'Firmware 1.2.0 for ESP32 is already published',
-  )
+  @ApiMessageResponse(409, 'The tenant already published this version for this device type.', firmwareAlreadyPublished('1.2.0', 'ESP32'))
   @ApiMessageResponse(
     413,
     'The declared `Content-Length`, or the bytes of a chunked body as soon as they cross it, are over FIRMWARE_MAX_BYTES ' +
@@ -95,9 +98,7 @@ export class OperatorFirmwareController {
   @ApiListQueryErrors()
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<FirmwarePage> {
-    const tenantId = tenant.id;
-    const { items, total } = await this.firmware.page(tenantId, { offset: query.offset, limit: query.per_page });
-    return pageOf(items.map(firmwareResponse), total, query);
+    return pageAnswer(await this.firmware.page(tenant.id, sliceOf(query)), query, firmwareResponse);
   }
 
   /** `GET /tenants/:tenant/firmware/:id` → 200 {@link FirmwareResponse}; 404 `Firmware not found` (also another tenant's). */

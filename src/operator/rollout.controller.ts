@@ -3,10 +3,16 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import { ROLLOUT_STATUSES } from '#src/rollout/rollout.entity.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { pageOf } from './dto/paging.dto.js';
-import { CreateRolloutDto, RolloutListQuery, RolloutPage, RolloutResponse, rolloutResponse } from './dto/rollout.dto.js';
+import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import {
+  CreateRolloutDto,
+  RolloutFieldMessages,
+  RolloutListQuery,
+  RolloutPage,
+  RolloutResponse,
+  rolloutResponse,
+} from './dto/rollout.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -50,12 +56,12 @@ export class OperatorRolloutController {
   @ApiOperation({ summary: 'Plan a rollout of a firmware to a device group (state draft)' })
   @ApiCreatedResponse({ description: 'Planned, in state `draft`.', type: RolloutResponse })
   @ApiJsonBodyErrors([
-    'name is required',
-    'firmware_id must be a whole number',
-    'group is required',
-    'priority must be at most 1000000',
-    'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
-    'downgrade must be true or false',
+    RolloutFieldMessages.nameRequired,
+    RolloutFieldMessages.firmwareIdWhole,
+    RolloutFieldMessages.groupRequired,
+    RolloutFieldMessages.priorityMax,
+    RolloutFieldMessages.startDateUtc,
+    RolloutFieldMessages.downgradeBoolean,
   ])
   @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no such firmware or group.', [
     OperatorExamples.tenantNotFound,
@@ -80,12 +86,10 @@ export class OperatorRolloutController {
   @Get()
   @ApiOperation({ summary: "List the tenant's rollouts with progress (paged, optionally of one status)" })
   @ApiOkResponse({ type: RolloutPage, description: 'One page of rollouts, oldest first.' })
-  @ApiListQueryErrors(`status must be one of ${ROLLOUT_STATUSES.join(', ')}`)
+  @ApiListQueryErrors(RolloutFieldMessages.status)
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: RolloutListQuery): Promise<RolloutPage> {
-    const tenantId = tenant.id;
-    const { items, total } = await this.rollouts.page(tenantId, { status: query.status, offset: query.offset, limit: query.per_page });
-    return pageOf(items.map(rolloutResponse), total, query);
+    return pageAnswer(await this.rollouts.page(tenant.id, query.status, sliceOf(query)), query, rolloutResponse);
   }
 
   /** `GET /tenants/:tenant/rollouts/:id` → 200 {@link RolloutResponse} with progress; 404 `Rollout not found`. */

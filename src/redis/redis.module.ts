@@ -10,7 +10,7 @@ export const REDIS = Symbol('REDIS');
  * Connects to `REDIS_URL` before the server accepts requests.
  * @throws Error when Redis cannot be reached (the URL is not repeated: it may hold a password).
  */
-export async function connectRedis(url: string): Promise<Redis> {
+async function connectRedis(url: string): Promise<Redis> {
   const logger = new Logger('Redis');
   // A few quick retries per command, so a Redis outage fails a login (500) instead of holding it.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000 });

@@ -1,12 +1,16 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock, formatUtc, parseUtc } from '#src/common/clock.js';
+import type { Counted, Slice } from '#src/common/paging.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { transition, type RolloutAction } from './rollout-lifecycle.js';
 import type { Rollout, RolloutStatus } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
+
+/** Largest `priority` number; 1 is most urgent (CONTRACT.md §8). */
+export const MAX_PRIORITY = 1_000_000;
 
 /** What an operator plans. */
 export interface PlanRollout {
@@ -56,8 +60,8 @@ export class RolloutPlanService {
    *   unknown firmware or group of the tenant.
    */
   async create(plan: PlanRollout): Promise<RolloutView> {
-    if (!Number.isSafeInteger(plan.priority) || plan.priority < 1 || plan.priority > 1_000_000) {
-      throw new BadRequestException('priority must be a whole number from 1 to 1000000');
+    if (!Number.isSafeInteger(plan.priority) || plan.priority < 1 || plan.priority > MAX_PRIORITY) {
+      throw new BadRequestException(`priority must be a whole number from 1 to ${MAX_PRIORITY}`);
     }
     const startDate = parseUtc(plan.startDate);
     if (startDate === null) throw new BadRequestException('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)');
@@ -116,16 +120,14 @@ export class RolloutPlanService {
     await this.record(manager, { ...current, status: 'finished' }, 'rollout.finished');
   }
 
-  async list(tenantId: number): Promise<RolloutView[]> {
-    return Promise.all((await this.rollouts.listRollouts(tenantId)).map((r) => this.view(r)));
+  /** The tenant's rollouts (only those in `statuses`, if given), oldest first, with progress. */
+  async list(tenantId: number, statuses?: readonly RolloutStatus[]): Promise<RolloutView[]> {
+    return Promise.all((await this.rollouts.listRollouts(tenantId, statuses)).map((r) => this.view(r)));
   }
 
   /** One page of the tenant's rollouts (of one status, if given), oldest first, with progress, and their total. */
-  async page(
-    tenantId: number,
-    page: { status?: RolloutStatus; offset: number; limit: number },
-  ): Promise<{ items: RolloutView[]; total: number }> {
-    const [rows, total] = await this.rollouts.pageRollouts(tenantId, page.status, page.offset, page.limit);
+  async page(tenantId: number, status: RolloutStatus | undefined, slice: Slice): Promise<Counted<RolloutView>> {
+    const [rows, total] = await this.rollouts.pageRollouts(tenantId, status, slice.offset, slice.limit);
     return { items: await Promise.all(rows.map((r) => this.view(r))), total };
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { PreparedRead } from '#src/database/sql.js';
 import type { DeviceVersion } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
@@ -39,29 +39,6 @@ export interface DeviceRolloutRow {
   reportedVersion: string | null;
 }
 
-/** A candidate row as the drivers return it (PostgreSQL: `bigint` as text, `boolean` as boolean). */
-interface CandidateRow {
-  id: number | string;
-  name: string;
-  priority: number | string;
-  start_date: number | string;
-  downgrade: boolean | number;
-  firmware_id: number | string;
-  version: string;
-}
-
-function candidateOf(row: CandidateRow): RolloutCandidate {
-  return {
-    id: Number(row.id),
-    name: row.name,
-    priority: Number(row.priority),
-    startDate: Number(row.start_date),
-    downgrade: row.downgrade === true || row.downgrade === 1,
-    firmwareId: Number(row.firmware_id),
-    version: row.version,
-  };
-}
-
 /**
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
  * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the id and version
@@ -93,13 +70,13 @@ type NextRolloutViewRow = [
   keyRevokedAt: number | string | null,
   deviceId: number | null,
   deviceVersion: string | null,
-  id: CandidateRow['id'] | null,
-  name: CandidateRow['name'] | null,
-  priority: CandidateRow['priority'] | null,
-  startDate: CandidateRow['start_date'] | null,
-  downgrade: CandidateRow['downgrade'] | null,
-  firmwareId: CandidateRow['firmware_id'] | null,
-  version: CandidateRow['version'] | null,
+  id: number | string | null,
+  name: string | null,
+  priority: number | string | null,
+  startDate: number | string | null,
+  downgrade: boolean | number | null,
+  firmwareId: number | string | null,
+  version: string | null,
 ];
 
 /** What a next-rollout request needs to know, read at once (see {@link RolloutRepository.nextRolloutView}). */
@@ -134,17 +111,15 @@ export class RolloutRepository {
     const candidates: RolloutCandidate[] = [];
     for (const [, , , id, name, priority, startDate, downgrade, firmwareId, version] of rows) {
       if (id === null) continue;
-      candidates.push(
-        candidateOf({
-          id,
-          name: name!,
-          priority: priority!,
-          start_date: startDate!,
-          downgrade: downgrade!,
-          firmware_id: firmwareId!,
-          version: version!,
-        }),
-      );
+      candidates.push({
+        id: Number(id),
+        name: name!,
+        priority: Number(priority),
+        startDate: Number(startDate),
+        downgrade: downgrade === true || downgrade === 1,
+        firmwareId: Number(firmwareId),
+        version: version!,
+      });
     }
     return { keyRevoked: keyRevokedAt !== null, device, candidates };
   }
@@ -160,8 +135,10 @@ export class RolloutRepository {
       .findAndCount({ where: status ? { tenantId, status } : { tenantId }, order: { id: 'ASC' }, skip: offset, take: limit });
   }
 
-  listRollouts(tenantId: number): Promise<Rollout[]> {
-    return this.dataSource.getRepository(Rollout).find({ where: { tenantId }, order: { id: 'ASC' } });
+  /** The tenant's rollouts (only those in `statuses`, if given), oldest first. */
+  listRollouts(tenantId: number, statuses?: readonly RolloutStatus[]): Promise<Rollout[]> {
+    const where = statuses === undefined ? { tenantId } : { tenantId, status: In([...statuses]) };
+    return this.dataSource.getRepository(Rollout).find({ where, order: { id: 'ASC' } });
   }
 
   insertRollout(manager: EntityManager, rollout: Omit<Rollout, 'id'>): Promise<Rollout> {

@@ -1,6 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
+import { NO_CONTROL } from '#src/common/dto-fields.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
@@ -25,9 +26,6 @@ export interface CreatedTenant {
   /** ISO 8601, UTC. */
   createdAt: string;
 }
-
-/** Text without control characters (C0, DEL, C1). */
-const NO_CONTROL = /^[^\p{Cc}]*$/u;
 
 /** A device key as operators see it. */
 export interface DeviceKeyView {

@@ -16,7 +16,7 @@ export function parseExposition(text: string): Sample[] {
     if (!match || line.startsWith('#')) continue;
     const labels: Record<string, string> = {};
     for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) {
-      labels[key] = value.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+      labels[key] = value.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
     }
     samples.push({ name: match[1], labels, value: Number(match[3]) });
   }

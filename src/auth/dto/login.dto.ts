@@ -6,6 +6,17 @@ import { printableAscii, registerBodyShortcut } from '#src/common/validation.pip
 /** Largest accepted timestamp: Number.MAX_SAFE_INTEGER has 16 digits. */
 const TIMESTAMP_DIGITS = /^\d{1,16}$/;
 
+/** A timestamp as sent, as text: a safe non-negative JSON integer as its digits, a string as it is, else `null`. */
+function timestampText(raw: unknown): string | null {
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : null;
+  return typeof raw === 'string' ? raw : null;
+}
+
+/** Whether a value is the decimal digits of a Unix timestamp up to `Number.MAX_SAFE_INTEGER`. */
+function isUnixTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && TIMESTAMP_DIGITS.test(value) && Number.isSafeInteger(Number(value));
+}
+
 /** 400 texts of the login body's fields (CONTRACT.md §3: the message names the field). */
 export const LoginFieldMessages = {
   deviceKey: 'device_key must be a string',
@@ -16,7 +27,7 @@ export const LoginFieldMessages = {
 @ValidatorConstraint({ name: 'unixTimestamp' })
 class UnixTimestamp implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'string' && TIMESTAMP_DIGITS.test(value) && Number.isSafeInteger(Number(value));
+    return isUnixTimestamp(value);
   }
   defaultMessage(): string {
     return LoginFieldMessages.timestamp;
@@ -50,10 +61,7 @@ export class LoginDto {
       'A string of decimal digits is accepted too; the signed text is the digits.',
     example: 1763700000,
   })
-  @Transform(({ obj }: { obj: Record<string, unknown> }) => {
-    const raw = obj['timestamp'];
-    return typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : typeof raw === 'string' ? raw : null;
-  })
+  @Transform(({ obj }: { obj: Record<string, unknown> }) => timestampText(obj['timestamp']))
   @Validate(UnixTimestamp)
   timestamp: string;
 
@@ -74,9 +82,8 @@ export class LoginDto {
 // What devices send: printable ASCII key and signature, the timestamp as a JSON integer or digits.
 registerBodyShortcut(LoginDto, (body) => {
   const { device_key: key, timestamp: raw, device_signature: signature } = body;
-  const timestamp = typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : raw;
-  if (!printableAscii(key, 1, 128) || !printableAscii(signature, 1, 256)) return undefined;
-  if (typeof timestamp !== 'string' || !TIMESTAMP_DIGITS.test(timestamp) || !Number.isSafeInteger(Number(timestamp))) return undefined;
+  const timestamp = timestampText(raw);
+  if (!printableAscii(key, 1, 128) || !printableAscii(signature, 1, 256) || !isUnixTimestamp(timestamp)) return undefined;
   return Object.assign(new LoginDto(), { device_key: key, timestamp, device_signature: signature });
 });
 

@@ -1,30 +1,27 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsString, Length, Matches } from 'class-validator';
+import { PrintableTextField, printableTextMessages } from '#src/common/dto-fields.js';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import { PageOf } from './paging.dto.js';
 
-/** Text without control characters (C0, DEL, C1). */
-const NO_CONTROL = /^[^\p{Cc}]*$/u;
+/** 400 texts of the upload query's fields (the message names the field). */
+export const UploadFirmwareMessages = {
+  version: printableTextMessages('version'),
+  deviceType: printableTextMessages('device_type'),
+} as const;
 
 /**
- * `?version=&device_type=` of `POST /tenants/:tenant/firmware` (CONTRACT.md §9). class-validator
- * checks the lowest decorator of a field first and stops at the first failure.
+ * `?version=&device_type=` of `POST /tenants/:tenant/firmware` (CONTRACT.md §9). Each field is
+ * checked for presence, then type, length and control characters, stopping at the first failure.
  */
 export class UploadFirmwareQuery {
   /** Version the binary is, as devices will report it (CONTRACT.md §6: 1 to 64 printable characters). */
   @ApiProperty({ description: 'firmware version, 1 to 64 printable characters', example: '1.2.0', minLength: 1, maxLength: 64 })
-  @Matches(NO_CONTROL, { message: 'version must be printable characters' })
-  @Length(1, 64, { message: 'version must be 1 to 64 characters' })
-  @IsString({ message: 'version must be a string' })
-  @IsDefined({ message: 'version is required' })
+  @PrintableTextField('version', { required: true })
   version: string;
 
   /** Device type (`dType` of device keys) the binary is built for. */
   @ApiProperty({ description: 'device type the binary is built for (dType)', example: 'ESP32', minLength: 1, maxLength: 64 })
-  @Matches(NO_CONTROL, { message: 'device_type must be printable characters' })
-  @Length(1, 64, { message: 'device_type must be 1 to 64 characters' })
-  @IsString({ message: 'device_type must be a string' })
-  @IsDefined({ message: 'device_type is required' })
+  @PrintableTextField('device_type', { required: true })
   device_type: string;
 }
 

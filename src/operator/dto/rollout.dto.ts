@@ -15,12 +15,30 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { parseUtc } from '#src/common/clock.js';
-import type { RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { MAX_PRIORITY, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_STATUSES, type RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
-/** Largest `priority` number (RolloutPlanService's rule). */
-const MAX_PRIORITY = 1_000_000;
+/** 400 texts of the rollout body's and list query's fields (the message names the field). */
+export const RolloutFieldMessages = {
+  nameRequired: 'name is required',
+  nameString: 'name must be a string',
+  nameLength: 'name must be 1 to 128 characters',
+  firmwareIdRequired: 'firmware_id is required',
+  firmwareIdWhole: 'firmware_id must be a whole number',
+  firmwareIdMin: 'firmware_id must be at least 1',
+  groupRequired: 'group is required',
+  groupString: 'group must be a group id or name',
+  groupLength: 'group must be 1 to 128 characters',
+  priorityWhole: 'priority must be a whole number',
+  priorityMin: 'priority must be at least 1',
+  priorityMax: `priority must be at most ${MAX_PRIORITY}`,
+  startDateRequired: 'start_date is required',
+  startDateString: 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)',
+  startDateUtc: 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
+  downgradeBoolean: 'downgrade must be true or false',
+  status: `status must be one of ${ROLLOUT_STATUSES.join(', ')}`,
+} as const;
 
 @ValidatorConstraint({ name: 'utcDateTime' })
 class UtcDateTime implements ValidatorConstraintInterface {
@@ -28,7 +46,7 @@ class UtcDateTime implements ValidatorConstraintInterface {
     return typeof value === 'string' && parseUtc(value) !== null;
   }
   defaultMessage(): string {
-    return 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"';
+    return RolloutFieldMessages.startDateUtc;
   }
 }
 
@@ -38,22 +56,22 @@ class UtcDateTime implements ValidatorConstraintInterface {
  */
 export class CreateRolloutDto {
   @ApiProperty({ description: 'rollout name, 1 to 128 characters (devices see it as rollout_name)', example: '1.2.0 to field test' })
-  @Length(1, 128, { message: 'name must be 1 to 128 characters' })
-  @IsString({ message: 'name must be a string' })
-  @IsDefined({ message: 'name is required' })
+  @Length(1, 128, { message: RolloutFieldMessages.nameLength })
+  @IsString({ message: RolloutFieldMessages.nameString })
+  @IsDefined({ message: RolloutFieldMessages.nameRequired })
   name: string;
 
   @ApiProperty({ description: "id of the tenant's firmware to roll out", example: 1, minimum: 1 })
-  @Min(1, { message: 'firmware_id must be at least 1' })
-  @IsInt({ message: 'firmware_id must be a whole number' })
-  @IsDefined({ message: 'firmware_id is required' })
+  @Min(1, { message: RolloutFieldMessages.firmwareIdMin })
+  @IsInt({ message: RolloutFieldMessages.firmwareIdWhole })
+  @IsDefined({ message: RolloutFieldMessages.firmwareIdRequired })
   firmware_id: number;
 
   @ApiProperty({ description: 'target device group: its id or its name (a JSON number is read as the id)', example: 'field-test' })
   @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
-  @Length(1, 128, { message: 'group must be 1 to 128 characters' })
-  @IsString({ message: 'group must be a group id or name' })
-  @IsDefined({ message: 'group is required' })
+  @Length(1, 128, { message: RolloutFieldMessages.groupLength })
+  @IsString({ message: RolloutFieldMessages.groupString })
+  @IsDefined({ message: RolloutFieldMessages.groupRequired })
   group: string;
 
   @ApiPropertyOptional({
@@ -64,9 +82,9 @@ export class CreateRolloutDto {
     maximum: MAX_PRIORITY,
   })
   @IsOptional()
-  @Max(MAX_PRIORITY, { message: `priority must be at most ${MAX_PRIORITY}` })
-  @Min(1, { message: 'priority must be at least 1' })
-  @IsInt({ message: 'priority must be a whole number' })
+  @Max(MAX_PRIORITY, { message: RolloutFieldMessages.priorityMax })
+  @Min(1, { message: RolloutFieldMessages.priorityMin })
+  @IsInt({ message: RolloutFieldMessages.priorityWhole })
   priority: number = 1;
 
   @ApiProperty({
@@ -75,13 +93,13 @@ export class CreateRolloutDto {
     pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
   })
   @Validate(UtcDateTime)
-  @IsString({ message: 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)' })
-  @IsDefined({ message: 'start_date is required' })
+  @IsString({ message: RolloutFieldMessages.startDateString })
+  @IsDefined({ message: RolloutFieldMessages.startDateRequired })
   start_date: string;
 
   @ApiPropertyOptional({ description: 'offer it even to devices whose version orders after its version', example: false, default: false })
   @IsOptional()
-  @IsBoolean({ message: 'downgrade must be true or false' })
+  @IsBoolean({ message: RolloutFieldMessages.downgradeBoolean })
   downgrade: boolean = false;
 }
 
@@ -89,7 +107,7 @@ export class CreateRolloutDto {
 export class RolloutListQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'only rollouts in this state', enum: ROLLOUT_STATUSES, example: 'active' })
   @IsOptional()
-  @IsIn(ROLLOUT_STATUSES, { message: `status must be one of ${ROLLOUT_STATUSES.join(', ')}` })
+  @IsIn(ROLLOUT_STATUSES, { message: RolloutFieldMessages.status })
   status?: RolloutStatus;
 }
 

@@ -7,6 +7,7 @@ import {
   Length,
   Matches,
   Validate,
+  ValidateIf,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
@@ -20,6 +21,15 @@ class HardwareAddress implements ValidatorConstraintInterface {
   defaultMessage(): string {
     return INVALID_MAC;
   }
+}
+
+/**
+ * An optional body field: absent (`undefined`) skips its checks, but `null` is checked like any
+ * other value and so refused by its type check (class-validator's `IsOptional` lets `null` through,
+ * to reach the service as if it were a value).
+ */
+export function OptionalField(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }
 
 /** Text without control characters (C0, DEL, C1). */

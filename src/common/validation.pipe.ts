@@ -1,5 +1,6 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ErrorMessages } from './http-error.filter.js';
+import { unstorableField, unstorableTextMessage } from './input-rules.js';
 import { MALFORMED_JSON } from './json-body.js';
 
 const BodyMessages = {
@@ -48,8 +49,9 @@ export function printableAscii(value: unknown, min: number, max: number): value 
 
 /**
  * The global validation pipe (CONTRACT.md §3): malformed JSON and a missing body are 400;
- * a missing, mistyped or out-of-bounds field is 400 with a message that names the field;
- * unknown extra fields are dropped, never rejected (CONTRACT.md §1).
+ * a missing, mistyped or out-of-bounds field is 400 with a message that names the field, and so
+ * is text that is not valid Unicode or holds a NUL, in a body field, a query parameter or a path
+ * parameter; unknown extra fields are dropped, never rejected (CONTRACT.md §1).
  */
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -66,7 +68,7 @@ export class RequestValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     // A single path parameter reaches its own pipe (MacParamPipe, IdParamPipe...) as the text it
     // was sent as: ValidationPipe would turn `1e3` into 1000 before that pipe could refuse it.
-    if (metadata.type === 'param' && metadata.data !== undefined) return value;
+    if (metadata.type === 'param' && metadata.data !== undefined) return storableText(value, metadata.data);
     if (metadata.type === 'body') {
       const dto = shortcutDto(metadata.metatype, value);
       if (dto) return dto;
@@ -78,8 +80,22 @@ export class RequestValidationPipe extends ValidationPipe {
         throw new BadRequestException(BodyMessages.notObject);
       }
     }
-    return super.transform(value, metadata);
+    const result: unknown = await super.transform(value, metadata);
+    // After validation: only the fields a DTO declares are checked (unknown extra fields are
+    // dropped, never rejected), and a mistyped field is named as such first.
+    return metadata.type === 'body' || metadata.type === 'query' ? storableText(result, metadata.data ?? '') : result;
   }
+}
+
+/**
+ * `value` when all its text is storable (valid Unicode without NUL, see `isStorableText`), else
+ * 400 naming the field (CONTRACT.md §3): such text could never be stored, and PostgreSQL refuses
+ * it in any query.
+ */
+function storableText<T>(value: T, field: string): T {
+  const unstorable = unstorableField(value, field);
+  if (unstorable !== undefined) throw new BadRequestException(unstorableTextMessage(unstorable || 'body'));
+  return value;
 }
 
 function firstMessage(errors: ValidationError[]): string {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Firmware } from './firmware.entity.js';
+import { isStoredId } from '#src/common/input-rules.js';
 
 /** Database access for firmware records. */
 @Injectable()
@@ -12,7 +13,9 @@ export class FirmwareRepository {
     return manager.save(Firmware, manager.create(Firmware, firmware));
   }
 
+  /** The tenant's firmware with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
   findById(tenantId: number, id: number): Promise<Firmware | null> {
+    if (!isStoredId(id)) return Promise.resolve(null);
     return this.dataSource.getRepository(Firmware).findOneBy({ tenantId, id });
   }
 

@@ -7,6 +7,7 @@ import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup, GroupMember } from './device-group.entity.js';
 import type { RolloutCandidate } from './next-rollout.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
+import { isStoredId } from '#src/common/input-rules.js';
 
 /** A group with its member count. */
 export interface GroupRow {
@@ -124,7 +125,9 @@ export class RolloutRepository {
     return { keyRevoked: keyRevokedAt !== null, device, candidates };
   }
 
+  /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
   findRollout(tenantId: number, id: number, manager: EntityManager = this.dataSource.manager): Promise<Rollout | null> {
+    if (!isStoredId(id)) return Promise.resolve(null);
     return manager.findOneBy(Rollout, { tenantId, id });
   }
 
@@ -173,11 +176,15 @@ export class RolloutRepository {
     return { targeted, updated: Number(row?.updated ?? 0), lastActivity: row?.last == null ? null : Number(row.last) };
   }
 
+  /**
+   * The tenant's group by id (digits) or name; `null` also for digits beyond the id column's
+   * range ({@link isStoredId}: group names are never only digits).
+   */
   findGroup(tenantId: number, idOrName: string): Promise<DeviceGroup | null> {
     const repository = this.dataSource.getRepository(DeviceGroup);
-    return /^\d+$/.test(idOrName)
-      ? repository.findOneBy({ tenantId, id: Number(idOrName) })
-      : repository.findOneBy({ tenantId, name: idOrName });
+    if (!/^\d+$/.test(idOrName)) return repository.findOneBy({ tenantId, name: idOrName });
+    const id = Number(idOrName);
+    return isStoredId(id) ? repository.findOneBy({ tenantId, id }) : Promise.resolve(null);
   }
 
   /** Groups of a tenant with their member counts. */

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PreparedRead } from '#src/database/sql.js';
 import { DeviceKey } from './device-key.entity.js';
 import { Tenant } from './tenant.entity.js';
+import { isStoredId } from '#src/common/input-rules.js';
 
 /** A device key joined with what login needs of its tenant. */
 export interface LoginKey {
@@ -58,7 +59,9 @@ export class TenantRepository {
     return this.dataSource.getRepository(Tenant).findOneBy({ name });
   }
 
+  /** The tenant with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
   findTenant(id: number): Promise<Tenant | null> {
+    if (!isStoredId(id)) return Promise.resolve(null);
     return this.dataSource.getRepository(Tenant).findOneBy({ id });
   }
 
@@ -83,7 +86,9 @@ export class TenantRepository {
     return manager.save(DeviceKey, manager.create(DeviceKey, key));
   }
 
+  /** The device key with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
   findDeviceKey(id: number): Promise<DeviceKey | null> {
+    if (!isStoredId(id)) return Promise.resolve(null);
     return this.dataSource.getRepository(DeviceKey).findOneBy({ id });
   }
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMinSize, IsArray, IsOptional, IsString } from 'class-validator';
+import { ArrayMinSize, IsArray, IsString } from 'class-validator';
+import { OptionalField } from '#src/common/dto-fields.js';
 import type { GroupDetail, GroupView } from '#src/rollout/group.service.js';
 import { pageAnswer } from './page-answer.js';
 import { PageOf, type PageQuery } from './paging.dto.js';
@@ -25,7 +26,7 @@ export class CreateGroupDto {
     example: ['AC:67:B2:01:02:03', 'ac-67-b2-01-02-04'],
     type: [String],
   })
-  @IsOptional()
+  @OptionalField()
   @IsString({ each: true, message: MACS_MESSAGE })
   @IsArray({ message: MACS_MESSAGE })
   macs?: string[];

@@ -2,14 +2,22 @@ import type { Type as Class } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_ID } from '#src/common/input-rules.js';
 
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;
+
+/**
+ * Largest `page`: the rows it skips, `(page - 1) × per_page`, stay far inside what both engines
+ * take as an offset (and exact as a JavaScript number).
+ */
+export const MAX_PAGE = MAX_ID;
 
 /** 400 texts of bad paging parameters. */
 export const PageMessages = {
   page: 'page must be a whole number',
   pageMin: 'page must be at least 1',
+  pageMax: `page must be at most ${MAX_PAGE}`,
   perPage: 'per_page must be a whole number',
   perPageMin: 'per_page must be at least 1',
   perPageMax: `per_page must be at most ${MAX_PER_PAGE}`,
@@ -21,10 +29,11 @@ export const PageMessages = {
  * such before the bounds are checked.
  */
 export class PageQuery {
-  @ApiPropertyOptional({ description: '1-based page number', type: 'integer', example: 1, default: 1, minimum: 1 })
+  @ApiPropertyOptional({ description: '1-based page number', type: 'integer', example: 1, default: 1, minimum: 1, maximum: MAX_PAGE })
   @IsOptional()
   @Type(() => Number)
   // class-validator checks bottom-up: the type first, so `?page=abc` is named as not a number.
+  @Max(MAX_PAGE, { message: PageMessages.pageMax })
   @Min(1, { message: PageMessages.pageMin })
   @IsInt({ message: PageMessages.page })
   page: number = 1;

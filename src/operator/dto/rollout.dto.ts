@@ -15,6 +15,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { parseUtc } from '#src/common/clock.js';
+import { OptionalField } from '#src/common/dto-fields.js';
 import { MAX_PRIORITY, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_STATUSES, type RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { PageOf, PageQuery } from './paging.dto.js';
@@ -68,7 +69,7 @@ export class CreateRolloutDto {
   firmware_id: number;
 
   @ApiProperty({ description: 'target device group: its id or its name (a JSON number is read as the id)', example: 'field-test' })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
   @Length(1, 128, { message: RolloutFieldMessages.groupLength })
   @IsString({ message: RolloutFieldMessages.groupString })
   @IsDefined({ message: RolloutFieldMessages.groupRequired })
@@ -81,7 +82,7 @@ export class CreateRolloutDto {
     minimum: 1,
     maximum: MAX_PRIORITY,
   })
-  @IsOptional()
+  @OptionalField()
   @Max(MAX_PRIORITY, { message: RolloutFieldMessages.priorityMax })
   @Min(1, { message: RolloutFieldMessages.priorityMin })
   @IsInt({ message: RolloutFieldMessages.priorityWhole })
@@ -98,7 +99,7 @@ export class CreateRolloutDto {
   start_date: string;
 
   @ApiPropertyOptional({ description: 'offer it even to devices whose version orders after its version', example: false, default: false })
-  @IsOptional()
+  @OptionalField()
   @IsBoolean({ message: RolloutFieldMessages.downgradeBoolean })
   downgrade: boolean = false;
 }

@@ -58,7 +58,7 @@ export class RolloutSuccessDto {
     pattern: DECIMAL_ID,
     example: '1',
   })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
   @IsString({ message: 'rollout_id must be a string' })
   @Length(1, 20, { message: 'rollout_id must be 1 to 20 characters' })
   rollout_id: string;

@@ -8,6 +8,9 @@ import secureJsonParse from 'secure-json-parse';
  */
 export const MALFORMED_JSON = Symbol('malformed JSON');
 
+/** The JSON text a parsed body object was read from (see {@link jsonNumberLiteral}). */
+const SOURCE = Symbol('JSON source');
+
 /** Body limit of device endpoints, bytes (CONTRACT.md §3). */
 export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -20,10 +23,60 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEVICE_BODY_LIMIT_BYTES }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      parsed = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch {
-      done(null, MALFORMED_JSON);
+      return done(null, MALFORMED_JSON);
     }
+    // Non-enumerable: validation, logs and serializers never see it.
+    if (typeof parsed === 'object' && parsed !== null) Object.defineProperty(parsed, SOURCE, { value: text });
+    done(null, parsed);
   });
+}
+
+/**
+ * The number literal a top-level member of a parsed JSON body object was written as (`1700000000`,
+ * `1700000000.0`, `17e8`, `-0`), where parsing loses the difference; `undefined` when the member is
+ * not a number, or `body` was not parsed by {@link installJsonBodyParser}. The last of duplicate
+ * members counts, as in `JSON.parse`.
+ */
+export function jsonNumberLiteral(body: object, member: string): string | undefined {
+  const source = (body as { [SOURCE]?: string })[SOURCE];
+  return source === undefined ? undefined : topLevelNumberLiteral(source, member);
+}
+
+const NUMBER_LITERAL = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** Scans valid JSON text for the number literal of a member of its top-level object. */
+function topLevelNumberLiteral(source: string, member: string): string | undefined {
+  let depth = 0;
+  let expectName = false; // inside the top-level object, after `{` or `,`: a member name comes next
+  let name: string | undefined; // the top-level member whose value comes next
+  let found: string | undefined;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '"') {
+      let end = i + 1;
+      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
+      if (depth === 1) name = expectName ? (JSON.parse(source.slice(i, end + 1)) as string) : undefined;
+      expectName = false;
+      i = end;
+    } else if (char === '{' || char === '[') {
+      if (depth === 1) name = undefined;
+      depth++;
+      expectName = depth === 1 && char === '{';
+    } else if (char === '}' || char === ']') {
+      depth--;
+    } else if (char === ',') {
+      if (depth === 1) [expectName, name] = [true, undefined];
+    } else if (depth === 1 && name !== undefined && (char === '-' || (char >= '0' && char <= '9'))) {
+      NUMBER_LITERAL.lastIndex = i;
+      const literal = NUMBER_LITERAL.exec(source)?.[0] ?? char;
+      if (name === member) found = literal;
+      name = undefined;
+      i += literal.length - 1;
+    }
+  }
+  return found;
 }

@@ -1,15 +1,23 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { jsonNumberLiteral } from '#src/common/json-body.js';
 import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
 
 /** Largest accepted timestamp: Number.MAX_SAFE_INTEGER has 16 digits. */
 const TIMESTAMP_DIGITS = /^\d{1,16}$/;
 
-/** A timestamp as sent, as text: a safe non-negative JSON integer as its digits, a string as it is, else `null`. */
-function timestampText(raw: unknown): string | null {
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : null;
-  return typeof raw === 'string' ? raw : null;
+/**
+ * The body's timestamp as text: a string as it is; a JSON number when written as digits only, as
+ * those digits (`1700000000.0`, `17e8` and `-0` parse to whole numbers but are written as floats
+ * or negatives: `null`, so 400 on every engine, CONTRACT.md §4); anything else `null`.
+ */
+function timestampText(body: Readonly<Record<string, unknown>>): string | null {
+  const raw = body['timestamp'];
+  if (typeof raw === 'string') return raw;
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0) return null;
+  const literal = jsonNumberLiteral(body, 'timestamp');
+  return literal === undefined || /^\d+$/.test(literal) ? String(raw) : null;
 }
 
 /** Whether a value is the decimal digits of a Unix timestamp up to `Number.MAX_SAFE_INTEGER`. */
@@ -37,7 +45,7 @@ class UnixTimestamp implements ValidatorConstraintInterface {
 /**
  * Login request (INTERFACE.md "Login request", CONTRACT.md §4).
  * `timestamp` arrives as a JSON integer or a string of decimal digits; it is kept as the digit
- * text, which is what the device signed. Floats, negatives and other types are 400.
+ * text, which is what the device signed. Floats (also `1700000000.0`), negatives and other types are 400.
  */
 export class LoginDto {
   /** Device key from the operator dashboard. */
@@ -61,7 +69,7 @@ export class LoginDto {
       'A string of decimal digits is accepted too; the signed text is the digits.',
     example: 1763700000,
   })
-  @Transform(({ obj }: { obj: Record<string, unknown> }) => timestampText(obj['timestamp']))
+  @Transform(({ obj }: { obj: Record<string, unknown> }) => timestampText(obj))
   @Validate(UnixTimestamp)
   timestamp: string;
 
@@ -81,8 +89,8 @@ export class LoginDto {
 
 // What devices send: printable ASCII key and signature, the timestamp as a JSON integer or digits.
 registerBodyShortcut(LoginDto, (body) => {
-  const { device_key: key, timestamp: raw, device_signature: signature } = body;
-  const timestamp = timestampText(raw);
+  const { device_key: key, device_signature: signature } = body;
+  const timestamp = timestampText(body);
   if (!printableAscii(key, 1, 128) || !printableAscii(signature, 1, 256) || !isUnixTimestamp(timestamp)) return undefined;
   return Object.assign(new LoginDto(), { device_key: key, timestamp, device_signature: signature });
 });

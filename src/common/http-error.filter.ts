@@ -80,12 +80,15 @@ function describeCause(error: unknown): string {
   return error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
 }
 
+const frameworkLogger = new Logger('HttpError');
+
 /**
  * Fastify's `frameworkErrors` hook: errors raised before routing (a malformed URL) get the same
  * `{"message": ...}` body as everything else.
  */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+  if (status >= 500) frameworkLogger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
   const message =
     error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL' : status < 500 ? (HttpStatus[status] ?? 'Bad Request') : ErrorMessages.serverError;
   void reply

@@ -30,7 +30,11 @@ describe('logs', () => {
     parsed().filter((l) => l['msg'] === 'request completed' && l['reqId'] === reqId) as unknown[] as RequestLine[];
 
   before(async () => {
-    app = await startTestApp({ LOG_LEVEL: 'log' }, undefined, { logDestination: { write: (line: string) => void written.push(line) } });
+    // One test breaks the database on purpose to see a 500 logged.
+    app = await startTestApp({ LOG_LEVEL: 'log' }, undefined, {
+      logDestination: { write: (line: string) => void written.push(line) },
+      allowServerErrors: true,
+    });
     tenant = await app.createTenant();
   });
   after(() => app.close());

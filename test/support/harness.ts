@@ -169,7 +169,49 @@ export interface TestApp {
   login(tenant: TestTenant): Promise<string>;
   /** Creates an operator token (as `firmledger operator-token create` does); returns the token. */
   createOperatorToken(name?: string): Promise<string>;
+  /** The causes the server logged for the 500 answers it gave so far (see {@link ServerErrorWatch}). */
+  serverErrors(): string[];
+  /** Stops the server; rejects when it answered a 500 the spec did not allow (`allowServerErrors`). */
   close(): Promise<void>;
+}
+
+/** Options of {@link startTestApp} and {@link startInstance}. */
+export interface TestAppOptions {
+  /** Receives the JSON log lines at `LOG_LEVEL` (else only fatal ones are printed, to keep test output quiet). */
+  logDestination?: DestinationStream;
+  /**
+   * Lets the server answer 500 without failing the spec: for specs that break the database or
+   * the disk under the server on purpose. Otherwise every 500 is a defect (bad input must be
+   * a 4xx), and closing the app fails the spec with the cause the server logged.
+   */
+  allowServerErrors?: boolean;
+}
+
+/**
+ * Watches a server's log for the lines the error filter writes for each 500 answer (context
+ * `HttpError`: an error that escaped every rule, such as a database driver refusing a value),
+ * so a spec fails on any such answer even when it only checked that the status was not 2xx.
+ */
+export class ServerErrorWatch implements DestinationStream {
+  readonly causes: string[] = [];
+
+  constructor(private readonly forward: DestinationStream | undefined) {}
+
+  write(line: string): void {
+    if (line.includes('"HttpError"')) {
+      const entry = JSON.parse(line) as { level?: string; context?: string; msg?: string };
+      if (entry.context === 'HttpError' && (entry.level === 'error' || entry.level === 'fatal')) this.causes.push(entry.msg ?? line);
+    }
+    if (this.forward) this.forward.write(line);
+    else if (line.includes('"level":"fatal"')) process.stdout.write(line);
+  }
+
+  /** Throws when the server answered a 500, naming the first cause. */
+  check(): void {
+    if (this.causes.length > 0) {
+      throw new Error(`the server answered ${this.causes.length} request(s) with 500; the first cause: ${this.causes[0]}`);
+    }
+  }
 }
 
 let tenantCounter = 0;
@@ -181,20 +223,21 @@ let tenantCounter = 0;
  * separate ports unless `urls` says otherwise.
  * @param env extra environment variables (e.g. `LOGIN_RATE_LIMIT`).
  * @param urls base URLs per component; `{port}` placeholders are replaced by free ports.
- * @param options `logDestination` receives the JSON log lines at `LOG_LEVEL` (else only fatal ones
- *   are printed, to keep test output quiet).
+ * @param options see {@link TestAppOptions}: closing the app fails the spec when the server answered
+ *   a 500, unless `allowServerErrors`.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
   urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
-  options: { logDestination?: DestinationStream } = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   let config: AppConfig;
   let clock: TestClock;
   let running: RunningServer;
+  let serverErrors: () => string[];
   try {
-    ({ config, clock, server: running } = await startInstance(database, env, urls, options));
+    ({ config, clock, server: running, serverErrors } = await startInstance(database, env, urls, options));
   } catch (error) {
     await database.drop();
     throw error;
@@ -252,6 +295,7 @@ export async function startTestApp(
     async createOperatorToken(name = 'e2e') {
       return (await get(OperatorTokenService).create(name)).token;
     },
+    serverErrors,
     async close() {
       try {
         await server.close();
@@ -265,14 +309,15 @@ export async function startTestApp(
 
 /**
  * Starts one more server on `database` (instances sharing a database, as behind a load
- * balancer). The caller closes it; the database outlives it.
+ * balancer). The caller closes it; the database outlives it. Closing rejects when the server
+ * answered a 500, unless `options.allowServerErrors` (see {@link TestAppOptions}).
  */
 export async function startInstance(
   database: TestDatabase,
   env: Record<string, string> = {},
   urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
-  options: { logDestination?: DestinationStream } = {},
-): Promise<{ server: RunningServer; config: AppConfig; clock: TestClock }> {
+  options: TestAppOptions = {},
+): Promise<{ server: RunningServer; config: AppConfig; clock: TestClock; serverErrors: () => string[] }> {
   const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
   const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));
   const loaded = loadConfig({
@@ -289,9 +334,17 @@ export async function startInstance(
   // databases; parallel specs share the Redis server); instances of one database share them.
   const config: AppConfig = { ...loaded, redisKeyPrefix: `firmledger:test:${redisNamespace(database)}:` };
   const clock = new TestClock();
-  const { logDestination } = options;
-  const server = await startServer(config, logDestination ? { clock, logDestination } : { clock, logger: ['fatal'] });
-  return { server, config, clock };
+  // The error filter logs each 500 at level error: the watch needs LOG_LEVEL to include it.
+  const watch = new ServerErrorWatch(options.logDestination);
+  const started = await startServer(config, { clock, logDestination: watch });
+  const server: RunningServer = {
+    app: started.app,
+    async close() {
+      await started.close();
+      if (!options.allowServerErrors) watch.check();
+    },
+  };
+  return { server, config, clock, serverErrors: () => [...watch.causes] };
 }
 
 const namespaces = new WeakMap<TestDatabase, string>();

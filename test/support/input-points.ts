@@ -1,0 +1,243 @@
+import { request, type Answer, type TestApp, type TestTenant } from './harness.js';
+
+/** Where a value enters a route. */
+export type InputPlace = 'body' | 'query' | 'path';
+
+/** One input of one route: a body field, a query parameter or a path parameter. */
+export interface InputPoint {
+  /** The route as documented, e.g. `POST /tenants/{tenant}/rollouts`. */
+  route: string;
+  place: InputPlace;
+  /** The field or parameter name, as the route's 400 texts name it. */
+  field: string;
+  /** Whether the value is an id (or an "id or name" reference): well-formed but unused ids are 404. */
+  id?: boolean;
+  /** Sends the route's request with `value` in this input, everything else valid. */
+  send(value: unknown): Promise<Answer>;
+}
+
+/** What the points send requests as: a tenant with a device, a firmware, a group and a rollout. */
+export interface InputFixture {
+  app: TestApp;
+  tenant: TestTenant;
+  /** A second tenant, whose device keys the revoke route may revoke (the first one's token stays valid). */
+  spare: TestTenant;
+  deviceToken: string;
+  operatorToken: string;
+  mac: string;
+  firmwareId: number;
+  cid: string;
+  group: string;
+  rolloutId: number;
+}
+
+/** Seeds an {@link InputFixture} in a started app. */
+export async function createInputFixture(app: TestApp): Promise<InputFixture> {
+  const tenant = await app.createTenant('acme');
+  const spare = await app.createTenant('spare');
+  const firmware = await app.publishFirmware(tenant, '1.1.0', Buffer.from('firmware 1.1.0'));
+  const mac = 'AC:67:B2:01:02:03';
+  const group = 'field-test';
+  await app.createGroup(tenant, group, [mac]);
+  const rollout = await app.createRollout(tenant, { firmwareId: firmware.id, group });
+  const deviceToken = await app.login(tenant);
+  const registered = await request('POST', `${app.urls.vc}/api/device/register`, {
+    token: deviceToken,
+    body: { mac, firmware_version: '1.0.0', name: 'pump-7' },
+  });
+  if (registered.status !== 200) throw new Error(`register failed: ${registered.text}`);
+  return {
+    app,
+    tenant,
+    spare,
+    deviceToken,
+    operatorToken: await app.createOperatorToken(),
+    mac,
+    firmwareId: firmware.id,
+    cid: firmware.cid,
+    group,
+    rolloutId: rollout.id,
+  };
+}
+
+/**
+ * A value as URL text: percent-encoded UTF-8, and a lone surrogate (which has no UTF-8 form) as
+ * the bytes WTF-8 gives it (`%ED%A0%80`), which is what a client sending such text would put on
+ * the wire.
+ */
+export function urlText(value: unknown): string {
+  const text = String(value);
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    let encoded = '';
+    for (const char of text) {
+      const code = char.codePointAt(0) as number;
+      encoded +=
+        code >= 0xd800 && code <= 0xdfff
+          ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('')
+          : encodeURIComponent(char);
+    }
+    return encoded;
+  }
+}
+
+/**
+ * Every input of every route that takes one, each with a request that is valid but for it. A
+ * list route's `page` and `per_page` are points of their own. Destructive requests (revoking a
+ * key, rotating a customer key) go to the spare tenant, so the fixture keeps working.
+ */
+export function inputPoints(f: InputFixture): InputPoint[] {
+  const { app, tenant } = f;
+  const points: InputPoint[] = [];
+  const device = (method: string, url: string) => (body: unknown) => request(method, url, { token: f.deviceToken, body });
+  const operator = (method: string, url: string, body?: unknown) => request(method, url, { bearer: f.operatorToken, body });
+  const op = app.urls.operator;
+
+  // Body fields: each route's valid body with one field replaced by the value.
+  const bodies: [string, string, (body: unknown) => Promise<Answer>, Record<string, unknown>, string[]?][] = [
+    [
+      'POST /auth/login',
+      '',
+      (body) => request('POST', `${app.urls.auth}/auth/login`, { body }),
+      { device_key: tenant.deviceKey, timestamp: Math.floor(app.clock.now() / 1000), device_signature: 'ab'.repeat(32) },
+    ],
+    [
+      'POST /api/device/register',
+      '',
+      device('POST', `${app.urls.vc}/api/device/register`),
+      { mac: 'AC:67:B2:0F:0F:0F', firmware_version: '1.0.0', name: 'spare' },
+    ],
+    ['DELETE /api/device', '', device('DELETE', `${app.urls.vc}/api/device/`), { mac: 'AC:67:B2:0E:0E:0E' }],
+    [
+      'POST /api/device/next/rollout',
+      '',
+      device('POST', `${app.urls.vc}/api/device/next/rollout`),
+      { mac: f.mac, firmware_version: '1.0.0' },
+    ],
+    [
+      'POST /api/device/success/rollout',
+      '',
+      device('POST', `${app.urls.vc}/api/device/success/rollout`),
+      { mac: f.mac, firmware_version: '1.0.0', rollout_id: String(f.rolloutId) },
+      ['rollout_id'],
+    ],
+    ['POST /tenants', '', (body) => operator('POST', `${op}/tenants`, body), { name: 'tenant-x' }],
+    [
+      'POST /tenants/{tenant}/device-keys',
+      '',
+      (body) => operator('POST', `${op}/tenants/${f.spare.name}/device-keys`, body),
+      { device_type: 'ESP32' },
+    ],
+    [
+      'POST /tenants/{tenant}/groups',
+      '',
+      (body) => operator('POST', `${op}/tenants/acme/groups`, body),
+      { name: 'group-x', macs: [f.mac] },
+    ],
+    [
+      'POST /tenants/{tenant}/groups/{group}/members',
+      '',
+      (body) => operator('POST', `${op}/tenants/acme/groups/${f.group}/members`, body),
+      { macs: [f.mac] },
+    ],
+    [
+      'POST /tenants/{tenant}/groups/{group}/members/remove',
+      '',
+      (body) => operator('POST', `${op}/tenants/acme/groups/${f.group}/members/remove`, body),
+      { macs: ['AC:67:B2:0D:0D:0D'] },
+    ],
+    [
+      'POST /tenants/{tenant}/rollouts',
+      '',
+      (body) => operator('POST', `${op}/tenants/acme/rollouts`, body),
+      { name: 'rollout-x', firmware_id: f.firmwareId, group: f.group, priority: 1, start_date: '2026-01-01 00:00:00', downgrade: false },
+      ['firmware_id', 'group'],
+    ],
+  ];
+  for (const [route, , send, valid, ids = []] of bodies) {
+    for (const field of Object.keys(valid)) {
+      points.push({ route, place: 'body', field, id: ids.includes(field), send: (value) => send({ ...valid, [field]: value }) });
+    }
+  }
+
+  // Path parameters: each route with one segment replaced by the value (URL-encoded).
+  const get =
+    (url: (value: string) => string, bearer = true) =>
+    (value: unknown) =>
+      bearer ? operator('GET', url(urlText(value))) : request('GET', url(urlText(value)), { token: f.deviceToken });
+  const postTo = (url: (value: string) => string, body?: unknown) => (value: unknown) => operator('POST', url(urlText(value)), body);
+  const paths: [string, string, (value: unknown) => Promise<Answer>, boolean?][] = [
+    ['GET /api/device/{mac}', 'mac', get((v) => `${app.urls.vc}/api/device/${v}`, false)],
+    ['GET /api/report/{type}', 'type', get((v) => `${app.urls.vc}/api/report/${v}`, false)],
+    ['GET /ipfs/{cid}', 'cid', get((v) => `${app.urls.vc}/ipfs/${v}`, false)],
+    ['GET /device/{id}', 'id', get((v) => `${app.urls.bc}/device/${v}`, false)],
+    ['GET /firmware/{id}', 'id', get((v) => `${app.urls.bc}/firmware/${v}`, false), true],
+    ['GET /tenants/{tenant}', 'tenant', get((v) => `${op}/tenants/${v}`), true],
+    ['POST /tenants/{tenant}/customer-key/rotate', 'tenant', postTo((v) => `${op}/tenants/${v}/customer-key/rotate`), true],
+    ['GET /tenants/{tenant}/device-keys', 'tenant', get((v) => `${op}/tenants/${v}/device-keys`), true],
+    ['POST /tenants/{tenant}/device-keys', 'tenant', postTo((v) => `${op}/tenants/${v}/device-keys`, { device_type: 'ESP8266' }), true],
+    ['POST /tenants/{tenant}/device-keys/{id}/revoke', 'id', postTo((v) => `${op}/tenants/${f.spare.name}/device-keys/${v}/revoke`), true],
+    ['GET /tenants/{tenant}/devices', 'tenant', get((v) => `${op}/tenants/${v}/devices`), true],
+    ['GET /tenants/{tenant}/devices/{mac}', 'mac', get((v) => `${op}/tenants/acme/devices/${v}`)],
+    ['GET /tenants/{tenant}/firmware', 'tenant', get((v) => `${op}/tenants/${v}/firmware`), true],
+    ['GET /tenants/{tenant}/firmware/{id}', 'id', get((v) => `${op}/tenants/acme/firmware/${v}`), true],
+    ['GET /tenants/{tenant}/groups', 'tenant', get((v) => `${op}/tenants/${v}/groups`), true],
+    ['GET /tenants/{tenant}/groups/{group}', 'group', get((v) => `${op}/tenants/acme/groups/${v}`), true],
+    [
+      'POST /tenants/{tenant}/groups/{group}/members',
+      'group',
+      postTo((v) => `${op}/tenants/acme/groups/${v}/members`, { macs: [f.mac] }),
+      true,
+    ],
+    [
+      'POST /tenants/{tenant}/groups/{group}/members/remove',
+      'group',
+      postTo((v) => `${op}/tenants/acme/groups/${v}/members/remove`, { macs: ['AC:67:B2:0D:0D:0D'] }),
+      true,
+    ],
+    ['GET /tenants/{tenant}/rollouts', 'tenant', get((v) => `${op}/tenants/${v}/rollouts`), true],
+    ['GET /tenants/{tenant}/rollouts/{id}', 'id', get((v) => `${op}/tenants/acme/rollouts/${v}`), true],
+    ...(['start', 'pause', 'resume', 'cancel'] as const).map((action): [string, string, (value: unknown) => Promise<Answer>, boolean] => [
+      `POST /tenants/{tenant}/rollouts/{id}/${action}`,
+      'id',
+      postTo((v) => `${op}/tenants/acme/rollouts/${v}/${action}`),
+      true,
+    ]),
+  ];
+  for (const [route, field, send, id] of paths) points.push({ route, place: 'path', field, id: id ?? false, send });
+
+  // Query parameters: each list with one parameter set to the value.
+  const query = (route: string, base: string, field: string, id = false, method = 'GET', body?: string) =>
+    points.push({
+      route,
+      place: 'query',
+      field,
+      id,
+      send: (value) =>
+        method === 'GET'
+          ? operator('GET', `${base}${base.includes('?') ? '&' : '?'}${field}=${urlText(value)}`)
+          : request(method, `${base}${base.includes('?') ? '&' : '?'}${field}=${urlText(value)}`, {
+              bearer: f.operatorToken,
+              rawBody: body,
+              headers: { 'content-type': 'application/octet-stream' },
+            }),
+    });
+  const lists: [string, string, string[]][] = [
+    ['GET /tenants', `${op}/tenants`, []],
+    ['GET /tenants/{tenant}/device-keys', `${op}/tenants/acme/device-keys`, []],
+    ['GET /tenants/{tenant}/devices', `${op}/tenants/acme/devices`, ['group', 'firmware_version', 'device_type', 'seen_since']],
+    ['GET /tenants/{tenant}/firmware', `${op}/tenants/acme/firmware`, []],
+    ['GET /tenants/{tenant}/groups', `${op}/tenants/acme/groups`, []],
+    ['GET /tenants/{tenant}/groups/{group}', `${op}/tenants/acme/groups/${f.group}`, []],
+    ['GET /tenants/{tenant}/rollouts', `${op}/tenants/acme/rollouts`, ['status']],
+    ['GET /ledger/entries', `${op}/ledger/entries`, ['tenant']],
+  ];
+  for (const [route, base, filters] of lists) {
+    for (const field of ['page', 'per_page', ...filters]) query(route, base, field, field === 'group' || field === 'tenant');
+  }
+  const upload = `${op}/tenants/acme/firmware`;
+  query('POST /tenants/{tenant}/firmware', `${upload}?device_type=ESP32`, 'version', false, 'POST', 'firmware bytes');
+  query('POST /tenants/{tenant}/firmware', `${upload}?version=9.9.9`, 'device_type', false, 'POST', 'firmware bytes');
+  return points;
+}

@@ -13,6 +13,21 @@ export const ErrorMessages = {
   tooManyRequests: 'Too many requests in this time frame',
 } as const;
 
+/**
+ * A request refused for now, to be tried again in `retryAfterSeconds`: 429 when the caller is
+ * over its own share, 503 when the server is. The answer carries `Retry-After` and the message;
+ * it is not a server error and is not logged as one.
+ */
+export class RetryLaterException extends HttpException {
+  constructor(
+    status: 429 | 503,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super({ message }, status);
+  }
+}
+
 /** Fastify's own errors that are the client's fault, by code. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorMessages.tooLarge],
@@ -35,7 +50,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const [status, message] = this.describe(error, request);
-    if (status >= 500) {
+    if (error instanceof RetryLaterException) void reply.header('Retry-After', error.retryAfterSeconds);
+    else if (status >= 500) {
       // The path only: a query string may carry a token.
       this.logger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
     }
@@ -55,7 +71,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (code) return FASTIFY_ERRORS[code];
     if (error instanceof HttpException) {
       const status = error.getStatus();
-      if (status >= 500) return [status, ErrorMessages.serverError];
+      if (status >= 500 && !(error instanceof RetryLaterException)) return [status, ErrorMessages.serverError];
       return [status, messageOf(error) ?? HttpStatus[status] ?? 'Error'];
     }
     return [500, ErrorMessages.serverError];

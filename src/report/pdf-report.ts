@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { PdfAssembler } from './pdf-assembler.js';
 import { type FallbackFont, pdfmakeVfsFont, reportFonts, type ReportFonts } from './report-fonts.js';
 import type { DeviceRow, ReportMeta } from './report-row.js';
 
@@ -76,25 +77,21 @@ function pdfEngine(): PdfMakeServer {
 }
 
 /**
- * The pdfmake family of each fallback font, registering new ones: the file's bytes go into pdfmake's
- * virtual file system (like Roboto, so the local-access policy can stay closed) under a family of their
- * own whose four faces are that one file (fallback fonts have a single face).
+ * The pdfmake family of a fallback font, registering it the first time: the file's bytes go into
+ * pdfmake's virtual file system (like Roboto, so the local-access policy can stay closed) under a
+ * family of its own whose four faces are that one file (fallback fonts have a single face).
  */
-function fallbackFamiliesOf(pdfmake: PdfMakeServer, fonts: readonly FallbackFont[]): Map<FallbackFont, string> {
-  const families = new Map<FallbackFont, string>();
-  for (const font of fonts) {
-    let entry = fallbackFamilies.get(font.path);
-    if (entry === undefined) {
-      const n = fallbackFamilies.size + 1;
-      const file = `${VFS_DIR}fallback-${n}-${font.path.split('/').at(-1) ?? 'font'}`;
-      pdfmake.virtualfs.writeFileSync(file, font.data);
-      entry = { family: `${FALLBACK_FAMILY_PREFIX}${n}`, files: { normal: file, bold: file, italics: file, bolditalics: file } };
-      pdfmake.addFonts({ [entry.family]: entry.files });
-      fallbackFamilies.set(font.path, entry);
-    }
-    families.set(font, entry.family);
+function fallbackFamilyOf(pdfmake: PdfMakeServer, font: FallbackFont): string {
+  let entry = fallbackFamilies.get(font.path);
+  if (entry === undefined) {
+    const n = fallbackFamilies.size + 1;
+    const file = `${VFS_DIR}fallback-${n}-${font.path.split('/').at(-1) ?? 'font'}`;
+    pdfmake.virtualfs.writeFileSync(file, font.data);
+    entry = { family: `${FALLBACK_FAMILY_PREFIX}${n}`, files: { normal: file, bold: file, italics: file, bolditalics: file } };
+    pdfmake.addFonts({ [entry.family]: entry.files });
+    fallbackFamilies.set(font.path, entry);
   }
-  return families;
+  return entry.family;
 }
 
 /** C0 controls except TAB/LF/CR, DEL and C1 controls: no glyph in Roboto, shown as U+FFFD instead. */
@@ -114,7 +111,7 @@ type Inline = string | { text: string; font: string };
  * its trailing space, and fontkit mirrors a right-to-left word, which would move that space to the
  * word's left edge and glue it to the next word.
  */
-function userText(value: string, fonts: ReportFonts, families: Map<FallbackFont, string>): Inline[] {
+function userText(value: string, fonts: ReportFonts, familyOf: (font: FallbackFont) => string): Inline[] {
   const text = printable(value);
   const runs = fonts.runs(text);
   if (runs.every((run) => run.font === null)) return [text];
@@ -124,7 +121,7 @@ function userText(value: string, fonts: ReportFonts, families: Map<FallbackFont,
       inlines.push(run.text);
       continue;
     }
-    const font = families.get(run.font) as string;
+    const font = familyOf(run.font);
     for (const piece of run.text.split(/(\s+)/)) if (piece !== '') inlines.push({ text: piece, font });
   }
   return inlines;
@@ -141,15 +138,110 @@ function formatUtc(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
+/** Devices rendered by one pdfmake document: about 20 A4 pages, tens of megabytes while laid out. */
+export const ROWS_PER_CHUNK = 1000;
+
+/** One pdfmake document of the report: some of its pages, and where its last page begins. */
+interface RenderedChunk {
+  pdf: Buffer;
+  pages: number;
+  /** Index (in the chunk's rows) of the first row on the last page; `undefined` when no row starts there. */
+  firstRowOfLastPage: number | undefined;
+}
+
 /**
- * Renders the `pdf` device report (CONTRACT.md §6: title, tenant, generation time, device count and a
- * table of mac/name/firmware version) with pdfmake 0.3's server API
- * (`pdfmake.createPdf(docDefinition).getBuffer()`).
+ * Lays out `rows` as the report's table (after the heading when `heading`), without a footer, and
+ * notes on which page each row starts (pdfmake's `pageBreakBefore` sees every node once, with its
+ * page; the function only watches, so the layout is never redone). Rows never break across pages.
+ */
+async function renderChunk(
+  rows: readonly DeviceRow[],
+  meta: ReportMeta & { deviceCount: number },
+  heading: boolean,
+  options: { fallbackFonts?: readonly string[] },
+): Promise<RenderedChunk> {
+  const generated = formatUtc(meta.generatedAt);
+  const pdfmake = pdfEngine();
+  const fonts = reportFonts(options.fallbackFonts);
+  const text = (value: string): Inline[] => userText(value, fonts, (font) => fallbackFamilyOf(pdfmake, font));
+
+  const body: object[][] = [
+    [
+      { text: 'MAC', style: 'tableHeader' },
+      { text: 'Name', style: 'tableHeader' },
+      { text: 'Firmware version', style: 'tableHeader' },
+    ],
+  ];
+  for (const [index, row] of rows.entries()) {
+    body.push([{ ...cell(text(row.mac)), id: `row-${index}` }, cell(text(row.name)), cell(text(row['firmware-version']))]);
+  }
+  const rowPages: number[] = [];
+  let pages = 0;
+
+  const docDefinition = {
+    pageSize: 'A4',
+    pageOrientation: 'portrait',
+    pageMargins: [40, 40, 40, 50],
+    defaultStyle: { font: FONT_FAMILY, fontSize: 9 },
+    styles: {
+      title: { fontSize: 18, bold: true, margin: [0, 0, 0, 8] },
+      meta: { fontSize: 10, margin: [0, 0, 0, 2] },
+      tableHeader: { bold: true, fillColor: '#eeeeee' },
+    },
+    content: [
+      ...(heading
+        ? [
+            { text: 'Device report', style: 'title' },
+            { text: [{ text: 'Tenant: ', bold: true }, ...text(meta.tenantName)], style: 'meta' },
+            { text: [{ text: 'Generated: ', bold: true }, generated], style: 'meta' },
+            { text: [{ text: 'Devices: ', bold: true }, String(meta.deviceCount)], style: 'meta' },
+          ]
+        : []),
+      {
+        margin: [0, heading ? 10 : 0, 0, 0],
+        table: {
+          headerRows: 1, // pdfmake repeats header rows at the top of every page
+          dontBreakRows: true, // so a chunk can end after any page (see pdfReportChunks)
+          // Percentages are fixed widths (paddings already deducted): pdfmake hard-wraps a long
+          // unbroken value inside a fixed column, whereas '*'/'auto' columns would grow to the
+          // longest word and push the table off the page.
+          widths: ['24%', '50%', '26%'],
+          body,
+        },
+        layout: 'lightHorizontalLines',
+      },
+    ],
+    pageBreakBefore: (node: { id?: string; pageNumbers: number[]; pages: number }) => {
+      pages = node.pages;
+      if (node.id?.startsWith('row-')) rowPages[Number(node.id.slice(4))] = node.pageNumbers[0];
+      return false;
+    },
+  };
+
+  const pdf = await pdfmake.createPdf(docDefinition).getBuffer();
+  const first = rowPages.findIndex((page) => page === pages);
+  return { pdf, pages, firstRowOfLastPage: first === -1 ? undefined : first };
+}
+
+/**
+ * Takes up to `count` more devices, in report order; fewer (or none) once there are no more.
+ * The next call comes only after the previous one resolved.
+ */
+export type DeviceRowSource = (count: number) => Promise<DeviceRow[]>;
+
+/**
+ * The bytes of the `pdf` device report (CONTRACT.md §6: title, tenant, generation time, device count
+ * and a table of mac/name/firmware version), as they are produced, with memory bounded whatever the
+ * number of devices: rows are taken {@link ROWS_PER_CHUNK} at a time, laid out by pdfmake 0.3
+ * (`createPdf(docDefinition).getBuffer()`) and joined by {@link PdfAssembler}. Each chunk but the
+ * last gives all but its last page; the rows of that page start the next chunk, so every page is
+ * full and the pages are those of one document laid out at once (a page break falls between rows).
  *
  * Layout: A4 portrait; heading "Device report", then "Tenant: …", "Generated: YYYY-MM-DD HH:MM:SS UTC",
- * "Devices: N"; then a table with the header row MAC | Name | Firmware version, repeated on every
- * page, and one row per device in input order; footer "Page i of n". Control characters are shown as
- * U+FFFD; LF, CR or CRLF breaks the line inside its cell. Long values wrap inside their column.
+ * "Devices: N" (`meta.deviceCount`, counted before the rows are read); then a table with the header
+ * row MAC | Name | Firmware version, repeated on every page, and one row per device in source order;
+ * footer "Page i of n". Control characters are shown as U+FFFD; LF, CR or CRLF breaks the line inside
+ * its cell. Long values wrap inside their column.
  *
  * Fonts (CONTRACT.md §6: renders any Unicode name): fixed text and every character Roboto has (Latin,
  * Greek, Cyrillic) use the embedded Roboto; in user-provided text (tenant name, macs, names, versions)
@@ -161,77 +253,52 @@ function formatUtc(date: Date): string {
  * such text is drawn with Roboto and shows no glyphs (check once with `fallbackFontsAvailable`).
  * Fallback text is shaped by fontkit word by word, without bidi reordering: a right-to-left word reads
  * correctly, but Arabic letters stay unjoined (Unifont has no joining rules) and the words of a
- * right-to-left phrase stay in logical order from left to right.
+ * right-to-left phrase stay in logical order from left to right. The footer is Helvetica.
  *
- * Resolves to the complete PDF file (`%PDF-` … `%%EOF`). Rejects with RangeError when
- * `meta.generatedAt` is an invalid Date. CPU-bound and mostly synchronous: 10,000 rows took about
- * 2 s (≈210 A4 pages, ≈0.8 MB with Latin names, ≈1 MB with CJK names) on the development machine,
- * blocking the event loop meanwhile. Reads the fallback font files once; no network access and no
- * file writes.
+ * CPU-bound: run it off the event loop (`PdfReportRenderer` does, in a worker thread). Throws
+ * RangeError when `meta.generatedAt` is an invalid Date. No network access and no file writes.
  */
+export async function* pdfReportChunks(
+  nextRows: DeviceRowSource,
+  meta: ReportMeta & { deviceCount: number },
+  options: { fallbackFonts?: readonly string[] } = {},
+): AsyncGenerator<Uint8Array[]> {
+  formatUtc(meta.generatedAt);
+  const assembler = new PdfAssembler({
+    title: 'Device report',
+    subject: `Devices of tenant ${printable(meta.tenantName)}`,
+    creator: 'firmledger',
+    creationDate: meta.generatedAt,
+  });
+  let carried: DeviceRow[] = [];
+  for (let heading = true; ; heading = false) {
+    const wanted = ROWS_PER_CHUNK - carried.length;
+    const more = await nextRows(wanted);
+    const rows = carried.concat(more);
+    const last = more.length < wanted;
+    const chunk = await renderChunk(rows, meta, heading, options);
+    // A later chunk redoes the last page's rows, so the page is full; without a row there, the page is dropped.
+    const keep = last || chunk.pages === 1 ? chunk.pages : chunk.pages - 1;
+    carried = keep === chunk.pages ? [] : rows.slice(chunk.firstRowOfLastPage ?? rows.length);
+    yield await assembler.add(chunk.pdf, keep);
+    if (last) break;
+  }
+  yield assembler.finish();
+}
+
+/** The whole `pdf` report of `rows` in memory (see {@link pdfReportChunks}): for small reports and specs. */
 export async function renderPdfReport(
-  rows: DeviceRow[],
+  rows: readonly DeviceRow[],
   meta: ReportMeta,
   options: { fallbackFonts?: readonly string[] } = {},
 ): Promise<Buffer> {
-  const generated = formatUtc(meta.generatedAt);
-  const pdfmake = pdfEngine();
-  const fonts = reportFonts(options.fallbackFonts);
-  const families = fallbackFamiliesOf(pdfmake, fonts.fallbacks);
-  const text = (value: string): Inline[] => userText(value, fonts, families);
-
-  const body: object[][] = [
-    [
-      { text: 'MAC', style: 'tableHeader' },
-      { text: 'Name', style: 'tableHeader' },
-      { text: 'Firmware version', style: 'tableHeader' },
-    ],
-  ];
-  for (const row of rows) {
-    body.push([cell(text(row.mac)), cell(text(row.name)), cell(text(row['firmware-version']))]);
-  }
-
-  const docDefinition = {
-    info: {
-      title: 'Device report',
-      subject: `Devices of tenant ${printable(meta.tenantName)}`,
-      creator: 'firmledger',
-      creationDate: meta.generatedAt,
-    },
-    pageSize: 'A4',
-    pageOrientation: 'portrait',
-    pageMargins: [40, 40, 40, 50],
-    defaultStyle: { font: FONT_FAMILY, fontSize: 9 },
-    styles: {
-      title: { fontSize: 18, bold: true, margin: [0, 0, 0, 8] },
-      meta: { fontSize: 10, margin: [0, 0, 0, 2] },
-      tableHeader: { bold: true, fillColor: '#eeeeee' },
-    },
-    footer: (currentPage: number, pageCount: number) => ({
-      text: `Page ${currentPage} of ${pageCount}`,
-      alignment: 'right',
-      fontSize: 8,
-      margin: [40, 20, 40, 0],
-    }),
-    content: [
-      { text: 'Device report', style: 'title' },
-      { text: [{ text: 'Tenant: ', bold: true }, ...text(meta.tenantName)], style: 'meta' },
-      { text: [{ text: 'Generated: ', bold: true }, generated], style: 'meta' },
-      { text: [{ text: 'Devices: ', bold: true }, String(rows.length)], style: 'meta' },
-      {
-        margin: [0, 10, 0, 0],
-        table: {
-          headerRows: 1, // pdfmake repeats header rows at the top of every page
-          // Percentages are fixed widths (paddings already deducted): pdfmake hard-wraps a long
-          // unbroken value inside a fixed column, whereas '*'/'auto' columns would grow to the
-          // longest word and push the table off the page.
-          widths: ['24%', '50%', '26%'],
-          body,
-        },
-        layout: 'lightHorizontalLines',
-      },
-    ],
+  let taken = 0;
+  const nextRows: DeviceRowSource = (count) => {
+    const slice = rows.slice(taken, taken + count);
+    taken += slice.length;
+    return Promise.resolve(slice);
   };
-
-  return pdfmake.createPdf(docDefinition).getBuffer();
+  const chunks: Uint8Array[] = [];
+  for await (const bytes of pdfReportChunks(nextRows, { ...meta, deviceCount: rows.length }, options)) chunks.push(...bytes);
+  return Buffer.concat(chunks);
 }

@@ -1,12 +1,19 @@
 import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath, type HeadersObject } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
 import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
 import { DeviceResponse } from '#src/device/dto/device.dto.js';
 import { ApiDeviceAuth, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
+import { PDF_RETRY_AFTER_SECONDS, PdfRenderMessages } from './pdf-report.renderer.js';
 import { REPORT_TYPES, ReportService, UNKNOWN_REPORT_TYPE } from './report.service.js';
 import { renderXmlReport } from './xml-report.js';
+
+/** `Retry-After` of a refused PDF render. */
+const RETRY_AFTER: HeadersObject = {
+  'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer', example: PDF_RETRY_AFTER_SECONDS } },
+};
 
 const EXAMPLE_DEVICE: DeviceResponse = { mac: 'AC:67:B2:01:02:03', name: 'pump-7', 'firmware-version': '1.0.0' };
 
@@ -52,11 +59,23 @@ export class ReportController {
     },
   })
   @ApiMessageResponse(404, 'Any type other than json, xml and pdf.', UNKNOWN_REPORT_TYPE)
+  @ApiMessageResponse(
+    429,
+    '`pdf`: a PDF report of the tenant is being rendered; try again after `Retry-After`.',
+    PdfRenderMessages.tenantBusy,
+    RETRY_AFTER,
+  )
+  @ApiMessageResponse(
+    503,
+    '`pdf`: the server renders as many PDF reports as it may at once; try again after `Retry-After`.',
+    PdfRenderMessages.processBusy,
+    RETRY_AFTER,
+  )
   async report(
     @Principal() principal: DevicePrincipal,
     @Param('type') type: string,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AsyncIterable<string> | Buffer> {
+  ): Promise<AsyncIterable<string> | Readable> {
     const report = await this.reports.render(principal, type);
     void reply.type(report.contentType);
     if (report.type === 'pdf') void reply.header('Content-Disposition', `attachment; filename="${report.filename}"`);

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { Clock } from '#src/common/clock.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { DeviceService } from '#src/device/device.service.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
-import { fallbackFontsAvailable, renderPdfReport } from './pdf-report.js';
+import { fallbackFontsAvailable } from './pdf-report.js';
+import { PdfReportRenderer } from './pdf-report.renderer.js';
 import { jsonReportChunks } from './json-report.js';
 import { xmlReportChunks } from './xml-report.js';
 
@@ -22,7 +24,7 @@ export const UNKNOWN_REPORT_TYPE = 'Unknown report type';
  */
 export type Report =
   | { type: 'json' | 'xml'; contentType: string; body: AsyncIterable<string> }
-  | { type: 'pdf'; contentType: string; filename: string; body: Buffer };
+  | { type: 'pdf'; contentType: string; filename: string; body: Readable };
 
 /** Reports of all devices of a tenant (CONTRACT.md §6). */
 @Injectable()
@@ -31,6 +33,7 @@ export class ReportService implements OnApplicationBootstrap {
     private readonly devices: DeviceService,
     private readonly tenants: TenantRepository,
     private readonly clock: Clock,
+    private readonly pdf: PdfReportRenderer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -44,9 +47,11 @@ export class ReportService implements OnApplicationBootstrap {
   }
 
   /**
-   * The report of one type: `json` and `xml` as chunks (see {@link Report}), `pdf` rendered whole
-   * (pdfmake lays the document out in memory).
+   * The report of one type: `json` and `xml` as chunks (see {@link Report}), `pdf` as the bytes a
+   * worker thread renders ({@link PdfReportRenderer}), once the first are ready.
    * @throws NotFoundException `Unknown report type`.
+   * @throws RetryLaterException for `pdf`: 429 when a PDF report of the tenant is being rendered,
+   *   503 when the process renders as many as it may.
    */
   async render(principal: DevicePrincipal, type: string): Promise<Report> {
     if (!(REPORT_TYPES as readonly string[]).includes(type)) throw new NotFoundException(UNKNOWN_REPORT_TYPE);
@@ -56,14 +61,18 @@ export class ReportService implements OnApplicationBootstrap {
       case 'xml':
         return { type: 'xml', contentType: 'application/xml; charset=utf-8', body: xmlReportChunks(this.devices.pages(principal)) };
       case 'pdf': {
-        const rows = await this.devices.list(principal);
         const generatedAt = new Date(this.clock.now());
-        const tenant = await this.tenants.findTenant(principal.tenantId);
-        const body = await renderPdfReport(
-          rows,
-          { tenantName: tenant?.name ?? String(principal.tenantId), generatedAt },
-          { fallbackFonts: this.config.reportFallbackFonts },
-        );
+        const body = await this.pdf.render(principal.tenantId, async () => {
+          const tenant = await this.tenants.findTenant(principal.tenantId);
+          const { total } = await this.devices.page(principal.tenantId, {}, { offset: 0, limit: 1 });
+          return {
+            tenantName: tenant?.name ?? String(principal.tenantId),
+            generatedAt,
+            deviceCount: total,
+            pages: this.devices.pages(principal),
+            fallbackFonts: this.config.reportFallbackFonts,
+          };
+        });
         const stamp = generatedAt.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
         return { type: 'pdf', contentType: 'application/pdf', filename: `device-report-${stamp}.pdf`, body };
       }

@@ -2,11 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { existsSync } from 'node:fs';
-import { DataSource } from 'typeorm';
-import { query } from '#src/database/sql.js';
 import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { pdfText } from '../support/pdf-text.js';
+import { insertDevices } from '../support/devices.js';
+import { pdfPageTexts, pdfText } from '../support/pdf-text.js';
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 const UNICODE_NAME = 'Ünïcødé Κόμβος Устройство';
@@ -198,27 +197,7 @@ describe('device reports (CONTRACT.md §6)', () => {
 
     before(async () => {
       const big = await app.createTenant('Big Report Tenant');
-      // Through the app's own connection (`$n` placeholders work on every driver there).
-      const manager = app.server.app.get(DataSource).manager;
-      const [key] = await query<{ id: number }[]>(manager, 'SELECT id FROM device_key WHERE tenant_id = $1', [big.id]);
-      // Bulk rows (no ledger entries): the reports read only the device table.
-      for (let start = 0; start < count; start += 400) {
-        const rows = Array.from({ length: Math.min(400, count - start) }, (_, n) => start + n);
-        await query(
-          manager,
-          `INSERT INTO device (tenant_id, mac, name, firmware_version, device_key_id, device_type, created_at) VALUES ${rows
-            .map((_, r) => `(${[1, 2, 3, 4, 5, 6].map((c) => `$${r * 6 + c}`).join(', ')}, 0)`)
-            .join(', ')}`,
-          rows.flatMap((i) => [
-            big.id,
-            `AC:67:B2:9${i % 10}:${(i >> 8).toString(16).padStart(2, '0').toUpperCase()}:${(i & 255).toString(16).padStart(2, '0').toUpperCase()}`,
-            i % 7 === 0 ? `Gerät ${i} & <Co>` : `device ${i}`,
-            `1.${i % 13}`,
-            Number(key.id),
-            'ESP32',
-          ]),
-        );
-      }
+      await insertDevices(app, big, count);
       bigToken = await app.login(big);
     });
 
@@ -244,6 +223,24 @@ describe('device reports (CONTRACT.md §6)', () => {
         parsed.root.element.map((e) => ({ mac: e.mac, name: e.name, 'firmware-version': e['firmware-version'] })),
         list,
       );
+    });
+
+    it('pdf holds every device once, in the order of the list, on full pages numbered "Page i of n"', async () => {
+      const answer = await report('pdf', bigToken);
+      assert.equal(answer.status, 200);
+      const pages = await pdfPageTexts(answer.bytes);
+      assert.match(pages[0], /Devices:\s*2345\b/);
+      const macs = pages.map((page) => page.match(/AC:67:B2:9[0-9A-F]:[0-9A-F]{2}:[0-9A-F]{2}/g) ?? []);
+      assert.deepEqual(
+        macs.flat(),
+        (await deviceList(bigToken)).map((device) => device.mac),
+      );
+      for (const [i, page] of pages.entries()) {
+        assert.ok(page.includes(`Page ${i + 1} of ${pages.length}`), `page ${i + 1} lacks its number`);
+        assert.ok(page.includes('Firmware version'), `page ${i + 1} lacks the header row`);
+        // Rendered in chunks of 1,000 devices, yet no page but the last is short (40 to 47 rows fit).
+        if (i < pages.length - 1) assert.ok(macs[i].length >= 40, `page ${i + 1} holds only ${macs[i].length} devices`);
+      }
     });
   });
 

@@ -67,6 +67,7 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
         redis ? new RedisReplayStore(redis, config.redisKeyPrefix) : new LoginNonceRepository(unitOfWork),
     },
   ],
-  exports: [DeviceTokenService, DeviceTokenGuard],
+  // The counters also limit failed operator authentication (OperatorTokenGuard).
+  exports: [DeviceTokenService, DeviceTokenGuard, LoginRateLimitStorage],
 })
 export class AuthModule {}

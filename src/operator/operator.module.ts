@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '#src/auth/auth.module.js';
 import { LedgerModule } from '#src/chain/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
@@ -9,6 +10,7 @@ import { DevicesController } from './devices.controller.js';
 import { GroupsController } from './groups.controller.js';
 import { LedgerController } from './ledger.controller.js';
 import { OperatorFirmwareController } from './firmware.controller.js';
+import { OperatorTokenGuard } from './operator-token.guard.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { OperatorRolloutController } from './rollout.controller.js';
 import { TenantsController } from './tenants.controller.js';
@@ -18,7 +20,8 @@ import { TenantsController } from './tenants.controller.js';
  * services the CLI drives, every route behind {@link OperatorTokenGuard}.
  */
 @Module({
-  imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
+  imports: [AuthModule, OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
+  providers: [OperatorTokenGuard],
   controllers: [
     TenantsController,
     DeviceKeysController,

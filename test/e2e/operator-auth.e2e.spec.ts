@@ -214,3 +214,46 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
     });
   });
 });
+
+/** Failed operator authentication is limited per client address, as logins are (CONTRACT.md §4). */
+describe('operator API: failed authentication is throttled per address', () => {
+  let app: TestApp;
+  let valid: string;
+  const LIMIT = 3;
+
+  /** `GET /tenants` from the client address `from` (the proxy's `X-Forwarded-For`). */
+  const tenants = (from: string, bearer?: string): Promise<Answer> =>
+    request('GET', `${app.urls.operator}/tenants`, { bearer, headers: { 'x-forwarded-for': from } });
+
+  before(async () => {
+    app = await startTestApp({ LOGIN_RATE_LIMIT: String(LIMIT), LOGIN_RATE_WINDOW_SECONDS: '60', TRUST_PROXY: 'true' });
+    valid = await app.createOperatorToken('throttle');
+  });
+  after(() => app.close());
+
+  it('never counts valid requests', async () => {
+    for (let i = 0; i < LIMIT * 5; i++) assert.equal((await tenants('10.0.0.1', valid)).status, 200);
+  });
+
+  it('answers 429 with Retry-After once an address failed too often, whatever it sends, until the window ends', async () => {
+    for (let i = 0; i < LIMIT; i++) {
+      const refused = await tenants('10.0.0.2', `flo_guess${i}`);
+      assert.deepEqual([refused.status, refused.body], [401, INVALID]);
+    }
+    const throttled = await tenants('10.0.0.2', 'flo_guess-over');
+    assert.deepEqual([throttled.status, throttled.body], [429, { message: 'Too many requests in this time frame' }]);
+    const retryAfter = Number(throttled.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    // A right guess from that address is refused too: guessing stops.
+    assert.equal((await tenants('10.0.0.2', valid)).status, 429);
+    assert.equal((await tenants('10.0.0.2')).status, 429);
+
+    // Other addresses are not affected.
+    assert.equal((await tenants('10.0.0.3', valid)).status, 200);
+    assert.equal((await tenants('10.0.0.3', 'flo_other')).status, 401);
+
+    app.clock.advance(61);
+    assert.equal((await tenants('10.0.0.2', valid)).status, 200);
+    assert.equal((await tenants('10.0.0.2', 'flo_again')).status, 401);
+  });
+});

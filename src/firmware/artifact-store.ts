@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,16 +10,56 @@ import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { computeDigests, type FirmwareDigests } from './firmware-digest.js';
 
+/** Prefix of an upload's temporary file: `.incoming-<host>-<pid>-<random>` while it is written. */
+const INCOMING = '.incoming-';
+
+/** A temporary file untouched this long belongs to no upload still running (any host), milliseconds. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+/** This host's name as it may appear in a file name. */
+const HOST = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+
 /**
  * Firmware bytes under `DATA_DIR/artifacts/<cid>`, content-addressed: the same bytes are
- * stored once whoever publishes them. Nothing half-written is ever visible under a CID.
+ * stored once whoever publishes them. Nothing half-written is ever visible under a CID, and what
+ * an upload cut off by a crash (`kill -9`) left is removed at the next start.
  */
 @Injectable()
-export class ArtifactStore {
+export class ArtifactStore implements OnApplicationBootstrap {
   private readonly dir: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.dir = join(config.dataDir, 'artifacts');
+  }
+
+  /**
+   * Removes the temporary files of uploads that can no longer finish: those of a process of this
+   * host that is gone, and any not written to for an hour (another host's, on a shared data
+   * directory, or older ones without a process in their name). Uploads of live processes (another
+   * instance, a CLI `firmware publish`) are left alone.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((name) => name.startsWith(INCOMING));
+    } catch {
+      return; // no artifacts directory yet
+    }
+    let removed = 0;
+    for (const name of names) {
+      const path = join(this.dir, name);
+      const [host, pid] = name.slice(INCOMING.length).split('-');
+      const ours = host === HOST && /^\d+$/.test(pid ?? '');
+      try {
+        if (ours ? !processAlive(Number(pid)) : Date.now() - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS) {
+          await rm(path, { force: true });
+          removed++;
+        }
+      } catch {
+        // Gone meanwhile, or not ours to remove: nothing to do.
+      }
+    }
+    if (removed > 0) new Logger('Artifacts').log(`removed ${removed} partial upload(s) left by a stopped process`);
   }
 
   /**
@@ -29,7 +70,7 @@ export class ArtifactStore {
    */
   async put(source: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<FirmwareDigests> {
     await mkdir(this.dir, { recursive: true });
-    const temp = join(this.dir, `.incoming-${randomBytes(8).toString('hex')}`);
+    const temp = join(this.dir, `${INCOMING}${HOST}-${process.pid}-${randomBytes(8).toString('hex')}`);
     try {
       let size = 0;
       await pipeline(
@@ -83,5 +124,15 @@ export class ArtifactTooLarge extends Error {
 export class ArtifactEmpty extends Error {
   constructor() {
     super('firmware binary is empty');
+  }
+}
+
+/** Whether a process of this host runs under `pid` (signal 0 only checks). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
   }
 }

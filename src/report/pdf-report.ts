@@ -138,8 +138,25 @@ function formatUtc(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** Devices rendered by one pdfmake document: about 20 A4 pages, tens of megabytes while laid out. */
+/** Most devices laid out by one pdfmake document: about 20 A4 pages, tens of megabytes while laid out. */
 export const ROWS_PER_CHUNK = 1000;
+
+/**
+ * Most characters of device text laid out by one pdfmake document. pdfmake's memory grows with the
+ * words and font runs of the text (CJK text breaks at every character), so long names take fewer
+ * rows a chunk: 1,000 typical rows hold about 32,000 characters, rows of 128-character names about 190.
+ */
+export const CHARACTERS_PER_CHUNK = 40_000;
+
+/** How many of `rows` (at least one) the next chunk lays out: at most {@link ROWS_PER_CHUNK} and {@link CHARACTERS_PER_CHUNK}. */
+function chunkLength(rows: readonly DeviceRow[]): number {
+  let characters = 0;
+  for (let n = 0; n < rows.length && n < ROWS_PER_CHUNK; n++) {
+    characters += rows[n].mac.length + rows[n].name.length + rows[n]['firmware-version'].length;
+    if (characters > CHARACTERS_PER_CHUNK) return Math.max(1, n);
+  }
+  return Math.min(rows.length, ROWS_PER_CHUNK);
+}
 
 /** One pdfmake document of the report: some of its pages, and where its last page begins. */
 interface RenderedChunk {
@@ -232,7 +249,7 @@ export type DeviceRowSource = (count: number) => Promise<DeviceRow[]>;
 /**
  * The bytes of the `pdf` device report (CONTRACT.md §6: title, tenant, generation time, device count
  * and a table of mac/name/firmware version), as they are produced, with memory bounded whatever the
- * number of devices: rows are taken {@link ROWS_PER_CHUNK} at a time, laid out by pdfmake 0.3
+ * number of devices: rows are laid out {@link ROWS_PER_CHUNK} (or {@link CHARACTERS_PER_CHUNK}) at a time by pdfmake 0.3
  * (`createPdf(docDefinition).getBuffer()`) and joined by {@link PdfAssembler}. Each chunk but the
  * last gives all but its last page; the rows of that page start the next chunk, so every page is
  * full and the pages are those of one document laid out at once (a page break falls between rows).
@@ -270,16 +287,21 @@ export async function* pdfReportChunks(
     creator: 'firmledger',
     creationDate: meta.generatedAt,
   });
-  let carried: DeviceRow[] = [];
+  let pending: DeviceRow[] = []; // rows taken from the source, not yet on a kept page
+  let exhausted = false;
   for (let heading = true; ; heading = false) {
-    const wanted = ROWS_PER_CHUNK - carried.length;
-    const more = await nextRows(wanted);
-    const rows = carried.concat(more);
-    const last = more.length < wanted;
+    if (!exhausted && pending.length < ROWS_PER_CHUNK) {
+      const wanted = ROWS_PER_CHUNK - pending.length;
+      const more = await nextRows(wanted);
+      pending = pending.concat(more);
+      exhausted = more.length < wanted;
+    }
+    const rows = pending.slice(0, chunkLength(pending));
+    const last = exhausted && rows.length === pending.length;
     const chunk = await renderChunk(rows, meta, heading, options);
     // A later chunk redoes the last page's rows, so the page is full; without a row there, the page is dropped.
     const keep = last || chunk.pages === 1 ? chunk.pages : chunk.pages - 1;
-    carried = keep === chunk.pages ? [] : rows.slice(chunk.firstRowOfLastPage ?? rows.length);
+    pending = pending.slice(keep === chunk.pages ? rows.length : (chunk.firstRowOfLastPage ?? rows.length));
     yield await assembler.add(chunk.pdf, keep);
     if (last) break;
   }

@@ -21,17 +21,23 @@ export const SecuritySchemes = {
 function exampleKeys(messages: readonly string[]): string[] {
   const used = new Set<string>();
   return messages.map((message) => {
-    const slug =
-      message
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .slice(0, 40)
-        .replace(/^-+|-+$/g, '') || 'message';
+    const slug = exampleKey(message);
     let key = slug;
     for (let n = 2; used.has(key); n++) key = `${slug}-${n}`;
     used.add(key);
     return key;
   });
+}
+
+/** The `examples` key of one text: `Device does't exist!` → `device-does-t-exist`, at most 40 characters. */
+export function exampleKey(message: string): string {
+  return (
+    message
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, 40)
+      .replace(/^-+|-+$/g, '') || 'message'
+  );
 }
 
 /**

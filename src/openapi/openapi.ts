@@ -4,12 +4,21 @@ import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import {
+  DocumentBuilder,
+  SwaggerModule,
+  type ExampleObject,
+  type OpenAPIObject,
+  type OperationObject,
+  type ParameterObject,
+  type ResponseObject,
+} from '@nestjs/swagger';
+import { unstorableTextMessage } from '#src/common/input-rules.js';
 import { COMPONENT_MODULES } from '#src/app.module.js';
 import type { AppConfig, ComponentName } from '#src/config/app-config.js';
 import { planListeners } from '#src/listeners/listener-plan.js';
 import { componentMarker } from '#src/listeners/listener-routing.js';
-import { SecuritySchemes } from './api-responses.js';
+import { exampleKey, SecuritySchemes } from './api-responses.js';
 
 /** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
 export const DOCS_PATH = 'docs';
@@ -134,8 +143,48 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
   const include = components.flatMap((component) => [...COMPONENT_MODULES[component]]);
   // `include: []` would mean "every module": a component without modules documents no paths.
   const document = include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include }) : { ...builder.build(), paths: {} };
-  return normalize(document, components);
+  return normalize(documentParameterErrors(document), components);
 }
+
+/** The 400 of a path or query parameter that is not storable text, or of a path that is not UTF-8. */
+const PARAMETER_TEXT_ERROR = {
+  description: 'A path or query parameter holds a NUL or is not valid Unicode text (the message names it), or the path is not valid UTF-8.',
+};
+
+/**
+ * Adds to every operation with a path or query parameter the 400 answers the validation pipe and
+ * the router give any of them: text that is not valid Unicode or holds a NUL (`<name> must be
+ * valid Unicode text without NUL characters`), and a path whose percent-encoding is not UTF-8
+ * (`Malformed URL`). Merged into the operation's own 400 when it has one.
+ */
+function documentParameterErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      const parameters = (operation.parameters ?? []).filter(
+        (p): p is ParameterObject => 'in' in p && (p.in === 'path' || p.in === 'query'),
+      );
+      if (parameters.length === 0) continue;
+      const messages = [
+        unstorableTextMessage(parameters[0].name),
+        ...(parameters.some((p) => p.in === 'path') ? ['Malformed URL'] : []),
+      ];
+      const existing = operation.responses['400'] as ResponseObject | undefined;
+      const content = existing?.content?.['application/json'];
+      const examples: Record<string, ExampleObject> = { ...(content?.examples as Record<string, ExampleObject> | undefined) };
+      if (content?.example !== undefined) {
+        const text = (content.example as { message: string }).message;
+        examples[exampleKey(text)] = { summary: text, value: content.example };
+      }
+      for (const text of messages) examples[exampleKey(text)] = { summary: text, value: { message: text } };
+      operation.responses['400'] = {
+        description: existing ? `${existing.description} ${PARAMETER_TEXT_ERROR.description}` : PARAMETER_TEXT_ERROR.description,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageResponse' }, examples } },
+      };
+    }
+  }
+  return document;
+}
+
 
 /**
  * One document per component, each with only that component's routes.

@@ -171,10 +171,8 @@ function documentParameterErrors(document: OpenAPIObject): OpenAPIObject {
       const existing = operation.responses['400'] as ResponseObject | undefined;
       const content = existing?.content?.['application/json'];
       const examples: Record<string, ExampleObject> = { ...(content?.examples as Record<string, ExampleObject> | undefined) };
-      if (content?.example !== undefined) {
-        const text = (content.example as { message: string }).message;
-        examples[exampleKey(text)] = { summary: text, value: content.example };
-      }
+      const single = content?.example as { message: string } | undefined;
+      if (single !== undefined) examples[exampleKey(single.message)] = { summary: single.message, value: single };
       for (const text of messages) examples[exampleKey(text)] = { summary: text, value: { message: text } };
       operation.responses['400'] = {
         description: existing ? `${existing.description} ${PARAMETER_TEXT_ERROR.description}` : PARAMETER_TEXT_ERROR.description,

@@ -1,5 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import { setTimeout } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { RetryLaterException } from '#src/common/http-error.filter.js';
 import type { DeviceRow } from './report-row.js';
@@ -19,6 +21,12 @@ export const PDF_RETRY_AFTER_SECONDS = 10;
  * character): 96 MiB renders them at the speed of plain rows, 64 MiB three times slower.
  */
 const WORKER_HEAP_MB = { old: 96, young: 8 };
+/** Share of time the event loop may be busy for a render to lay out its next chunk at once. */
+const BUSY_UTILIZATION = 0.5;
+/** Longest a render waits for the event loop to be less busy before its next chunk, milliseconds. */
+const MAX_YIELD_MS = 5000;
+/** How often a waiting render looks again, milliseconds. */
+const YIELD_CHECK_MS = 50;
 /** Bytes of the report held for a slow client before rows are read further. */
 const BUFFERED_BYTES = 1 << 20;
 
@@ -43,7 +51,9 @@ export interface PdfReportJob {
  * {@link PDF_RENDERS_PER_PROCESS} in all (more: 503), both with `Retry-After`. The main thread
  * only reads pages of rows for the thread and passes its bytes on, as fast as the client reads
  * them: memory holds a chunk of rows and about a megabyte of the document, whatever the number of
- * devices. A client that goes away stops its render.
+ * devices. Device requests come first: a chunk starts when the event loop leaves room (see
+ * `quietMoment`), so under full load a report advances a chunk every few seconds. A client that
+ * goes away stops its render.
  */
 @Injectable()
 export class PdfReportRenderer implements OnApplicationShutdown {
@@ -51,6 +61,8 @@ export class PdfReportRenderer implements OnApplicationShutdown {
   private readonly perTenant = new Map<number, number>();
   private running = 0;
   private readonly workers = new Set<Worker>();
+  /** Event-loop utilization when a render last checked it (see {@link quietMoment}). */
+  private utilization = performance.eventLoopUtilization();
 
   /**
    * Reserves a render for the tenant, then loads the job (`load` runs after the reservation, so a
@@ -66,6 +78,24 @@ export class PdfReportRenderer implements OnApplicationShutdown {
     } catch (error) {
       release();
       throw error;
+    }
+  }
+
+  /**
+   * Resolves when the event loop was busy less than {@link BUSY_UTILIZATION} of the time since the
+   * last check (at once, when it was), or after {@link MAX_YIELD_MS} at the latest: a render lays
+   * out its next chunk when device requests leave room, so it cannot slow them much even where the
+   * cores are few (a thread's low priority alone is not enough: its garbage collector's helper
+   * threads run at the process's priority).
+   */
+  private async quietMoment(): Promise<void> {
+    const deadline = Date.now() + MAX_YIELD_MS;
+    for (;;) {
+      const now = performance.eventLoopUtilization();
+      const busy = performance.eventLoopUtilization(now, this.utilization).utilization;
+      this.utilization = now;
+      if (busy < BUSY_UTILIZATION || Date.now() >= deadline) return;
+      await setTimeout(YIELD_CHECK_MS);
     }
   }
 
@@ -117,6 +147,8 @@ export class PdfReportRenderer implements OnApplicationShutdown {
       wanted = undefined;
       reading = true;
       try {
+        await this.quietMoment();
+        if (ended) return;
         worker.postMessage({ type: 'rows', rows: await rows(count) });
       } catch (error) {
         body.destroy(error as Error);

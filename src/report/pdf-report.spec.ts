@@ -93,6 +93,28 @@ describe(renderPdfReport.name, () => {
     assert.ok(pages.at(-1)?.includes(rows.at(-1)?.mac ?? '?'), 'last device missing from last page');
   });
 
+  it('joins its chunks into one document: every row once and in order, full pages numbered "Page i of n"', async () => {
+    // 2,100 short rows are three chunks of 1,000 rows; 400 rows of the longest names and versions
+    // are three chunks of at most 40,000 characters.
+    const long = (i: number): string => `${'long name '.repeat(12)}${i}`.slice(-128);
+    for (const rows of [
+      devices(2100),
+      devices(400).map((row, i) => ({ ...row, name: long(i), 'firmware-version': `v${'9'.repeat(62)}${i % 10}` })),
+    ]) {
+      const pages = await pageTexts(await renderPdfReport(rows, META));
+      const macs = pages.map((page) => page.match(/AC:67:B2:00:[0-9A-F]{2}:[0-9A-F]{2}/g) ?? []);
+      assert.deepEqual(
+        macs.flat(),
+        rows.map((row) => row.mac),
+      );
+      const perPage = macs.slice(1, -1).map((onPage) => onPage.length);
+      // Every page between the first and the last holds as many rows as the fullest one, give or take one.
+      assert.ok(Math.min(...perPage) >= Math.max(...perPage) - 1, `rows per page: ${perPage.join(', ')}`);
+      for (const [i, page] of pages.entries())
+        assert.ok(page.includes(`Page ${i + 1} of ${pages.length}`), `page ${i + 1}: ${page.slice(-40)}`);
+    }
+  });
+
   it('renders an empty report with a device count of 0', async () => {
     const text = (await pageTexts(await renderPdfReport([], META))).join('\n');
     assert.match(text, /Devices:\s*0\b/);

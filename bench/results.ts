@@ -23,9 +23,17 @@ export interface ReportRow {
 
 /**
  * Report targets: json and xml of 100,000 devices under 200 MB peak (read as decimal megabytes,
- * 200,000,000 bytes = 190.7 MiB, the stricter reading); pdf of 10,000 under 15 s.
+ * 200,000,000 bytes = 190.7 MiB, the stricter reading); pdf of 10,000 under 15 s; pdf of 100,000
+ * under 300 MB peak (286.1 MiB).
  */
-export const REPORT_TARGETS = { streamPeakBytes: 200e6, streamDevices: 100_000, pdfSeconds: 15, pdfDevices: 10_000 };
+export const REPORT_TARGETS = {
+  streamPeakBytes: 200e6,
+  streamDevices: 100_000,
+  pdfSeconds: 15,
+  pdfDevices: 10_000,
+  pdfPeakBytes: 300e6,
+  pdfPeakDevices: 100_000,
+};
 
 /** Everything RESULTS.md shows. */
 export interface Results {
@@ -61,6 +69,7 @@ export function reportMet(row: ReportRow): boolean | undefined {
   if (!row.measured) return undefined;
   if (row.type !== 'pdf' && row.devices === REPORT_TARGETS.streamDevices) return row.measured.peakRss < REPORT_TARGETS.streamPeakBytes;
   if (row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfDevices) return row.measured.seconds < REPORT_TARGETS.pdfSeconds;
+  if (row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfPeakDevices) return row.measured.peakRss < REPORT_TARGETS.pdfPeakBytes;
   return undefined;
 }
 
@@ -110,7 +119,10 @@ export function renderResults(r: Results): string {
       `\`LOGIN_RATE_LIMIT=${r.loginRateLimit}\` for the bench only, so the rate limit counts (one database upsert per login) ` +
       'but never refuses.',
     '- Reports: a fresh server process per report; peak = the server’s `VmHWM` reset just before the request ' +
-      '(`/proc/<pid>/clear_refs`), time = request to last byte, body read as it streams.',
+      '(`/proc/<pid>/clear_refs`, the whole process: PDF worker threads included), time = request to last byte, body ' +
+      'read as it streams.',
+    '- next rollout while PDF reports render: the same scenario while the server renders two PDF reports (its most at ' +
+      'once: the large tenant’s and the small one’s), read as they stream; the reports are cut off when it ends.',
     '',
     '## Device endpoints',
     '',
@@ -137,7 +149,9 @@ export function renderResults(r: Results): string {
         ? 'peak < 200 MB (190.7 MiB)'
         : row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfDevices
           ? '< 15 s'
-          : '–';
+          : row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfPeakDevices
+            ? 'peak < 300 MB (286.1 MiB)'
+            : '–';
     if (!row.measured) {
       lines.push(`| ${row.type} | ${n(row.devices)} | skipped: ${row.skipped ?? 'not run'} | | | | ${target} | – |`);
       continue;

@@ -161,6 +161,39 @@ async function checkNextRollout(app: App, next: NextRequest): Promise<{ offers: 
   return { offers, checked };
 }
 
+/**
+ * Next rollout measured while PDF reports render: as many as the server renders at once (one per
+ * tenant, so the large tenant's and the small one's), each read as it streams. The reports are
+ * cut off once the measurement ends (the one of the large tenant lasts far longer).
+ */
+async function nextRolloutDuringPdfReports(
+  app: App,
+  seeded: { fleet: SeededTenant; small: SeededTenant },
+  tokens: Record<DeviceType, string[]>,
+): Promise<{ result: LoadResult; renders: number; streamed: number[] }> {
+  const abort = new AbortController();
+  const reading: Promise<unknown>[] = [];
+  const streamed: number[] = [];
+  for (const tenant of [seeded.fleet, seeded.small]) {
+    const token = await login(app, tenant, tenant.typeKeys.ESP32);
+    const response = await fetch(`${app.vc}/api/report/pdf`, { headers: { 'x-access-token': token }, signal: abort.signal });
+    if (response.status !== 200) throw new Error(`report pdf answered ${response.status}`);
+    const index = streamed.push(0) - 1;
+    reading.push(
+      (async () => {
+        for await (const chunk of response.body ?? []) streamed[index] += (chunk as Uint8Array).byteLength;
+      })().catch(() => undefined),
+    );
+  }
+  try {
+    const result = await measure(app.vc, nextRolloutRequests(seeded.fleet, tokens), settings);
+    return { result, renders: reading.length, streamed: [...streamed] };
+  } finally {
+    abort.abort();
+    await Promise.all(reading);
+  }
+}
+
 function describe(result: LoadResult): string {
   const failures = result.failures ? `, ${result.failures} failures ${JSON.stringify(result.statuses)}` : '';
   return `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests${failures})`;
@@ -213,6 +246,17 @@ async function main(): Promise<void> {
           target: driver === DEFAULT_DRIVER ? { ratio: 0.4, p99: 10 } : undefined,
         });
         if (driver !== DEFAULT_DRIVER) continue;
+        const during = await nextRolloutDuringPdfReports(app, seeded, tokens);
+        const streamed = during.streamed.map((bytes) => (bytes / 1e6).toFixed(2)).join(' + ');
+        log(
+          `[${driver}] next rollout while ${during.renders} PDF reports render: ${describe(during.result)}; ${streamed} MB of PDF streamed`,
+        );
+        rows.push({
+          scenario: `POST next/rollout while ${during.renders} PDF reports render (${driver}; ${streamed} MB of PDF streamed meanwhile)`,
+          result: during.result,
+          ceiling: ceilingPost,
+          target: { ratio: 0.4, p99: 10 },
+        });
         const device = await measure(app.vc, getDeviceRequests(seeded.fleet, tokens), settings);
         log(`[${driver}] GET device: ${describe(device)}`);
         rows.push({ scenario: `GET api/device/:mac (${driver})`, result: device, ceiling: ceilingGet });

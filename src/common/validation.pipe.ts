@@ -51,7 +51,7 @@ export function printableAscii(value: unknown, min: number, max: number): value 
  * The global validation pipe (CONTRACT.md §3): malformed JSON and a missing body are 400;
  * a missing, mistyped or out-of-bounds field is 400 with a message that names the field, and so
  * is text that is not valid Unicode or holds a NUL, in a body field, a query parameter or a path
- * parameter; unknown extra fields are dropped, never rejected (CONTRACT.md §1).
+ * parameter; unknown extra fields are dropped, never rejected (old clients send extra fields).
  */
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -89,7 +89,7 @@ export class RequestValidationPipe extends ValidationPipe {
 
 /**
  * `value` when all its text is storable (valid Unicode without NUL, see `isStorableText`), else
- * 400 naming the field (CONTRACT.md §3): such text could never be stored, and PostgreSQL refuses
+ * 400 naming the field: such text could never be stored, and PostgreSQL refuses
  * it in any query.
  */
 function storableText<T>(value: T, field: string): T {

@@ -20,7 +20,7 @@ const BLOCKED_SWEEP_SIZE = 10_000;
  * is not revoked; anything else is 401 `{"message":"Operator token is not valid"}` with
  * `WWW-Authenticate: Bearer` (RFC 6750). Device tokens are not accepted here.
  *
- * Failed attempts are limited per client address like logins (CONTRACT.md §4): more than
+ * Failed attempts are limited per client address like logins: more than
  * `LOGIN_RATE_LIMIT` failures in `LOGIN_RATE_WINDOW_SECONDS` and the address is answered 429
  * `Too many requests in this time frame` with `Retry-After` until the window ends, whatever token
  * it sends (so guessing stops, a right guess included). Failures are counted where logins are

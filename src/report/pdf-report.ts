@@ -247,8 +247,8 @@ async function renderChunk(
 export type DeviceRowSource = (count: number) => Promise<DeviceRow[]>;
 
 /**
- * The bytes of the `pdf` device report (CONTRACT.md §6: title, tenant, generation time, device count
- * and a table of mac/name/firmware version), as they are produced, with memory bounded whatever the
+ * The bytes of the `pdf` device report (title, tenant, generation time, device count and a table of
+ * mac/name/firmware version), as they are produced, with memory bounded whatever the
  * number of devices: rows are laid out {@link ROWS_PER_CHUNK} (or {@link CHARACTERS_PER_CHUNK}) at a time by pdfmake 0.3
  * (`createPdf(docDefinition).getBuffer()`) and joined by {@link PdfAssembler}. Each chunk but the
  * last gives all but its last page; the rows of that page start the next chunk, so every page is
@@ -260,7 +260,7 @@ export type DeviceRowSource = (count: number) => Promise<DeviceRow[]>;
  * footer "Page i of n". Control characters are shown as U+FFFD; LF, CR or CRLF breaks the line inside
  * its cell. Long values wrap inside their column.
  *
- * Fonts (CONTRACT.md §6: renders any Unicode name): fixed text and every character Roboto has (Latin,
+ * Fonts (any Unicode name renders): fixed text and every character Roboto has (Latin,
  * Greek, Cyrillic) use the embedded Roboto; in user-provided text (tenant name, macs, names, versions)
  * other characters use the first fallback font with a glyph for them (see `ReportFonts.runs`), embedded
  * as a subset. `options.fallbackFonts` lists the fallback font files (OpenType/TrueType paths, in order

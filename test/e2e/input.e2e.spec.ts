@@ -26,7 +26,7 @@ function namesField(answer: Answer, field: string, label: string): void {
  * the answer is a 4xx `{"message"}` naming the field, or 404 for an id that cannot exist. Any
  * 500 the server answered also fails the spec when the app closes (the harness watches its log).
  */
-describe(`bad input is a 4xx naming the field, on ${TEST_ENGINE} (CONTRACT.md §3)`, () => {
+describe(`bad input is a 4xx naming the field, on ${TEST_ENGINE}`, () => {
   let app: TestApp;
   let fixture: InputFixture;
   let points: InputPoint[];
@@ -103,7 +103,7 @@ describe(`bad input is a 4xx naming the field, on ${TEST_ENGINE} (CONTRACT.md §
       const values: unknown[] =
         point.field === 'macs' ? [null, 'AC:67:B2:01:02:03', [null], [1], [['AC:67:B2:01:02:03']], {}] : [null, {}, [], ['1']];
       for (const value of values) {
-        // A device may register with a null name: it is the mac then, as without one (CONTRACT.md §1).
+        // A device may register with a null name: it is the mac then, as without one (some SDKs send none).
         if (point.route === 'POST /api/device/register' && point.field === 'name' && value === null) continue;
         namesField(await send(point, value), point.field, label(point, value));
       }

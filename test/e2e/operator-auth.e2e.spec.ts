@@ -215,7 +215,7 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
   });
 });
 
-/** Failed operator authentication is limited per client address, as logins are (CONTRACT.md §4). */
+/** Failed operator authentication is limited per client address, as logins are. */
 describe('operator API: failed authentication is throttled per address', () => {
   let app: TestApp;
   let valid: string;

@@ -10,7 +10,7 @@ const TIMESTAMP_DIGITS = /^\d{1,16}$/;
 /**
  * The body's timestamp as text: a string as it is; a JSON number when written as digits only, as
  * those digits (`1700000000.0`, `17e8` and `-0` parse to whole numbers but are written as floats
- * or negatives: `null`, so 400 on every engine, CONTRACT.md §4); anything else `null`.
+ * or negatives: `null`, so 400 on every engine); anything else `null`.
  */
 function timestampText(body: Readonly<Record<string, unknown>>): string | null {
   const raw = body['timestamp'];

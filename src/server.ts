@@ -10,6 +10,7 @@ import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-bo
 import { installRouteShortcuts } from './common/route-shortcut.js';
 import { installStreamBodyParser } from './common/stream-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
+import { loadCertificates } from './config/certificates.js';
 import { planListeners } from './listeners/listener-plan.js';
 import { ListenerRouting } from './listeners/listener-routing.js';
 import { createAppLogger, flushLogs, PinoLoggerService } from './logging/app-logger.js';
@@ -40,11 +41,12 @@ export interface StartOptions {
 
 /**
  * Builds the application and opens one listener per distinct host:port of the component
- * base URLs (CONTRACT.md §2). Migrations run before the first request is accepted.
+ * base URLs, serving TLS on `https://` ones. Migrations run before the first request is accepted.
+ * @throws ConfigError naming the variable of a certificate or key file that cannot be used.
  */
 export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
-  const ready = prepareDataDir(config);
-  const listeners = planListeners(ready.urls);
+  const ready = loadCertificates(prepareDataDir(config));
+  const listeners = planListeners(ready.urls, ready.certificates);
   const routing = new ListenerRouting(listeners);
   const logger = createAppLogger(
     Array.isArray(options.logger) || options.logger === false ? options.logger : ready.logLevels,
@@ -84,7 +86,9 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   await app.listen(first.port, first.host);
   await routing.listenOthers();
   new Logger('Listeners').log(
-    listeners.map((l) => `${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`).join('; '),
+    listeners
+      .map((l) => `${l.tls ? 'https' : 'http'}://${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`)
+      .join('; '),
   );
   return {
     app,

@@ -13,6 +13,20 @@ export const ErrorMessages = {
   tooManyRequests: 'Too many requests in this time frame',
 } as const;
 
+/**
+ * An error answer that carries headers beside its `{"message": ...}` body, such as the
+ * `Content-Range` with the full size of a 416. The filter sends them with the body.
+ */
+export class HttpErrorWithHeaders extends HttpException {
+  constructor(
+    status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {
+    super(message, status);
+  }
+}
+
 /** Fastify's own errors that are the client's fault, by code. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorMessages.tooLarge],
@@ -40,6 +54,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       this.logger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
     }
     if (reply.sent) return;
+    if (error instanceof HttpErrorWithHeaders) void reply.headers(error.headers);
     void reply
       .status(status)
       .type('application/json; charset=utf-8')

@@ -38,6 +38,16 @@ export interface PublishFirmware {
   declaredBytes?: number;
 }
 
+/** A tenant's firmware whose bytes are stored, as a download needs it. */
+export interface StoredArtifact {
+  firmwareId: number;
+  cid: string;
+  /** Bytes. */
+  size: number;
+  /** Lowercase hex MD5 of the bytes. */
+  md5: string;
+}
+
 /** A firmware as operators see it. */
 export interface FirmwareView {
   id: number;
@@ -158,14 +168,14 @@ export class FirmwareService {
   }
 
   /**
-   * The tenant's artifact with this CID, for download.
-   * @throws NotFoundException `Firmware not found` (also for another tenant's CID).
+   * The tenant's stored artifact with this CID, for download.
+   * @throws NotFoundException `Firmware not found` (also for another tenant's CID, or bytes gone from storage).
    */
-  async requireArtifact(tenantId: number, cid: string): Promise<{ cid: string; size: number }> {
+  async requireArtifact(tenantId: number, cid: string): Promise<StoredArtifact> {
     const firmware = await this.firmware.findByCid(tenantId, cid);
     const size = firmware ? await this.artifacts.size(cid) : null;
-    if (size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
-    return { cid, size };
+    if (!firmware || size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
+    return { firmwareId: firmware.id, cid, size, md5: firmware.md5 };
   }
 }
 

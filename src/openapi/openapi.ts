@@ -38,14 +38,14 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     title: 'firmledger version controller',
     variable: 'VC_URL',
     description:
-      'Devices register and read themselves, ask for their next rollout, download firmware by CID and report success ' +
+      'Devices register and read themselves, ask for their next rollout and report success (they download firmware from ' +
+      'the IPFS component) ' +
       '(INTERFACE.md "Version controller", CONTRACT.md §6, §8). Every endpoint takes the JWT from login.',
     security: 'device',
     tags: [
       { name: 'Devices', description: 'Register, delete, get and list devices of the token’s tenant.' },
       { name: 'Rollouts', description: 'The next rollout for a device, and success reports.' },
       { name: 'Reports', description: 'All devices of the tenant as JSON, XML or PDF.' },
-      { name: 'Firmware', description: 'Firmware binaries by IPFS CID, resumable with Range.' },
     ],
   },
   bc: {
@@ -56,6 +56,26 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
       '(INTERFACE.md "Blockchain lookup component", CONTRACT.md §7). Every endpoint takes the JWT from login.',
     security: 'device',
     tags: [{ name: 'Ledger lookups', description: 'Device and firmware records from the ledger.' }],
+  },
+  ipfs: {
+    title: 'firmledger IPFS download server',
+    variable: 'IPFS_URL',
+    description:
+      'Firmware binaries by their IPFS CID, in the three forms devices use: `POST /firmware/download` with `{"cid"}` (the ' +
+      'device SDKs), `GET /firmware/{cid}` and the IPFS gateway path `GET /ipfs/{cid}`. Every answer with bytes carries ' +
+      '`Content-Length` and `x-MD5` (never a chunked body), resumes with `Range`, and closes the connection after the body. ' +
+      'Every endpoint takes the JWT from login.',
+    security: 'device',
+    tags: [{ name: 'Firmware download', description: 'The tenant’s firmware by CID; each download is recorded for its device.' }],
+  },
+  tools: {
+    title: 'firmledger tools service',
+    variable: 'TOOLS_URL',
+    description:
+      'What devices need before they speak TLS to the other components: the SHA-1 fingerprints of their certificates, ' +
+      'which the ESP8266 SDK pins. No token.',
+    security: 'none',
+    tags: [{ name: 'Tools', description: 'TLS certificate fingerprints.' }],
   },
   operator: {
     title: 'firmledger operator API',
@@ -161,7 +181,7 @@ export function buildOpenApiDocuments(app: INestApplication, config: AppConfig):
  */
 export function mountOpenApi(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance();
-  for (const listener of planListeners(config.urls)) {
+  for (const listener of planListeners(config.urls, config.certificates)) {
     const byPrefix = new Map<string, ComponentName[]>();
     for (const mount of listener.mounts) byPrefix.set(mount.prefix, [...(byPrefix.get(mount.prefix) ?? []), mount.component]);
     for (const components of byPrefix.values()) {

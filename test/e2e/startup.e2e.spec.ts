@@ -77,6 +77,8 @@ describe('server process', () => {
         VC_URL: `http://127.0.0.1:${vc}`,
         BC_URL: `http://127.0.0.1:${bc}`,
         OPERATOR_URL: `http://127.0.0.1:${op}`,
+        IPFS_URL: `http://127.0.0.1:${await freePort()}`,
+        TOOLS_URL: `http://127.0.0.1:${await freePort()}`,
         ...database.env,
       },
       dir,

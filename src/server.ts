@@ -83,8 +83,14 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   });
   mountOpenApi(app, ready);
   const first = listeners[0];
-  await app.listen(first.port, first.host);
-  await routing.listenOthers();
+  try {
+    await app.listen(first.port, first.host);
+    await routing.listenOthers();
+  } catch (error) {
+    // A port in use or not allowed: nothing stays open (listeners already bound, the database).
+    await app.close();
+    throw error;
+  }
   new Logger('Listeners').log(
     listeners
       .map((l) => `${l.tls ? 'https' : 'http'}://${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`)

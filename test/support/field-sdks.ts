@@ -9,7 +9,7 @@
  * - asvin-io/asvin-pycom-ota-sdk: asvin.py, main.py, lib/urequests.py, lib/OTA.py.
  */
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 /** A component URL split as the Arduino HTTPClient's `beginInternal` splits it. */
 interface SplitUrl {
@@ -212,4 +212,151 @@ export function magicFlashChipSize(nibble: number): number {
     0x9: 0x1000000,
   };
   return sizes[nibble] ?? 0;
+}
+
+/**
+ * The device signature as the sketches compute it (mbedTLS on the ESP32, `SHA256::hmac` on the
+ * ESP8266, `hmac.new` on Pycom): HMAC-SHA256 keyed with the customer key over the decimal
+ * timestamp followed by the device key, as lowercase hex. Computed here, not by the server's code.
+ */
+export function sketchSignature(customerKey: string, timestamp: number, deviceKey: string): string {
+  return createHmac('sha256', Buffer.from(customerKey, 'utf8'))
+    .update(Buffer.from(`${timestamp}${deviceKey}`, 'utf8'))
+    .digest('hex');
+}
+
+/**
+ * Bytes a `DynamicJsonDocument` needs to hold a flat JSON object parsed from an Arduino `String`
+ * (ArduinoJson 6 on a 32-bit ESP): a 16-byte slot per member, plus a copy of each key and of each
+ * string value with its terminating NUL. A document smaller than this fails with `NoMemory`.
+ */
+export function arduinoJsonMemory(object: Record<string, unknown>): number {
+  return Object.entries(object).reduce(
+    (bytes, [key, value]) => bytes + 16 + Buffer.byteLength(key) + 1 + (typeof value === 'string' ? Buffer.byteLength(value) + 1 : 0),
+    0,
+  );
+}
+
+/** One request of an SDK and what it got, for the record of a whole update. */
+export interface Exchange {
+  /** `POST /auth/login HTTP/1.1` and the component it went to. */
+  request: string;
+  status: number;
+  /** What the SDK made of the answer. */
+  outcome: string;
+}
+
+/**
+ * `deserializeJson(doc, response)` into a `DynamicJsonDocument(capacity)`, as the sketches call it
+ * on `http.getString()`: the object, or the line the sketch prints when it fails.
+ */
+export function deserializeJson(body: Buffer, capacity: number): Record<string, unknown> | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return 'deserializeJson() failed: InvalidInput';
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'deserializeJson() failed: InvalidInput';
+  if (arduinoJsonMemory(parsed as Record<string, unknown>) > capacity) return 'deserializeJson() failed: NoMemory';
+  return parsed as Record<string, unknown>;
+}
+
+/** `String x = doc["key"]` (or `.as<String>()`) of ArduinoJson: a missing member is the text `null`. */
+export function arduinoString(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** What the ESP updaters' `handleUpdate` ends with. */
+export type UpdateResult =
+  { result: 'HTTP_UPDATE_OK'; flashed: Buffer } | { result: 'HTTP_UPDATE_FAILED' | 'HTTP_UPDATE_NO_UPDATES'; error: string };
+
+/**
+ * The checks of `handleUpdate` and `runUpdate`, common to the ESP8266 updater and its ESP32 port,
+ * applied to the answer of the download: status 200, `Content-Length` > 0 and within the free
+ * sketch space, the image header (`verifyHeader`, which differs between the two), an `x-MD5` of 32
+ * characters, exactly `Content-Length` bytes read from the raw stream, and their MD5 equal to
+ * `x-MD5` (`Updater::end`). 304, 403 and 404 have their own results; any other status is "Wrong HTTP Code".
+ * @param verifyHeader the updater's look at the first bytes: an error text, or undefined.
+ */
+export function updaterResult(
+  answer: { status: number; body: Buffer; header(name: string): string | undefined },
+  freeSketchSpace: number,
+  verifyHeader: (image: Buffer) => string | undefined,
+): UpdateResult {
+  const failed = (error: string): UpdateResult => ({ result: 'HTTP_UPDATE_FAILED', error });
+  switch (answer.status) {
+    case 200: {
+      const length = answer.header('Content-Length');
+      const len = length === undefined ? -1 : Number(length);
+      if (!(len > 0)) return failed('Server Did Not Report Size');
+      if (len > freeSketchSpace) return failed('Not Enough space');
+      // The updater reads the raw stream: a transfer encoding would end up in flash.
+      if (answer.header('Transfer-Encoding') !== undefined) return failed('Update error: Magic Byte Invalid');
+      const headerError = verifyHeader(answer.body);
+      if (headerError) return failed(headerError);
+      const expectedMd5 = answer.header('x-MD5') ?? '';
+      if (expectedMd5.length !== 0 && expectedMd5.length !== 32) return failed('Wrong MD5');
+      if (answer.body.length !== len) return failed('Update error: Stream Read Timeout');
+      if (expectedMd5 && expectedMd5.toLowerCase() !== createHash('md5').update(answer.body).digest('hex')) {
+        return failed('Update error: MD5 Check Failed');
+      }
+      return { result: 'HTTP_UPDATE_OK', flashed: answer.body };
+    }
+    case 304:
+      return { result: 'HTTP_UPDATE_NO_UPDATES', error: '' };
+    case 404:
+      return failed('File Not Found (404)');
+    case 403:
+      return failed('Forbidden (403)');
+    default:
+      return failed('Wrong HTTP Code');
+  }
+}
+
+/** What the transcript keeps of a download: its size and `x-MD5`, or the message of a refusal. */
+export function downloadOutcome(answer: { status: number; body: Buffer; header(name: string): string | undefined }): string {
+  return answer.status === 200
+    ? `${answer.header('Content-Length') ?? '(no Content-Length)'} bytes, x-MD5 ${answer.header('x-MD5') ?? '(none)'}`
+    : answer.body.toString('utf8').slice(0, 160);
+}
+
+/**
+ * How both ESP sketches (their main.cpp share the code) read the next-rollout answer: into a
+ * `DynamicJsonDocument(1000)`, `firmware_id` and `rollout_id` as Strings; a missing `rollout_id`
+ * reads `"null"`, which the sketch takes for "no rollout".
+ * @returns the two ids, or the line the sketch prints.
+ */
+export function sketchRollout(body: Buffer): { firmwareID: string; rolloutID: string } | string {
+  const rollout = deserializeJson(body, 1000);
+  if (typeof rollout === 'string') return rollout;
+  const rolloutID = arduinoString(rollout['rollout_id']);
+  if (rolloutID === 'null') return 'No Rollout available';
+  return { firmwareID: arduinoString(rollout['firmware_id']), rolloutID };
+}
+
+/** How both ESP sketches read the ledger's firmware record: `DynamicJsonDocument(500)`, a non-empty `cid`. */
+export function sketchCid(body: Buffer): { cid: string } | string {
+  const firmware = deserializeJson(body, 500);
+  if (typeof firmware === 'string') return firmware;
+  const cid = arduinoString(firmware['cid']);
+  if (firmware['cid'] === undefined || cid.length === 0) return 'No CID available';
+  return { cid };
+}
+
+/**
+ * The URL constants of the ESP SDKs' Asvin.h, each with a base URL of this server in place of the
+ * platform's host (the one change a device needs): `asvinToolsURL` is the ESP8266 SDK's only.
+ */
+export function asvinUrls(base: Record<'auth' | 'vc' | 'bc' | 'ipfs' | 'tools', string>) {
+  return {
+    registerURL: `${base.vc}/api/device/register`,
+    checkRolloutURL: `${base.vc}/api/device/next/rollout`,
+    checkRolloutSuccessURL: `${base.vc}/api/device/success/rollout`,
+    authserverLoginURL: `${base.auth}/auth/login`,
+    bcGetFirmwareURL: `${base.bc}/firmware/get`,
+    ipfsDownloadURL: `${base.ipfs}/firmware/download`,
+    asvinToolsURL: `${base.tools}/fingerprints`,
+  };
 }

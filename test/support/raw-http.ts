@@ -48,14 +48,15 @@ export async function exchange(
   options: { waitForClose?: number; onCertificate?: (der: Buffer) => void } = {},
 ): Promise<RawAnswer> {
   const socket = await open(target);
-  if (target.tls) options.onCertificate?.((socket as TLSSocket).getPeerX509Certificate()!.raw);
   const chunks: Buffer[] = [];
   let ended = false;
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.once('end', () => (ended = true));
-  socket.write(typeof request === 'string' ? Buffer.from(request, 'latin1') : request);
   try {
+    // A client that refuses the certificate (a pinned fingerprint) sends nothing.
+    if (target.tls) options.onCertificate?.((socket as TLSSocket).getPeerX509Certificate()!.raw);
+    socket.write(typeof request === 'string' ? Buffer.from(request, 'latin1') : request);
     const parsed = await readAnswer(socket, chunks, () => ended);
     if (options.waitForClose) await Promise.race([closed, new Promise((wake) => setTimeout(wake, options.waitForClose))]);
     return { ...parsed, closedByServer: ended };

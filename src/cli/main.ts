@@ -357,6 +357,7 @@ program
   .option('--auth-url <url>', 'authentication base URL (default: AUTH_URL)')
   .option('--vc-url <url>', 'version controller base URL (default: VC_URL)')
   .option('--bc-url <url>', 'blockchain lookup base URL (default: BC_URL)')
+  .option('--ipfs-url <url>', 'IPFS download server base URL (default: IPFS_URL)')
   .option('--print-macs', 'only print the macs the devices use, one per line (to put them in a group)')
   .addOption(json)
   .action(async (o: Record<string, string | number | boolean | undefined>) => {
@@ -372,6 +373,7 @@ program
         authUrl: String(o['authUrl'] ?? local(config.urls.auth)),
         vcUrl: String(o['vcUrl'] ?? local(config.urls.vc)),
         bcUrl: String(o['bcUrl'] ?? local(config.urls.bc)),
+        ipfsUrl: String(o['ipfsUrl'] ?? local(config.urls.ipfs)),
         customerKey: String(o['customerKey']),
         deviceKey: String(o['deviceKey']),
         devices: Number(o['devices']),

@@ -11,7 +11,7 @@ export const ChainMessages = {
 } as const;
 
 /**
- * Read-only lookups of the current state the ledger defines (CONTRACT.md §7). Each is one rule
+ * Read-only lookups of the current state the ledger defines. Each is one rule
  * behind two routes: the GET form with the id in the path and the POST form the field SDKs use,
  * with `{"id"}` in the body.
  */

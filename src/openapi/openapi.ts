@@ -38,9 +38,8 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     title: 'firmledger version controller',
     variable: 'VC_URL',
     description:
-      'Devices register and read themselves, ask for their next rollout and report success (they download firmware from ' +
-      'the IPFS component) ' +
-      '(INTERFACE.md "Version controller", CONTRACT.md §6, §8). Every endpoint takes the JWT from login.',
+      'Devices register and read themselves, ask for their next rollout and report success; they download firmware from ' +
+      'the IPFS component. Every endpoint takes the JWT from login.',
     security: 'device',
     tags: [
       { name: 'Devices', description: 'Register, delete, get and list devices of the token’s tenant.' },

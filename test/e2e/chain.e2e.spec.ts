@@ -22,7 +22,7 @@ function binary(size: number, seed: number): Buffer {
 }
 
 /** The two ledger lookups, each by GET (id in the path) and by POST (`{"id"}` in the body). */
-describe('blockchain lookups (CONTRACT.md §7)', () => {
+describe('blockchain lookups', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let token: string;

@@ -16,7 +16,8 @@ export interface FieldServer {
  * Starts the application with its device-facing components on https:// base URLs, each listener
  * serving TLS itself: one certificate for all (TLS_CERT_FILE) but the IPFS component, which has
  * its own (IPFS_TLS_CERT_FILE), so a fingerprint pinned to the wrong component fails.
- * Certificates are generated for this run.
+ * Certificates are generated for this run. The harness's `login` and `request` (fetch) check
+ * certificates and refuse these: speak to the server as devices do, with raw-http's `exchange`.
  * @param urls base URLs to use instead of the defaults (`https://127.0.0.1:{portN}`).
  */
 export async function startFieldServer(urls: BaseUrls = {}): Promise<FieldServer> {

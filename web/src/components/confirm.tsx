@@ -40,7 +40,7 @@ export function ConfirmButton({
 
   return (
     <>
-      <button type="button" className={danger ? 'danger' : undefined} onClick={() => dialog.current?.showModal()}>
+      <button type="button" className={danger ? 'danger-outline' : undefined} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
       <dialog ref={dialog} aria-labelledby={`${id}-title`} onClose={() => setError(undefined)}>

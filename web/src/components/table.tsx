@@ -32,6 +32,9 @@ export function Pager({
   const pages = Math.max(1, Math.ceil(total / perPage));
   const first = total === 0 ? 0 : (page - 1) * perPage + 1;
   const last = Math.min(total, page * perPage);
+  if (pages === 1 && page === 1) {
+    return <p className="muted small count-line">{total === 1 ? `1 ${singular(what)}` : `${total.toLocaleString('en')} ${what}`}</p>;
+  }
   return (
     <nav className="pager" aria-label={`Pages of ${what}`}>
       <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>
@@ -46,4 +49,10 @@ export function Pager({
       </button>
     </nav>
   );
+}
+
+/** `devices` → `device`, `entries` → `entry`; words without a plural `s` stay as they are. */
+function singular(what: string): string {
+  if (what.endsWith('ies')) return `${what.slice(0, -3)}y`;
+  return what.endsWith('s') ? what.slice(0, -1) : what;
 }

@@ -108,7 +108,7 @@ function Upload({ tenant }: { tenant: string }) {
           </Status>
         ) : null}
         <div className="actions">
-          <button type="submit" disabled={sent !== undefined || !file}>
+          <button type="submit" disabled={sent !== undefined}>
             {sent ? 'Uploading…' : 'Upload and publish'}
           </button>
         </div>

@@ -41,12 +41,6 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
   const d = detail.data;
   return (
     <div className="grid">
-      {canChange ? (
-        <>
-          <ChangeMembers tenant={tenant} group={group} change="add" />
-          <ChangeMembers tenant={tenant} group={group} change="remove" />
-        </>
-      ) : null}
       <section className="card wide" aria-labelledby="members-title">
         <h2 id="members-title">
           {count(d.members)} member{d.members === 1 ? '' : 's'}
@@ -83,6 +77,12 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
           <p className="muted">No member yet.</p>
         )}
       </section>
+      {canChange ? (
+        <>
+          <ChangeMembers tenant={tenant} group={group} change="add" />
+          <ChangeMembers tenant={tenant} group={group} change="remove" />
+        </>
+      ) : null}
     </div>
   );
 }

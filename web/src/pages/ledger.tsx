@@ -5,7 +5,7 @@ import type { LedgerEntry, LedgerVerify, Page } from '../api/types';
 import { ErrorText, Loading } from '../components/feedback';
 import { PageTitle } from '../components/page-title';
 import { Pager, Table } from '../components/table';
-import { shortHash, utc } from '../format';
+import { shortHash } from '../format';
 import { useTenant } from '../tenant';
 import { VerifyResult } from './overview';
 
@@ -74,8 +74,8 @@ export function LedgerPage() {
               <thead>
                 <tr>
                   <th scope="col">#</th>
-                  <th scope="col">Time</th>
-                  <th scope="col">Tenant</th>
+                  <th scope="col">Time (UTC)</th>
+                  {onlyTenant ? null : <th scope="col">Tenant</th>}
                   <th scope="col">Change</th>
                   <th scope="col">Subject</th>
                   <th scope="col">By</th>
@@ -87,12 +87,14 @@ export function LedgerPage() {
                 {entries.data.items.map((e) => (
                   <tr key={e.seq}>
                     <td>{e.seq}</td>
-                    <td>{utc(e.created_at)}</td>
-                    <td>{tenantName(e.tenant_id)}</td>
+                    <td>{e.created_at.slice(0, 19).replace('T', ' ')}</td>
+                    {onlyTenant ? null : <td>{tenantName(e.tenant_id)}</td>}
                     <td>{e.type}</td>
                     <td className="mono">{e.subject}</td>
-                    <td>{e.actor ?? <span className="muted">device or earlier</span>}</td>
                     <td>
+                      {e.actor ?? <abbr title="no operator: a device's own change, or an entry from before actors were recorded">—</abbr>}
+                    </td>
+                    <td className="wrap">
                       <Payload value={e.payload} />
                     </td>
                     <td className="mono" title={e.hash}>
@@ -102,6 +104,10 @@ export function LedgerPage() {
                 ))}
               </tbody>
             </Table>
+            <p className="muted small">
+              By: who made the change (user: a console account, token: an operator token, cli: the CLI on the server); — when no operator
+              did.
+            </p>
             <Pager page={page} perPage={50} total={entries.data.total} what="entries" onPage={(p) => update('page', String(p))} />
           </>
         ) : null}
@@ -110,15 +116,19 @@ export function LedgerPage() {
   );
 }
 
-/** A recorded state: short ones inline, long ones folded (lists of macs can be long). */
+/** A recorded state as `key value` pairs (lists by their length), the whole JSON folded under it when there is more. */
 function Payload({ value }: { value: unknown }) {
-  const text = JSON.stringify(value);
-  if (text.length <= 80) return <code className="payload">{text}</code>;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return <code className="payload">{JSON.stringify(value)}</code>;
+  const pairs = Object.entries(value as Record<string, unknown>);
+  const shown = pairs.map(([key, v]) => (
+    <span key={key} className="pair">
+      <span className="muted">{key}</span> {Array.isArray(v) ? `${v.length} item${v.length === 1 ? '' : 's'}` : String(v)}
+    </span>
+  ));
+  if (!pairs.some(([, v]) => Array.isArray(v) || (typeof v === 'object' && v !== null))) return <span className="payload">{shown}</span>;
   return (
     <details>
-      <summary>
-        <code className="payload">{text.slice(0, 60)}…</code>
-      </summary>
+      <summary className="payload">{shown}</summary>
       <pre className="payload">{JSON.stringify(value, null, 2)}</pre>
     </details>
   );

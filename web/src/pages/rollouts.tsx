@@ -25,8 +25,8 @@ export function RolloutsPage() {
       {canChange ? null : <ViewerNote />}
       {tenant ? (
         <>
-          {canChange ? <PlanRollout tenant={tenant} key={tenant} /> : null}
           <RolloutList tenant={tenant} />
+          {canChange ? <PlanRollout tenant={tenant} key={tenant} /> : null}
         </>
       ) : loading ? (
         <Loading what="tenants" />

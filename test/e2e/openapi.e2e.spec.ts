@@ -385,7 +385,11 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
         const url = `${serverUrl(base, document)}${examplePath(path, operation)}`;
         const answer = await request(method.toUpperCase(), url);
         assert.equal(answer.status, 401, `${method.toUpperCase()} ${url}: ${answer.status} ${answer.text}`);
-        assert.equal((answer.body as { message: string }).message, documentedMessages(operation.responses['401'])[0], `${method.toUpperCase()} ${url}`);
+        assert.equal(
+          (answer.body as { message: string }).message,
+          documentedMessages(operation.responses['401'])[0],
+          `${method.toUpperCase()} ${url}`,
+        );
       }
     }
   });
@@ -440,8 +444,9 @@ describe('OpenAPI for components with the very same base URL', () => {
 
 /** The `message` texts a documented error answer gives: its one example, or each of its examples in order. */
 function documentedMessages(response: unknown): string[] {
-  const json = (response as { content: Record<string, { example?: { message: string }; examples?: Record<string, { value: { message: string } }> }> })
-    .content['application/json'];
+  const json = (
+    response as { content: Record<string, { example?: { message: string }; examples?: Record<string, { value: { message: string } }> }> }
+  ).content['application/json'];
   if (json.example) return [json.example.message];
   return Object.values(json.examples ?? {}).map((example) => example.value.message);
 }

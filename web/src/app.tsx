@@ -76,9 +76,12 @@ function Layout() {
   const location = useLocation();
   const main = useRef<HTMLElement>(null);
 
-  // A new page: move focus to its heading, as a full page load would, so screen readers read it.
+  // Another page without a page load: move focus to its heading, so screen readers read it and
+  // the next Tab starts from the page (a page load leaves focus at the start of the document).
+  const loaded = useRef(false);
   useEffect(() => {
-    main.current?.querySelector<HTMLElement>('h1')?.focus();
+    if (loaded.current) main.current?.querySelector<HTMLElement>('h1')?.focus();
+    loaded.current = true;
   }, [location.pathname]);
 
   const leave = async () => {
@@ -92,7 +95,15 @@ function Layout() {
 
   return (
     <>
-      <a className="skip" href="#main">
+      <a
+        className="skip"
+        href="#main"
+        onClick={(event) => {
+          // The page has a <base href>: a bare #main would resolve against it and leave the page.
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
         Skip to the page
       </a>
       <header className="top">
@@ -131,7 +142,7 @@ function Layout() {
           ))}
         </ul>
       </nav>
-      <main id="main" ref={main}>
+      <main id="main" ref={main} tabIndex={-1}>
         <Outlet />
       </main>
     </>

@@ -49,7 +49,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' });
   }, [client]);
 
-  const operator = session.data?.operator ?? (session.isError ? null : undefined);
+  const operator = session.data ? session.data.operator : session.isError ? null : undefined;
   const value = useMemo(
     () => ({ operator, canChange: operator?.role === 'admin', endedMessage, signIn, signOut }),
     [operator, endedMessage, signIn, signOut],

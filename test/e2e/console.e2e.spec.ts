@@ -109,6 +109,7 @@ describe('operator console in a browser', () => {
     await page.goto(at('/devices'));
     await heading('Sign in to the firmledger console').waitFor();
     assert.equal(new URL(page.url()).pathname, '/sign-in');
+    await screenshots(page, 'sign-in');
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password').fill('not the password');
     expectedErrors.push(provoked(401));
@@ -206,6 +207,9 @@ describe('operator console in a browser', () => {
   });
 
   it('plans a rollout and starts it', async () => {
+    await nav('Groups');
+    await page.getByRole('link', { name: 'field-test' }).waitFor();
+    await screenshots(page, 'groups');
     await nav('Rollouts');
     await heading('Rollouts').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('1.1.0 to field test');
@@ -218,6 +222,11 @@ describe('operator console in a browser', () => {
     await page.locator('.badge', { hasText: 'draft' }).waitFor();
     assert.equal(await progress(), `0 of ${FLEET} devices updated (0 %); last report never.`);
     await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.locator('.badge', { hasText: 'active' }).waitFor();
+    await nav('Rollouts');
+    await page.getByRole('link', { name: '1.1.0 to field test' }).waitFor();
+    await screenshots(page, 'rollouts');
+    await page.getByRole('link', { name: '1.1.0 to field test' }).click();
     await page.locator('.badge', { hasText: 'active' }).waitFor();
   });
 
@@ -405,8 +414,8 @@ describe('operator console in a browser', () => {
         if (path !== '/' && path !== '/devices' && !path.startsWith('/devices/') && path !== '/ledger') {
           await p.getByText('You have the viewer role: you can see everything here, and change nothing.').waitFor();
         }
+        if (path === '/rollouts/1') await screenshots(p, 'viewer-rollout');
       }
-      await screenshots(p, 'viewer-rollout');
     });
 
     it('is refused by the API anyway, in words', async () => {

@@ -33,7 +33,7 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
   const [page, setPage] = useState(1);
   const detail = useQuery({
     queryKey: ['groups', tenant, 'detail', group, page],
-    queryFn: () => get<GroupDetail>(`tenants/${segment(tenant)}/groups/${segment(group)}`, { page, per_page: 100 }),
+    queryFn: () => get<GroupDetail>(`tenants/${segment(tenant)}/groups/${segment(group)}`, { page, per_page: 50 }),
     placeholderData: keepPreviousData,
   });
   if (detail.isPending) return <Loading what="the group" />;
@@ -41,7 +41,7 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
   const d = detail.data;
   return (
     <div className="grid">
-      <section className="card wide" aria-labelledby="members-title">
+      <section className="card" aria-labelledby="members-title">
         <h2 id="members-title">
           {count(d.members)} member{d.members === 1 ? '' : 's'}
         </h2>
@@ -71,17 +71,17 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
                 ))}
               </tbody>
             </Table>
-            <Pager page={page} perPage={100} total={d.member_macs.total} what="members" onPage={setPage} />
+            <Pager page={page} perPage={50} total={d.member_macs.total} what="members" onPage={setPage} />
           </>
         ) : (
           <p className="muted">No member yet.</p>
         )}
       </section>
       {canChange ? (
-        <>
+        <div className="column">
           <ChangeMembers tenant={tenant} group={group} change="add" />
           <ChangeMembers tenant={tenant} group={group} change="remove" />
-        </>
+        </div>
       ) : null}
     </div>
   );

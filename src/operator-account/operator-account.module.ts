@@ -1,12 +1,6 @@
 import { Module } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { DatabaseLoginRateLimitStorage, LoginRateLimitStorage } from '#src/auth/login-rate-limit.storage.js';
-import { RedisLoginRateLimitStorage } from '#src/auth/redis-login-rate-limit.storage.js';
-import { Clock } from '#src/common/clock.js';
-import type { AppConfig } from '#src/config/app-config.js';
-import { APP_CONFIG } from '#src/config/config.module.js';
-import { UnitOfWork } from '#src/database/unit-of-work.js';
-import { REDIS, RedisModule } from '#src/redis/redis.module.js';
+import { loginRateLimitStorageProvider } from '#src/auth/login-rate-limit.provider.js';
+import { RedisModule } from '#src/redis/redis.module.js';
 import { OperatorAccountRepository } from './operator-account.repository.js';
 import { OperatorSessionService } from './operator-session.service.js';
 import { OperatorUserService } from './operator-user.service.js';
@@ -28,12 +22,7 @@ import { SignInThrottle } from './sign-in-throttle.js';
     OperatorSessionService,
     SessionCookies,
     SignInThrottle,
-    {
-      provide: LoginRateLimitStorage,
-      inject: [REDIS, APP_CONFIG, UnitOfWork, Clock],
-      useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork, clock: Clock): LoginRateLimitStorage =>
-        redis ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock) : new DatabaseLoginRateLimitStorage(unitOfWork, clock),
-    },
+    loginRateLimitStorageProvider,
   ],
   exports: [OperatorUserService, OperatorSessionService, SessionCookies],
 })

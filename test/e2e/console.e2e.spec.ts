@@ -50,6 +50,19 @@ describe('operator console in a browser', () => {
   const keys = { customer: '', device: '' };
   const firmware = randomBytes(1_500_000);
   const macs = simulatedMacs(MAC_PREFIX, FLEET);
+  /** Every page of the console, once there is something on each. */
+  const pages = [
+    '/',
+    '/devices',
+    `/devices/${macs[0]}`,
+    '/keys',
+    '/firmware',
+    '/groups',
+    '/groups/field-test',
+    '/rollouts',
+    '/rollouts/1',
+    '/ledger',
+  ];
 
   /** A console path under the operator base URL. */
   const at = (path: string) => `${operator}${path}`;
@@ -320,18 +333,6 @@ describe('operator console in a browser', () => {
   });
 
   it('labels every control, fits every page on a phone, and moves by keyboard', async () => {
-    const pages = [
-      '/',
-      '/devices',
-      `/devices/${macs[0]}`,
-      '/keys',
-      '/firmware',
-      '/groups',
-      '/groups/field-test',
-      '/rollouts',
-      '/rollouts/1',
-      '/ledger',
-    ];
     for (const path of pages) {
       for (const viewport of [
         { width: 1280, height: 800 },
@@ -389,18 +390,7 @@ describe('operator console in a browser', () => {
       await p.getByLabel('Password').fill(VIEWER_PASSWORD);
       await p.getByRole('button', { name: 'Sign in' }).click();
       await p.getByRole('heading', { level: 1, name: 'Overview of acme' }).waitFor();
-      for (const path of [
-        '/',
-        '/devices',
-        `/devices/${macs[0]}`,
-        '/keys',
-        '/firmware',
-        '/groups',
-        '/groups/field-test',
-        '/rollouts',
-        '/rollouts/1',
-        '/ledger',
-      ]) {
+      for (const path of pages) {
         await p.goto(at(`${path}?tenant=acme`));
         await p.locator('h1').waitFor();
         await settled(p);
@@ -425,7 +415,7 @@ describe('operator console in a browser', () => {
           headers: { 'content-type': 'application/json' },
           body: '{"name":"sneaky"}',
         });
-        return { status: response.status, body: (await response.json()) as unknown };
+        return { status: response.status, body: await response.json() };
       });
       assert.deepEqual(answer, { status: 403, body: { message: 'Viewers may only read: this change needs the admin role' } });
       assert.deepEqual(

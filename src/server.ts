@@ -17,6 +17,7 @@ import { createAppLogger, flushLogs, PinoLoggerService } from './logging/app-log
 import { requestIdFor } from './logging/request-id.js';
 import { installRequestObserver } from './logging/request-observer.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
+import { mountConsole } from './console/console.js';
 import { mountOpenApi } from './openapi/openapi.js';
 
 /** A started server. */
@@ -82,6 +83,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     componentOf: (raw, path) => routing.componentFor(raw, path),
   });
   mountOpenApi(app, ready);
+  mountConsole(app, ready);
   const first = listeners[0];
   try {
     await app.listen(first.port, first.host);

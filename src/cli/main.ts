@@ -6,8 +6,10 @@ import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { GroupService } from '#src/rollout/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
+import { OPERATOR_ROLES, type OperatorRole } from '#src/operator-account/operator-role.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { CliError, describeError, withServices } from './cli-context.js';
+import { registerOperatorUserCommands } from './operator-user.command.js';
 import { print, table } from './output.js';
 import { formatSummary, simulate, simulatedMacs } from './simulate/simulator.js';
 
@@ -124,12 +126,14 @@ operatorToken
   .command('create')
   .description('create an operator token; it is shown once and stored only as a hash')
   .requiredOption('--name <name>', 'who holds it, e.g. ci-pipeline')
+  .addOption(new Option('--role <role>', 'admin (everything) or viewer (reads only)').choices(OPERATOR_ROLES).default('admin'))
   .addOption(json)
-  .action((o: { name: string; json?: boolean }) =>
+  .action((o: { name: string; role: OperatorRole; json?: boolean }) =>
     run(
-      (get) => get(OperatorTokenService).create(o.name),
+      (get) => get(OperatorTokenService).create(o.name, o.role),
       !!o.json,
-      (t) => `operator token ${t.id} "${t.name}": ${t.token}\n(shown once: keep it; send it as "Authorization: Bearer <token>")`,
+      (t) =>
+        `operator token ${t.id} "${t.name}" (${t.role}): ${t.token}\n(shown once: keep it; send it as "Authorization: Bearer <token>")`,
     ),
   );
 operatorToken
@@ -150,9 +154,11 @@ operatorToken
     run(
       (get) => get(OperatorTokenService).list(),
       !!o.json,
-      (rows) => table(rows, ['id', 'name', 'hint', 'revoked', 'createdAt']),
+      (rows) => table(rows, ['id', 'name', 'hint', 'role', 'revoked', 'createdAt']),
     ),
   );
+
+registerOperatorUserCommands(program);
 
 // firmware
 const firmware = program.command('firmware').description('firmware artifacts');

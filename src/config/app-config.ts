@@ -68,6 +68,10 @@ export interface AppConfig {
    * over it: 413). Default 64 MiB.
    */
   firmwareMaxBytes: number;
+  /** An operator console session ends after this long without a request, seconds. */
+  operatorSessionIdleSeconds: number;
+  /** An operator console session ends this long after sign-in whatever its activity, seconds. */
+  operatorSessionMaxSeconds: number;
 }
 
 /** The components, each on its own base URL; `ipfs` and `tools` are the field's further two device-facing ones. */
@@ -187,6 +191,16 @@ export const ENVIRONMENT: readonly Variable[] = [
     description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',
   },
   { name: 'FIRMWARE_MAX_BYTES', default: '67108864', description: 'Largest firmware binary an upload or publish accepts, bytes (64 MiB)' },
+  {
+    name: 'OPERATOR_SESSION_IDLE_SECONDS',
+    default: '1800',
+    description: 'An operator console session ends after this long without a request, seconds',
+  },
+  {
+    name: 'OPERATOR_SESSION_MAX_SECONDS',
+    default: '43200',
+    description: 'An operator console session ends this long after sign-in, seconds (12 hours)',
+  },
 ];
 
 /** Upper bound of `FIRMWARE_MAX_BYTES`: 16 GiB, bytes. */
@@ -256,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
     firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', get('FIRMWARE_MAX_BYTES') ?? fallback('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
+    ...operatorSession(get),
   };
 }
 
@@ -271,6 +286,16 @@ export function prepareDataDir(config: AppConfig): AppConfig {
     writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
   }
   return { ...config, jwtSecret: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8') };
+}
+
+/** The two lifetimes of an operator console session; the idle one may not exceed the absolute one. */
+function operatorSession(
+  get: (name: string) => string | undefined,
+): Pick<AppConfig, 'operatorSessionIdleSeconds' | 'operatorSessionMaxSeconds'> {
+  const idle = integer('OPERATOR_SESSION_IDLE_SECONDS', get('OPERATOR_SESSION_IDLE_SECONDS') ?? '1800', 60, 2_592_000);
+  const max = integer('OPERATOR_SESSION_MAX_SECONDS', get('OPERATOR_SESSION_MAX_SECONDS') ?? '43200', 60, 2_592_000);
+  if (idle > max) throw new ConfigError(`OPERATOR_SESSION_IDLE_SECONDS (${idle}) must not exceed OPERATOR_SESSION_MAX_SECONDS (${max})`);
+  return { operatorSessionIdleSeconds: idle, operatorSessionMaxSeconds: max };
 }
 
 function baseUrl(name: string, text: string): URL {

@@ -14,7 +14,9 @@ import { OperatorTokens1763800000000 } from './migrations/1763800000000-Operator
 import { OperatorQueryIndexes1763912000000 } from './migrations/1763912000000-OperatorQueryIndexes.js';
 import { FirmwareDownloads1764100000000 } from './migrations/1764100000000-FirmwareDownloads.js';
 import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
+import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
+import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
 export const ENTITIES = [
   Tenant,
@@ -30,12 +32,15 @@ export const ENTITIES = [
   LoginRate,
   OperatorToken,
   FirmwareDownload,
+  OperatorUser,
+  OperatorSession,
 ];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   OperatorTokens1763800000000,
   OperatorQueryIndexes1763912000000,
   FirmwareDownloads1764100000000,
+  OperatorAccounts1764200000000,
 ];
 
 /**

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
@@ -36,6 +37,8 @@ export interface PublishFirmware {
    * publishing is refused before a byte is read.
    */
   declaredBytes?: number;
+  /** Who publishes it (recorded on the ledger). */
+  actor?: Actor;
 }
 
 /** A tenant's firmware whose bytes are stored, as a download needs it. */
@@ -113,6 +116,7 @@ export class FirmwareService {
           tenantId: request.tenantId,
           type: 'firmware.published',
           subject: Subject.firmware(created.id),
+          actor: request.actor,
           state: {
             id: created.id,
             version: created.version,

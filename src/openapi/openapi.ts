@@ -9,6 +9,7 @@ import { COMPONENT_MODULES } from '#src/app.module.js';
 import type { AppConfig, ComponentName } from '#src/config/app-config.js';
 import { planListeners } from '#src/listeners/listener-plan.js';
 import { componentMarker } from '#src/listeners/listener-routing.js';
+import { SESSION_COOKIE } from '#src/operator-account/session-cookie.js';
 import { SecuritySchemes } from './api-responses.js';
 
 /** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
@@ -81,7 +82,7 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     variable: 'OPERATOR_URL',
     description:
       'Tenants, device keys, device groups, firmware, rollouts and ledger verification for operators (CONTRACT.md §9). ' +
-      'Every endpoint takes the operator token as a bearer token.',
+      'Every endpoint takes the operator token as a bearer token, or the console’s session cookie; changes need the admin role.',
     security: 'operator',
     tags: [
       { name: 'Tenants', description: 'Tenants and their customer keys (shown on create and rotate only).' },
@@ -91,6 +92,7 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
       { name: 'Firmware', description: 'Firmware upload (publish) as a streamed binary body, and lookups.' },
       { name: 'Rollouts', description: 'Plan rollouts, move them through their lifecycle and follow their progress.' },
       { name: 'Ledger', description: 'Verify the hash-chained ledger and read its entries.' },
+      { name: 'Session', description: 'Sign in to the operator console with an operator account, and sign out.' },
     ],
   },
 };
@@ -142,11 +144,18 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
       });
   }
   if (docs.some((d) => d.security === 'operator')) {
-    builder.addSecurity(SecuritySchemes.operatorToken, {
-      type: 'http',
-      scheme: 'bearer',
-      description: 'Operator token as `Authorization: Bearer <token>`.',
-    });
+    builder
+      .addSecurity(SecuritySchemes.operatorToken, {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Operator token as `Authorization: Bearer <token>`.',
+      })
+      .addSecurity(SecuritySchemes.operatorSession, {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'The operator console’s session cookie, set by `POST /session` (browsers send it themselves).',
+      });
   }
   for (const tag of docs.flatMap((d) => d.tags)) builder.addTag(tag.name, tag.description);
 

@@ -6,6 +6,7 @@ import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { DeviceKeysController } from './device-keys.controller.js';
 import { DevicesController } from './devices.controller.js';
+import { FleetController } from './fleet.controller.js';
 import { GroupsController } from './groups.controller.js';
 import { LedgerController } from './ledger.controller.js';
 import { OperatorFirmwareController } from './firmware.controller.js';
@@ -23,6 +24,7 @@ import { TenantsController } from './tenants.controller.js';
     TenantsController,
     DeviceKeysController,
     DevicesController,
+    FleetController,
     GroupsController,
     LedgerController,
     OperatorFirmwareController,

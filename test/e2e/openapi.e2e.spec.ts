@@ -104,6 +104,8 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     assert.deepEqual(Object.keys(documents.operator.paths), [
       '/ledger/entries',
       '/ledger/verify',
+      '/session',
+      '/session/sign-out',
       '/tenants',
       '/tenants/{tenant}',
       '/tenants/{tenant}/customer-key/rotate',
@@ -113,6 +115,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/devices/{mac}',
       '/tenants/{tenant}/firmware',
       '/tenants/{tenant}/firmware/{id}',
+      '/tenants/{tenant}/fleet',
       '/tenants/{tenant}/groups',
       '/tenants/{tenant}/groups/{group}',
       '/tenants/{tenant}/groups/{group}/members',
@@ -222,12 +225,34 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     }
     assert.deepEqual(documents.operator.components?.securitySchemes, {
       operatorToken: { type: 'http', scheme: 'bearer', description: 'Operator token as `Authorization: Bearer <token>`.' },
+      operatorSession: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'firmledger_session',
+        description: 'The operator console’s session cookie, set by `POST /session` (browsers send it themselves).',
+      },
     });
     for (const { path, method, operation } of operations(documents.operator)) {
       const where = `operator ${method.toUpperCase()} ${path}`;
-      assert.deepEqual(operation.security, [{ operatorToken: [] }], where);
-      const unauthorized = (operation.responses['401'] as { content: Record<string, { example: unknown }> }).content['application/json'];
-      assert.deepEqual(unauthorized.example, { message: 'Operator token is not valid' }, where);
+      if (path.startsWith('/session')) {
+        // Signing in and out, and asking who is signed in, need no credentials.
+        assert.equal(operation.security, undefined, where);
+        continue;
+      }
+      assert.deepEqual(operation.security, [{ operatorToken: [] }, { operatorSession: [] }], where);
+      assert.deepEqual(
+        documentedMessages(operation.responses['401']),
+        ['Operator token is not valid', 'Your session has ended: sign in again'],
+        where,
+      );
+      // Every change (a POST) documents the 403 of a viewer and of a cross-site request.
+      if (method === 'post') {
+        assert.deepEqual(
+          documentedMessages(operation.responses['403']),
+          ['Viewers may only read: this change needs the admin role', 'Cross-site request refused'],
+          where,
+        );
+      } else assert.equal(operation.responses['403'], undefined, where);
     }
   });
 
@@ -238,7 +263,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       description: 'The firmware binary, raw bytes.',
       content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
     });
-    assert.deepEqual(Object.keys(upload.responses).sort(), ['201', '400', '401', '404', '409', '413', '415', '500']);
+    assert.deepEqual(Object.keys(upload.responses).sort(), ['201', '400', '401', '403', '404', '409', '413', '415', '500']);
   });
 
   it('documents the three firmware download forms alike, and the reports with their media types', () => {
@@ -375,11 +400,15 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
       const ops = operations(document);
       assert.ok(ops.length > 0);
       for (const { path, method, operation } of ops) {
+        if (path.startsWith('/session')) continue; // no credentials needed
         const url = `${serverUrl(base, document)}${examplePath(path, operation)}`;
         const answer = await request(method.toUpperCase(), url);
-        const documented = (operation.responses['401'] as { content: Record<string, { example: unknown }> }).content['application/json'];
         assert.equal(answer.status, 401, `${method.toUpperCase()} ${url}: ${answer.status} ${answer.text}`);
-        assert.deepEqual(answer.body, documented.example, `${method.toUpperCase()} ${url}`);
+        assert.equal(
+          (answer.body as { message: string }).message,
+          documentedMessages(operation.responses['401'])[0],
+          `${method.toUpperCase()} ${url}`,
+        );
       }
     }
   });
@@ -431,3 +460,12 @@ describe('OpenAPI for components with the very same base URL', () => {
     await assertSwaggerUiLoads(`${app.urls.vc}/docs`, document.info.title);
   });
 });
+
+/** The `message` texts a documented error answer gives: its one example, or each of its examples in order. */
+function documentedMessages(response: unknown): string[] {
+  const json = (
+    response as { content: Record<string, { example?: { message: string }; examples?: Record<string, { value: { message: string } }> }> }
+  ).content['application/json'];
+  if (json.example) return [json.example.message];
+  return Object.values(json.examples ?? {}).map((example) => example.value.message);
+}

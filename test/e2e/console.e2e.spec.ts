@@ -93,6 +93,8 @@ describe('operator console in a browser', () => {
       app.urls.vc,
       '--bc-url',
       app.urls.bc,
+      '--ipfs-url',
+      app.urls.ipfs,
       '--json',
     );
     assert.equal(outcome.code, 0, outcome.stderr || outcome.stdout);

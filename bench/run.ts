@@ -50,12 +50,14 @@ interface App {
 }
 
 async function startApp(dataDir: string, driver: string): Promise<App> {
-  const [a, v, b, o] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [a, v, b, o, i, t] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const env = {
     AUTH_URL: `http://127.0.0.1:${a}`,
     VC_URL: `http://127.0.0.1:${v}`,
     BC_URL: `http://127.0.0.1:${b}`,
     OPERATOR_URL: `http://127.0.0.1:${o}`,
+    IPFS_URL: `http://127.0.0.1:${i}`,
+    TOOLS_URL: `http://127.0.0.1:${t}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT,

@@ -10,25 +10,29 @@ import type { Clock } from './common/clock.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DeviceModule } from './device/device.module.js';
-import { FirmwareModule } from './firmware/firmware.module.js';
 import { HealthModule } from './health/health.module.js';
+import { IpfsModule } from './ipfs/ipfs.module.js';
 import { componentMarker } from './listeners/listener-routing.js';
 import { OperatorModule } from './operator/operator.module.js';
+import { OperatorAccountModule } from './operator-account/operator-account.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { ReportModule } from './report/report.module.js';
 import { RolloutModule } from './rollout/rollout.module.js';
+import { ToolsModule } from './tools/tools.module.js';
 
 /**
- * The feature modules whose controllers each component serves (CONTRACT.md §2):
- * authentication → `AUTH_URL`; devices, reports, rollouts, firmware download → `VC_URL`;
- * ledger lookups → `BC_URL`; operator API → `OPERATOR_URL`. The one source for both the
- * routing ({@link AppModule}) and the per-component OpenAPI documents (`src/openapi/`).
+ * The feature modules whose controllers each component serves: authentication → `AUTH_URL`;
+ * devices, reports, rollouts → `VC_URL`; ledger lookups → `BC_URL`; firmware download by CID →
+ * `IPFS_URL`; TLS fingerprints → `TOOLS_URL`; operator API and console sessions → `OPERATOR_URL`. The one source for
+ * both the routing ({@link AppModule}) and the per-component OpenAPI documents (`src/openapi/`).
  */
 export const COMPONENT_MODULES: Readonly<Record<ComponentName, readonly Type[]>> = {
   auth: [AuthModule],
-  vc: [DeviceModule, ReportModule, RolloutModule, FirmwareModule],
+  vc: [DeviceModule, ReportModule, RolloutModule],
   bc: [ChainModule],
-  operator: [OperatorModule],
+  operator: [OperatorModule, OperatorAccountModule],
+  ipfs: [IpfsModule],
+  tools: [ToolsModule],
 };
 
 const componentModules = Object.entries(COMPONENT_MODULES) as [ComponentName, readonly Type[]][];

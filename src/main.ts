@@ -5,16 +5,14 @@ import { startServer } from './server.js';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
-let config;
+let server;
 try {
-  config = loadConfig();
+  server = await startServer(loadConfig());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`firmledger: invalid configuration: ${error.message}\n`);
   process.exit(2);
 }
-
-const server = await startServer(config);
 
 // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the database, exit 0.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -10,12 +10,14 @@ import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from './common/json-bo
 import { installRouteShortcuts } from './common/route-shortcut.js';
 import { installStreamBodyParser } from './common/stream-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
+import { loadCertificates } from './config/certificates.js';
 import { planListeners } from './listeners/listener-plan.js';
 import { ListenerRouting } from './listeners/listener-routing.js';
 import { createAppLogger, flushLogs, PinoLoggerService } from './logging/app-logger.js';
 import { requestIdFor } from './logging/request-id.js';
 import { installRequestObserver } from './logging/request-observer.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
+import { mountConsole } from './console/console.js';
 import { mountOpenApi } from './openapi/openapi.js';
 
 /** A started server. */
@@ -40,11 +42,12 @@ export interface StartOptions {
 
 /**
  * Builds the application and opens one listener per distinct host:port of the component
- * base URLs (CONTRACT.md §2). Migrations run before the first request is accepted.
+ * base URLs, serving TLS on `https://` ones. Migrations run before the first request is accepted.
+ * @throws ConfigError naming the variable of a certificate or key file that cannot be used.
  */
 export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
-  const ready = prepareDataDir(config);
-  const listeners = planListeners(ready.urls);
+  const ready = loadCertificates(prepareDataDir(config));
+  const listeners = planListeners(ready.urls, ready.certificates);
   const routing = new ListenerRouting(listeners);
   const logger = createAppLogger(
     Array.isArray(options.logger) || options.logger === false ? options.logger : ready.logLevels,
@@ -80,11 +83,20 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     componentOf: (raw, path) => routing.componentFor(raw, path),
   });
   mountOpenApi(app, ready);
+  mountConsole(app, ready);
   const first = listeners[0];
-  await app.listen(first.port, first.host);
-  await routing.listenOthers();
+  try {
+    await app.listen(first.port, first.host);
+    await routing.listenOthers();
+  } catch (error) {
+    // A port in use or not allowed: nothing stays open (listeners already bound, the database).
+    await app.close();
+    throw error;
+  }
   new Logger('Listeners').log(
-    listeners.map((l) => `${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`).join('; '),
+    listeners
+      .map((l) => `${l.tls ? 'https' : 'http'}://${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`)
+      .join('; '),
   );
   return {
     app,

@@ -5,7 +5,6 @@ import type { Redis } from 'ioredis';
 import { createSecretKey } from 'node:crypto';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
-import { Clock } from '#src/common/clock.js';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { REDIS, RedisModule } from '#src/redis/redis.module.js';
@@ -15,9 +14,8 @@ import { AuthService } from './auth.service.js';
 import { DeviceTokenGuard } from './device-token.guard.js';
 import { DeviceTokenService } from './device-token.service.js';
 import { LoginNonceRepository } from './login-nonce.repository.js';
-import { DatabaseLoginRateLimitStorage, LoginRateLimitStorage } from './login-rate-limit.storage.js';
+import { loginRateLimitStorageProvider } from './login-rate-limit.provider.js';
 import { LoginThrottlerGuard } from './login-throttler.guard.js';
-import { RedisLoginRateLimitStorage } from './redis-login-rate-limit.storage.js';
 import { RedisReplayStore, ReplayStore } from './replay-store.js';
 
 /**
@@ -54,12 +52,7 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
     DeviceTokenService,
     DeviceTokenGuard,
     LoginThrottlerGuard,
-    {
-      provide: LoginRateLimitStorage,
-      inject: [REDIS, APP_CONFIG, UnitOfWork, Clock],
-      useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork, clock: Clock): LoginRateLimitStorage =>
-        redis ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock) : new DatabaseLoginRateLimitStorage(unitOfWork, clock),
-    },
+    loginRateLimitStorageProvider,
     {
       provide: ReplayStore,
       inject: [REDIS, APP_CONFIG, UnitOfWork],
@@ -67,7 +60,6 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
         redis ? new RedisReplayStore(redis, config.redisKeyPrefix) : new LoginNonceRepository(unitOfWork),
     },
   ],
-  // The counters also limit failed operator authentication (OperatorTokenGuard).
-  exports: [DeviceTokenService, DeviceTokenGuard, LoginRateLimitStorage],
+  exports: [DeviceTokenService, DeviceTokenGuard],
 })
 export class AuthModule {}

@@ -1,14 +1,28 @@
-import { Controller, Get, NotFoundException, Param, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
-import { canonicalMac } from '#src/common/mac.js';
 import { MAC_INPUT_DESCRIPTION } from '#src/device/dto/device.dto.js';
-import { ApiDeviceAuth, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
+import { ApiDeviceAuth, ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
 import { ChainMessages, ChainService } from './chain.service.js';
-import { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
+import { ChainDeviceRecord, ChainFirmwareRecord, LedgerLookupDto } from './dto/chain-record.dto.js';
 
-/** The blockchain lookup component (INTERFACE.md), mounted at `BC_URL`. */
+const DEVICE_LOOKUP = {
+  summary: 'Look a device record up on the ledger',
+  description: 'The current state the ledger defines. The GET and POST forms are one lookup.',
+};
+const FIRMWARE_LOOKUP = {
+  summary: 'Look a firmware record up on the ledger',
+  description: 'The current state the ledger defines. The GET and POST forms are one lookup.',
+};
+const DEVICE_ABSENT = 'No such device in the tenant (also for an id that is not a hardware address).';
+const FIRMWARE_ABSENT = 'No such firmware in the tenant.';
+const FIRMWARE_ID_DESCRIPTION = 'Firmware id: decimal integer text (`firmware_id` of the next-rollout answer, `fwId`).';
+
+/**
+ * The blockchain lookup component, mounted at `BC_URL`: each lookup answers with the id in the
+ * path (GET) and, as the field SDKs call it, with `{"id"}` in a POST body; both call one service rule.
+ */
 @ApiTags('Ledger lookups')
 @ApiDeviceAuth()
 @ApiServerError()
@@ -19,30 +33,45 @@ export class ChainController {
 
   /** `GET /device/:id` (`id` is the mac, any notation) → `{mac, fwId, dType}`; 404 `Device not found`. */
   @Get('device/:id')
-  @ApiOperation({ summary: 'Look a device record up on the ledger', description: 'The current state the ledger defines (CONTRACT.md §7).' })
+  @ApiOperation(DEVICE_LOOKUP)
   @ApiParam({ name: 'id', description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
   @ApiOkResponse({ description: 'The device record.', type: ChainDeviceRecord })
-  @ApiMessageResponse(404, 'No such device in the tenant (also for an id that is not a hardware address).', ChainMessages.deviceNotFound)
+  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
   device(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<ChainDeviceRecord> {
-    const mac = canonicalMac(id);
-    if (!mac) throw new NotFoundException(ChainMessages.deviceNotFound);
-    return this.chain.device(principal.tenantId, mac);
+    return this.chain.device(principal.tenantId, id);
+  }
+
+  /** `POST /device/get` with `{"id": "<mac>"}`: the same lookup as `GET /device/:id`. */
+  @Post('device/get')
+  @HttpCode(200)
+  @ApiOperation(DEVICE_LOOKUP)
+  @ApiBody({ type: LedgerLookupDto, examples: { mac: { value: { id: 'AC:67:B2:01:02:03' } } } })
+  @ApiOkResponse({ description: 'The device record.', type: ChainDeviceRecord })
+  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
+  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
+  deviceByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainDeviceRecord> {
+    return this.chain.device(principal.tenantId, body.id);
   }
 
   /** `GET /firmware/:id` → `{md, cid, version}`; 404 `Firmware not found`. */
   @Get('firmware/:id')
-  @ApiOperation({
-    summary: 'Look a firmware record up on the ledger',
-    description: 'The current state the ledger defines (CONTRACT.md §7).',
-  })
-  @ApiParam({
-    name: 'id',
-    description: 'Firmware id: decimal integer text (`firmware_id` of the next-rollout answer, `fwId`).',
-    example: '1',
-  })
+  @ApiOperation(FIRMWARE_LOOKUP)
+  @ApiParam({ name: 'id', description: FIRMWARE_ID_DESCRIPTION, example: '1' })
   @ApiOkResponse({ description: 'The firmware record.', type: ChainFirmwareRecord })
-  @ApiMessageResponse(404, 'No such firmware in the tenant.', ChainMessages.firmwareNotFound)
+  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
   firmware(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<ChainFirmwareRecord> {
     return this.chain.firmwareRecord(principal.tenantId, id);
+  }
+
+  /** `POST /firmware/get` with `{"id": "<firmware id>"}`: the same lookup as `GET /firmware/:id`. */
+  @Post('firmware/get')
+  @HttpCode(200)
+  @ApiOperation(FIRMWARE_LOOKUP)
+  @ApiBody({ type: LedgerLookupDto, examples: { firmware: { value: { id: '1' } } } })
+  @ApiOkResponse({ description: 'The firmware record.', type: ChainFirmwareRecord })
+  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
+  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
+  firmwareByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainFirmwareRecord> {
+    return this.chain.firmwareRecord(principal.tenantId, body.id);
   }
 }

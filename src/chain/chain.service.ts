@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { canonicalMac } from '#src/common/mac.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/firmware/firmware.service.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
 import { LedgerService, Subject } from './ledger.service.js';
@@ -9,7 +10,11 @@ export const ChainMessages = {
   firmwareNotFound: FIRMWARE_NOT_FOUND,
 } as const;
 
-/** Read-only lookups of the current state the ledger defines (CONTRACT.md §7). */
+/**
+ * Read-only lookups of the current state the ledger defines. Each is one rule
+ * behind two routes: the GET form with the id in the path and the POST form the field SDKs use,
+ * with `{"id"}` in the body.
+ */
 @Injectable()
 export class ChainService {
   constructor(
@@ -19,11 +24,13 @@ export class ChainService {
 
   /**
    * The device record from the device's newest ledger entry.
+   * @param id the mac, any accepted notation; anything else is not found.
    * @throws NotFoundException `Device not found` when the tenant has no such device (or it was deleted).
    */
-  async device(tenantId: number, mac: string): Promise<ChainDeviceRecord> {
-    const current = await this.ledger.current(tenantId, Subject.device(mac));
-    if (!current || current.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
+  async device(tenantId: number, id: string): Promise<ChainDeviceRecord> {
+    const mac = canonicalMac(id);
+    const current = mac === null ? null : await this.ledger.current(tenantId, Subject.device(mac));
+    if (!mac || !current || current.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
     const { firmwareVersion, deviceType } = current.state as { firmwareVersion: string; deviceType: string };
     const fwId = await this.firmware.idOfVersion(tenantId, deviceType, firmwareVersion);
     return { mac, fwId: fwId === null ? '' : String(fwId), dType: deviceType };

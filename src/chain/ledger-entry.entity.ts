@@ -29,6 +29,10 @@ export class LedgerEntry {
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
 
+  /** Who made the change (`user:alice`, `token:3:ci`, `cli:root`); `null` when nobody operated it. Hashed when set. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  actor: string | null;
+
   @Column({ name: 'prev_hash', type: 'varchar', length: 64 })
   prevHash: string;
 

@@ -144,6 +144,18 @@ describe(ledgerHash.name, () => {
   it('is lowercase hex, 64 characters', () => {
     assert.match(ledgerHash(ZEROS, FIRST), /^[0-9a-f]{64}$/);
   });
+
+  it('hashes an entry without an actor (null or absent) as entries were hashed before actors were recorded', () => {
+    assert.equal(ledgerHash(ZEROS, { ...FIRST, actor: null }), FIRST_HASH);
+    assert.equal(ledgerHash(ZEROS, { ...FIRST, actor: undefined }), FIRST_HASH);
+  });
+
+  it('covers the actor of an entry that names one, as one more key of the canonical JSON', () => {
+    // `"actor"` sorts before `"createdAt"` (UTF-16 order): the hand-written text puts it first.
+    const canonical = `{"actor":"user:alice",${FIRST_CANONICAL.slice(1)}`;
+    assert.equal(ledgerHash(ZEROS, { ...FIRST, actor: 'user:alice' }), sha256(`${ZEROS}\n${canonical}`));
+    assert.notEqual(ledgerHash(ZEROS, { ...FIRST, actor: 'user:alice' }), ledgerHash(ZEROS, { ...FIRST, actor: 'user:bob' }));
+  });
 });
 
 describe(checkLink.name, () => {
@@ -163,6 +175,7 @@ describe(checkLink.name, () => {
       { ...e2, subject: 'firmware:2' },
       { ...e2, createdAt: e2.createdAt + 1 },
       { ...e2, hash: '0'.repeat(64) },
+      { ...e2, actor: 'user:mallory' },
     ]) {
       const broken = checkLink(e1, tampered);
       assert.ok(broken, JSON.stringify(tampered));

@@ -14,6 +14,12 @@ export interface LedgerFields {
   payload: string;
   /** Epoch milliseconds. */
   createdAt: number;
+  /**
+   * Who made the change (`user:alice`, `token:3:ci-pipeline`, `cli:root`; see `ledger-actor.ts`),
+   * `null` or absent for changes nobody operated: a device's own registration or report, and every
+   * entry written before actors were recorded.
+   */
+  actor?: string | null;
 }
 
 /** Canonical JSON (RFC 8785 / JCS) of a value: sorted keys, no whitespace. */
@@ -25,15 +31,15 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * Hash of a ledger entry (CONTRACT.md §7): lowercase hex SHA-256 over the previous entry's
- * hash, a newline, and the canonical JSON of the entry's fields.
+ * hash, a newline, and the canonical JSON of the entry's fields. The `actor` key is part of that
+ * JSON only when the entry names one, so entries without an actor (all those written before
+ * actors were recorded) hash exactly as they always did, and an entry's actor cannot be changed,
+ * added or removed without breaking the chain.
  */
 export function ledgerHash(prevHash: string, fields: LedgerFields): string {
-  const { seq, tenantId, type, subject, payload, createdAt } = fields;
-  return createHash('sha256')
-    .update(prevHash)
-    .update('\n')
-    .update(canonicalJson({ seq, tenantId, type, subject, payload, createdAt }))
-    .digest('hex');
+  const { seq, tenantId, type, subject, payload, createdAt, actor } = fields;
+  const hashed = { seq, tenantId, type, subject, payload, createdAt, ...(actor == null ? {} : { actor }) };
+  return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(hashed)).digest('hex');
 }
 
 /** Where a chain stops matching. */

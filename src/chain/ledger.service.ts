@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { lockAcrossInstances, LockKey } from '#src/database/unit-of-work.js';
+import { actorLabel, DEFAULT_ACTOR, type Actor } from './ledger-actor.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, type ChainBreak } from './ledger-hash.js';
 
@@ -16,6 +17,8 @@ export interface LedgerEvent {
   subject: string;
   /** The new state of the subject; never a secret. */
   state: Record<string, unknown>;
+  /** Who made the change; absent for what devices change themselves (the CLI records its account). */
+  actor?: Actor;
 }
 
 /** Result of {@link LedgerService.verify}. */
@@ -39,9 +42,14 @@ export interface LedgerEntryView {
   payload: unknown;
   /** ISO 8601, UTC. */
   createdAt: string;
+  /** Who made the change (`user:alice`, `token:3:ci`, `cli:root`), or `null`. */
+  actor: string | null;
   prevHash: string;
   hash: string;
 }
+
+/** Order of a page of entries: by sequence number, oldest (`asc`) or newest (`desc`) first. */
+export type LedgerOrder = 'asc' | 'desc';
 
 const VERIFY_PAGE = 1000;
 
@@ -61,18 +69,21 @@ export class LedgerService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    @Optional() @Inject(DEFAULT_ACTOR) private readonly defaultActor?: Actor,
   ) {}
 
   /**
    * Appends an entry inside the caller's transaction (a `UnitOfWork` one), so it commits
    * with the state change it records. One appender at a time across every instance: SQLite has
    * one writer; on PostgreSQL the ledger lock is taken before the head is read and held until
-   * the caller commits, so the next appender reads this entry as its predecessor.
+   * the caller commits, so the next appender reads this entry as its predecessor. The event's
+   * actor (or the process's default actor, the CLI's account) is recorded and hashed with it.
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
     await lockAcrossInstances(manager, LockKey.ledger);
     const [last] = await manager.find(LedgerEntry, { select: { seq: true, hash: true }, order: { seq: 'DESC' }, take: 1 });
     const prevHash = last?.hash ?? GENESIS_HASH;
+    const actor = event.actor ?? this.defaultActor;
     const fields = {
       seq: (last?.seq ?? 0) + 1,
       tenantId: event.tenantId,
@@ -80,6 +91,7 @@ export class LedgerService {
       subject: event.subject,
       payload: canonicalJson(event.state),
       createdAt: this.clock.now(),
+      actor: actor ? actorLabel(actor) : null,
     };
     const entry = manager.create(LedgerEntry, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
     await manager.insert(LedgerEntry, entry);
@@ -99,11 +111,14 @@ export class LedgerService {
     return entry ? { type: entry.type, state: JSON.parse(entry.payload) as Record<string, unknown> } : null;
   }
 
-  /** One page of entries in sequence order, of one tenant when `tenantId` is given, and how many there are. */
-  async page(tenantId: number | undefined, slice: Slice): Promise<Counted<LedgerEntryView>> {
+  /**
+   * One page of entries by sequence number (oldest first unless `order` is `desc`), of one tenant
+   * when `tenantId` is given, and how many there are.
+   */
+  async page(tenantId: number | undefined, slice: Slice, order: LedgerOrder = 'asc'): Promise<Counted<LedgerEntryView>> {
     const [entries, total] = await this.dataSource.getRepository(LedgerEntry).findAndCount({
       where: tenantId === undefined ? {} : { tenantId },
-      order: { seq: 'ASC' },
+      order: { seq: order === 'desc' ? 'DESC' : 'ASC' },
       skip: slice.offset,
       take: slice.limit,
     });
@@ -115,6 +130,7 @@ export class LedgerService {
         subject: entry.subject,
         payload: parsePayload(entry.payload),
         createdAt: new Date(entry.createdAt).toISOString(),
+        actor: entry.actor,
         prevHash: entry.prevHash,
         hash: entry.hash,
       })),

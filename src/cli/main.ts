@@ -6,8 +6,10 @@ import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { GroupService } from '#src/rollout/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
+import { OPERATOR_ROLES, type OperatorRole } from '#src/operator-account/operator-role.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { CliError, describeError, withServices } from './cli-context.js';
+import { registerOperatorUserCommands } from './operator-user.command.js';
 import { print, table } from './output.js';
 import { formatSummary, simulate, simulatedMacs } from './simulate/simulator.js';
 
@@ -124,12 +126,14 @@ operatorToken
   .command('create')
   .description('create an operator token; it is shown once and stored only as a hash')
   .requiredOption('--name <name>', 'who holds it, e.g. ci-pipeline')
+  .addOption(new Option('--role <role>', 'admin (everything) or viewer (reads only)').choices(OPERATOR_ROLES).default('admin'))
   .addOption(json)
-  .action((o: { name: string; json?: boolean }) =>
+  .action((o: { name: string; role: OperatorRole; json?: boolean }) =>
     run(
-      (get) => get(OperatorTokenService).create(o.name),
+      (get) => get(OperatorTokenService).create(o.name, o.role),
       !!o.json,
-      (t) => `operator token ${t.id} "${t.name}": ${t.token}\n(shown once: keep it; send it as "Authorization: Bearer <token>")`,
+      (t) =>
+        `operator token ${t.id} "${t.name}" (${t.role}): ${t.token}\n(shown once: keep it; send it as "Authorization: Bearer <token>")`,
     ),
   );
 operatorToken
@@ -150,9 +154,11 @@ operatorToken
     run(
       (get) => get(OperatorTokenService).list(),
       !!o.json,
-      (rows) => table(rows, ['id', 'name', 'hint', 'revoked', 'createdAt']),
+      (rows) => table(rows, ['id', 'name', 'hint', 'role', 'revoked', 'createdAt']),
     ),
   );
+
+registerOperatorUserCommands(program);
 
 // firmware
 const firmware = program.command('firmware').description('firmware artifacts');
@@ -357,6 +363,7 @@ program
   .option('--auth-url <url>', 'authentication base URL (default: AUTH_URL)')
   .option('--vc-url <url>', 'version controller base URL (default: VC_URL)')
   .option('--bc-url <url>', 'blockchain lookup base URL (default: BC_URL)')
+  .option('--ipfs-url <url>', 'IPFS download server base URL (default: IPFS_URL)')
   .option('--print-macs', 'only print the macs the devices use, one per line (to put them in a group)')
   .addOption(json)
   .action(async (o: Record<string, string | number | boolean | undefined>) => {
@@ -372,6 +379,7 @@ program
         authUrl: String(o['authUrl'] ?? local(config.urls.auth)),
         vcUrl: String(o['vcUrl'] ?? local(config.urls.vc)),
         bcUrl: String(o['bcUrl'] ?? local(config.urls.bc)),
+        ipfsUrl: String(o['ipfsUrl'] ?? local(config.urls.ipfs)),
         customerKey: String(o['customerKey']),
         deviceKey: String(o['deviceKey']),
         devices: Number(o['devices']),

@@ -14,17 +14,31 @@ export const ErrorMessages = {
 } as const;
 
 /**
+ * An error answer that carries headers beside its `{"message": ...}` body, such as the
+ * `Content-Range` with the full size of a 416. The filter sends them with the body.
+ */
+export class HttpErrorWithHeaders extends HttpException {
+  constructor(
+    status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {
+    super(message, status);
+  }
+}
+
+/**
  * A request refused for now, to be tried again in `retryAfterSeconds`: 429 when the caller is
  * over its own share, 503 when the server is. The answer carries `Retry-After` and the message;
  * it is not a server error and is not logged as one.
  */
-export class RetryLaterException extends HttpException {
+export class RetryLaterException extends HttpErrorWithHeaders {
   constructor(
     status: 429 | 503,
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super({ message }, status);
+    super(status, message, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 
@@ -50,12 +64,12 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const [status, message] = this.describe(error, request);
-    if (error instanceof RetryLaterException) void reply.header('Retry-After', error.retryAfterSeconds);
-    else if (status >= 500) {
+    if (status >= 500 && !(error instanceof RetryLaterException)) {
       // The path only: a query string may carry a token.
       this.logger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
     }
     if (reply.sent) return;
+    if (error instanceof HttpErrorWithHeaders) void reply.headers(error.headers);
     void reply
       .status(status)
       .type('application/json; charset=utf-8')

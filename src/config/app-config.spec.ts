@@ -29,6 +29,16 @@ describe(loadConfig.name, () => {
       assert.equal(config.urls.operator.href, 'http://127.0.0.1:3004/');
     });
 
+    it('IPFS_URL http://0.0.0.0:3005, TOOLS_URL http://0.0.0.0:3006', () => {
+      assert.equal(config.urls.ipfs.href, 'http://0.0.0.0:3005/');
+      assert.equal(config.urls.tools.href, 'http://0.0.0.0:3006/');
+    });
+
+    it('no TLS: no certificate for any component, none loaded', () => {
+      for (const files of Object.values(config.tls)) assert.deepEqual(files, { cert: undefined });
+      assert.deepEqual(config.certificates, {});
+    });
+
     it('JWT_TTL_SECONDS 3600', () => assert.equal(config.jwtTtlSeconds, 3600));
     it('AUTH_MAX_SKEW_SECONDS 300', () => assert.equal(config.authMaxSkewSeconds, 300));
     it('LOGIN_RATE_LIMIT 10', () => assert.equal(config.loginRateLimit, 10));
@@ -136,6 +146,8 @@ describe(loadConfig.name, () => {
       ['AUTH_MAX_SKEW_SECONDS', '1e3'],
       ['VC_URL', 'ftp://x:1'],
       ['AUTH_URL', 'https://0.0.0.0:3001'],
+      ['IPFS_URL', 'https://0.0.0.0:3005'],
+      ['TOOLS_URL', 'not a url'],
       ['AUTH_URL', 'not a url'],
       ['AUTH_URL', '0.0.0.0:3001'],
       ['BC_URL', 'http://0.0.0.0:3003/?x=1'],
@@ -178,6 +190,88 @@ describe(loadConfig.name, () => {
         (error: unknown) => error instanceof ConfigError && !error.message.includes('hunter2'),
       );
     });
+  });
+
+  describe('TLS certificate files', () => {
+    it('gives every https:// component the shared TLS_CERT_FILE and TLS_KEY_FILE, as absolute paths', () => {
+      const config = loadConfig({ VC_URL: 'https://0.0.0.0:8443', TLS_CERT_FILE: 'tls/all.crt', TLS_KEY_FILE: 'tls/all.key' });
+      assert.deepEqual(config.tls.vc, {
+        cert: { path: resolve('tls/all.crt'), variable: 'TLS_CERT_FILE' },
+        key: { path: resolve('tls/all.key'), variable: 'TLS_KEY_FILE' },
+      });
+      assert.equal(config.urls.vc.protocol, 'https:');
+    });
+
+    it("prefers a component's own pair, and reads a certificate beside an http:// URL as the TLS proxy's", () => {
+      const config = loadConfig({
+        IPFS_URL: 'https://0.0.0.0:8443',
+        IPFS_TLS_CERT_FILE: '/etc/fl/ipfs.crt',
+        IPFS_TLS_KEY_FILE: '/etc/fl/ipfs.key',
+        TLS_CERT_FILE: '/etc/fl/all.crt',
+        TLS_KEY_FILE: '/etc/fl/all.key',
+        BC_TLS_CERT_FILE: '/etc/fl/proxy-bc.crt',
+      });
+      assert.equal(config.tls.ipfs.cert?.variable, 'IPFS_TLS_CERT_FILE');
+      assert.equal(config.tls.ipfs.key?.path, '/etc/fl/ipfs.key');
+      // http:// components: the certificate devices see at the proxy, no key (the listener serves none).
+      assert.deepEqual(config.tls.bc, { cert: { path: '/etc/fl/proxy-bc.crt', variable: 'BC_TLS_CERT_FILE' } });
+      assert.deepEqual(config.tls.auth, { cert: { path: '/etc/fl/all.crt', variable: 'TLS_CERT_FILE' } });
+    });
+
+    it('lets components share an https:// listener with one certificate', () => {
+      const config = loadConfig({
+        AUTH_URL: 'https://0.0.0.0:443/auth',
+        VC_URL: 'https://0.0.0.0/vc',
+        TLS_CERT_FILE: '/etc/fl/all.crt',
+        TLS_KEY_FILE: '/etc/fl/all.key',
+      });
+      assert.equal(config.tls.auth.cert?.path, config.tls.vc.cert?.path);
+    });
+
+    const refusals: [string, Record<string, string>, RegExp][] = [
+      [
+        'an https:// URL without certificate files',
+        { VC_URL: 'https://0.0.0.0:8443' },
+        /VC_URL is https:\/\/: set VC_TLS_CERT_FILE and VC_TLS_KEY_FILE/,
+      ],
+      [
+        'an https:// URL with a certificate but no key',
+        { BC_URL: 'https://0.0.0.0:8443', BC_TLS_CERT_FILE: '/x.crt' },
+        /BC_URL is https:\/\/: set BC_TLS_CERT_FILE and BC_TLS_KEY_FILE/,
+      ],
+      ['a key without its certificate', { TLS_KEY_FILE: '/x.key' }, /TLS_KEY_FILE is set without TLS_CERT_FILE/],
+      ["a component's key without its certificate", { VC_TLS_KEY_FILE: '/x.key' }, /VC_TLS_KEY_FILE is set without VC_TLS_CERT_FILE/],
+      [
+        "a component's key beside an http:// URL (the listener would not serve TLS)",
+        { TOOLS_TLS_CERT_FILE: '/x.crt', TOOLS_TLS_KEY_FILE: '/x.key' },
+        /TOOLS_TLS_KEY_FILE is set but TOOLS_URL is http:\/\//,
+      ],
+      [
+        'one listener with both schemes',
+        { AUTH_URL: 'http://0.0.0.0:9000/a', VC_URL: 'https://0.0.0.0:9000/v', TLS_CERT_FILE: '/x.crt', TLS_KEY_FILE: '/x.key' },
+        /AUTH_URL and VC_URL share 0\.0\.0\.0:9000 .* not the scheme/,
+      ],
+      [
+        'one https:// listener with two certificates',
+        {
+          AUTH_URL: 'https://0.0.0.0:9000/a',
+          VC_URL: 'https://0.0.0.0:9000/v',
+          TLS_CERT_FILE: '/x.crt',
+          TLS_KEY_FILE: '/x.key',
+          VC_TLS_CERT_FILE: '/v.crt',
+          VC_TLS_KEY_FILE: '/v.key',
+        },
+        /AUTH_URL and VC_URL share 0\.0\.0\.0:9000 .* different certificates \(TLS_CERT_FILE, VC_TLS_CERT_FILE\)/,
+      ],
+    ];
+    for (const [what, env, message] of refusals) {
+      it(`refuses ${what}, naming the variables`, () => {
+        assert.throws(
+          () => loadConfig(env),
+          (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        );
+      });
+    }
   });
 
   describe('FIRMWARE_MAX_BYTES (CONTRACT.md §9 firmware upload)', () => {

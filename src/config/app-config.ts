@@ -8,8 +8,22 @@ import { join, resolve } from 'node:path';
  * {@link ENVIRONMENT}; the README's table is the same list.
  */
 export interface AppConfig {
-  /** Base URLs of the four components (CONTRACT.md §2). */
+  /**
+   * Base URL of every component: the three of the device interface, the IPFS download server,
+   * the tools service (TLS fingerprints) and the operator surface.
+   */
   urls: Record<ComponentName, URL>;
+  /**
+   * Where each component's TLS certificate comes from: served by its listener when its base URL
+   * is `https://`, or presented by a TLS-terminating proxy in front of it when it is `http://`.
+   * Paths only; the files are read at start by `loadCertificates`.
+   */
+  tls: Record<ComponentName, TlsFiles>;
+  /**
+   * The certificates read from {@link tls} at start (`loadCertificates`), by component; empty
+   * until then. Each carries the SHA-1 fingerprint devices pin.
+   */
+  certificates: Partial<Record<ComponentName, LoadedCertificate>>;
   /** Directory for the SQLite database, the JWT secret and firmware artifacts. */
   dataDir: string;
   /** SQLite database file (absolute path); used when {@link databaseUrl} is unset. */
@@ -54,9 +68,57 @@ export interface AppConfig {
    * over it: 413). Default 64 MiB.
    */
   firmwareMaxBytes: number;
+  /** An operator console session ends after this long without a request, seconds. */
+  operatorSessionIdleSeconds: number;
+  /** An operator console session ends this long after sign-in whatever its activity, seconds. */
+  operatorSessionMaxSeconds: number;
 }
 
-export type ComponentName = 'auth' | 'vc' | 'bc' | 'operator';
+/** The components, each on its own base URL; `ipfs` and `tools` are the field's further two device-facing ones. */
+export const COMPONENTS = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools'] as const;
+export type ComponentName = (typeof COMPONENTS)[number];
+
+/** The base-URL variable of each component. */
+export const URL_VARIABLES: Readonly<Record<ComponentName, string>> = {
+  auth: 'AUTH_URL',
+  vc: 'VC_URL',
+  bc: 'BC_URL',
+  operator: 'OPERATOR_URL',
+  ipfs: 'IPFS_URL',
+  tools: 'TOOLS_URL',
+};
+
+/** A PEM file named by an environment variable. */
+export interface NamedFile {
+  /** Absolute path. */
+  path: string;
+  /** The variable that named it, for error messages (`VC_TLS_CERT_FILE` or `TLS_CERT_FILE`). */
+  variable: string;
+}
+
+/** The certificate (and, for a listener serving TLS itself, the private key) of one component. */
+export interface TlsFiles {
+  /** PEM certificate, the server's own first, then any intermediates. */
+  cert?: NamedFile;
+  /** PEM private key of that certificate; needed only when the component's base URL is `https://`. */
+  key?: NamedFile;
+}
+
+/** A component's certificate as read at start. */
+export interface LoadedCertificate {
+  /** The PEM text of the certificate file (chain). */
+  cert: string;
+  /** The PEM private key, when the listener serves TLS itself. */
+  key?: string;
+  /**
+   * SHA-1 of the DER of the first certificate (the one a TLS server presents first), as
+   * uppercase hex pairs separated by colons (`AB:CD:…`, 59 characters): the form the ESP8266
+   * sketch's `setFingerprint` parses.
+   */
+  sha1Fingerprint: string;
+  /** Where it came from. */
+  file: NamedFile;
+}
 const SQLITE_DRIVERS = ['better-sqlite3', 'sqlite3'] as const;
 export type SqliteDriver = (typeof SQLITE_DRIVERS)[number];
 export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
@@ -79,7 +141,26 @@ export const ENVIRONMENT: readonly Variable[] = [
   { name: 'AUTH_URL', default: 'http://0.0.0.0:3001', description: 'Base URL of the authentication component' },
   { name: 'VC_URL', default: 'http://0.0.0.0:3002', description: 'Base URL of the version controller' },
   { name: 'BC_URL', default: 'http://0.0.0.0:3003', description: 'Base URL of the blockchain lookup' },
+  { name: 'IPFS_URL', default: 'http://0.0.0.0:3005', description: 'Base URL of the IPFS download server (firmware by CID)' },
+  {
+    name: 'TOOLS_URL',
+    default: 'http://0.0.0.0:3006',
+    description: 'Base URL of the tools service (TLS fingerprints for ESP8266 devices)',
+  },
   { name: 'OPERATOR_URL', default: 'http://127.0.0.1:3004', description: 'Base URL of the operator surface' },
+  {
+    name: 'TLS_CERT_FILE',
+    default: '(unset)',
+    description: 'PEM certificate of every component without its own <COMPONENT>_TLS_CERT_FILE (served on https:// base URLs)',
+  },
+  { name: 'TLS_KEY_FILE', default: '(unset)', description: 'PEM private key of TLS_CERT_FILE' },
+  {
+    name: '<COMPONENT>_TLS_CERT_FILE',
+    default: '(unset)',
+    description:
+      'AUTH_, VC_, BC_, IPFS_, TOOLS_, OPERATOR_: that component’s certificate; with an http:// base URL, the one your TLS proxy presents',
+  },
+  { name: '<COMPONENT>_TLS_KEY_FILE', default: '(unset)', description: 'PEM private key of <COMPONENT>_TLS_CERT_FILE' },
   { name: 'DATA_DIR', default: './data', description: 'SQLite database, JWT secret and firmware artifacts' },
   {
     name: 'DATABASE_URL',
@@ -110,6 +191,16 @@ export const ENVIRONMENT: readonly Variable[] = [
     description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',
   },
   { name: 'FIRMWARE_MAX_BYTES', default: '67108864', description: 'Largest firmware binary an upload or publish accepts, bytes (64 MiB)' },
+  {
+    name: 'OPERATOR_SESSION_IDLE_SECONDS',
+    default: '1800',
+    description: 'An operator console session ends after this long without a request, seconds',
+  },
+  {
+    name: 'OPERATOR_SESSION_MAX_SECONDS',
+    default: '43200',
+    description: 'An operator console session ends this long after sign-in, seconds (12 hours)',
+  },
 ];
 
 /** Upper bound of `FIRMWARE_MAX_BYTES`: 16 GiB, bytes. */
@@ -129,12 +220,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
   const fallback = (name: string): string => ENVIRONMENT.find((v) => v.name === name)!.default;
 
-  const urls = {
-    auth: baseUrl('AUTH_URL', get('AUTH_URL') ?? fallback('AUTH_URL')),
-    vc: baseUrl('VC_URL', get('VC_URL') ?? fallback('VC_URL')),
-    bc: baseUrl('BC_URL', get('BC_URL') ?? fallback('BC_URL')),
-    operator: baseUrl('OPERATOR_URL', get('OPERATOR_URL') ?? fallback('OPERATOR_URL')),
-  };
+  const urls = Object.fromEntries(
+    COMPONENTS.map((component) => {
+      const variable = URL_VARIABLES[component];
+      return [component, baseUrl(variable, get(variable) ?? fallback(variable))];
+    }),
+  ) as Record<ComponentName, URL>;
+  const tls = tlsFiles(urls, get);
   const dataDir = resolve(get('DATA_DIR') ?? fallback('DATA_DIR'));
   const level = get('LOG_LEVEL') ?? 'log';
   if (!LEVELS.includes(level as LogLevel)) {
@@ -147,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   return {
     urls,
+    tls,
+    certificates: {},
     dataDir,
     databasePath: join(dataDir, 'firmledger.sqlite'),
     databaseUrl: serviceUrl(
@@ -176,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
     firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', get('FIRMWARE_MAX_BYTES') ?? fallback('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
+    ...operatorSession(get),
   };
 }
 
@@ -193,6 +288,16 @@ export function prepareDataDir(config: AppConfig): AppConfig {
   return { ...config, jwtSecret: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8') };
 }
 
+/** The two lifetimes of an operator console session; the idle one may not exceed the absolute one. */
+function operatorSession(
+  get: (name: string) => string | undefined,
+): Pick<AppConfig, 'operatorSessionIdleSeconds' | 'operatorSessionMaxSeconds'> {
+  const idle = integer('OPERATOR_SESSION_IDLE_SECONDS', get('OPERATOR_SESSION_IDLE_SECONDS') ?? '1800', 60, 2_592_000);
+  const max = integer('OPERATOR_SESSION_MAX_SECONDS', get('OPERATOR_SESSION_MAX_SECONDS') ?? '43200', 60, 2_592_000);
+  if (idle > max) throw new ConfigError(`OPERATOR_SESSION_IDLE_SECONDS (${idle}) must not exceed OPERATOR_SESSION_MAX_SECONDS (${max})`);
+  return { operatorSessionIdleSeconds: idle, operatorSessionMaxSeconds: max };
+}
+
 function baseUrl(name: string, text: string): URL {
   let url: URL;
   try {
@@ -200,13 +305,81 @@ function baseUrl(name: string, text: string): URL {
   } catch {
     throw new ConfigError(`${name} must be a URL such as http://0.0.0.0:3001 (got "${text}")`);
   }
-  if (url.protocol !== 'http:') {
-    throw new ConfigError(`${name} must use http: (terminate TLS at the reverse proxy); got "${text}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http:// or https:// URL (got "${text}")`);
   }
   if (url.search || url.hash || url.username || url.password) {
     throw new ConfigError(`${name} must not carry a query, fragment or credentials (got "${text}")`);
   }
   return url;
+}
+
+/** The TLS variables' prefix of a component: `VC_` for `VC_URL`. */
+const tlsPrefix = (component: ComponentName): string => URL_VARIABLES[component].replace(/URL$/, '');
+
+/**
+ * Resolves each component's certificate and key files: `<COMPONENT>_TLS_CERT_FILE` /
+ * `<COMPONENT>_TLS_KEY_FILE`, else the shared `TLS_CERT_FILE` / `TLS_KEY_FILE`.
+ * @throws ConfigError for an `https://` base URL without both files; for a component's own key
+ *   beside an `http://` base URL (the listener would not use it); for a key without its
+ *   certificate; for components sharing one `https://` listener with different files, or one
+ *   listener with both schemes.
+ */
+function tlsFiles(urls: Record<ComponentName, URL>, get: (name: string) => string | undefined): Record<ComponentName, TlsFiles> {
+  const file = (variable: string): NamedFile | undefined => {
+    const path = get(variable);
+    return path === undefined ? undefined : { path: resolve(path), variable };
+  };
+  const shared = { cert: file('TLS_CERT_FILE'), key: file('TLS_KEY_FILE') };
+  if (shared.key && !shared.cert) throw new ConfigError('TLS_KEY_FILE is set without TLS_CERT_FILE');
+  const result = {} as Record<ComponentName, TlsFiles>;
+  for (const component of COMPONENTS) {
+    const prefix = tlsPrefix(component);
+    const own = { cert: file(`${prefix}TLS_CERT_FILE`), key: file(`${prefix}TLS_KEY_FILE`) };
+    const urlVariable = URL_VARIABLES[component];
+    if (own.key && !own.cert) throw new ConfigError(`${prefix}TLS_KEY_FILE is set without ${prefix}TLS_CERT_FILE`);
+    const secure = urls[component].protocol === 'https:';
+    if (own.key && !secure) {
+      throw new ConfigError(
+        `${prefix}TLS_KEY_FILE is set but ${urlVariable} is http://: use an https:// ${urlVariable} for the listener to serve TLS`,
+      );
+    }
+    const files: TlsFiles = own.cert ? own : shared;
+    if (secure && !(files.cert && files.key)) {
+      throw new ConfigError(
+        `${urlVariable} is https://: set ${prefix}TLS_CERT_FILE and ${prefix}TLS_KEY_FILE, or TLS_CERT_FILE and TLS_KEY_FILE (PEM files)`,
+      );
+    }
+    result[component] = secure ? files : { cert: files.cert };
+  }
+  // One listener, one TLS configuration: components sharing host and port must agree.
+  const byListener = new Map<string, ComponentName>();
+  for (const component of COMPONENTS) {
+    const url = urls[component];
+    const key = `${url.hostname}:${listenerPort(url)}`;
+    const first = byListener.get(key);
+    if (first === undefined) {
+      byListener.set(key, component);
+      continue;
+    }
+    const [a, b] = [URL_VARIABLES[first], URL_VARIABLES[component]];
+    if (urls[first].protocol !== url.protocol) {
+      throw new ConfigError(`${a} and ${b} share ${key} (one listener) but not the scheme: make both http:// or both https://`);
+    }
+    if (url.protocol === 'https:' && result[first].cert?.path !== result[component].cert?.path) {
+      throw new ConfigError(
+        `${a} and ${b} share ${key} (one listener) but name different certificates (${result[first].cert?.variable}, ` +
+          `${result[component].cert?.variable}): give them one`,
+      );
+    }
+  }
+  return result;
+}
+
+/** The port a base URL listens on; `URL` reports the scheme's default (80, 443) as ''. */
+export function listenerPort(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
 }
 
 /**

@@ -12,7 +12,11 @@ import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
 import { OperatorTokens1763800000000 } from './migrations/1763800000000-OperatorTokens.js';
 import { OperatorQueryIndexes1763912000000 } from './migrations/1763912000000-OperatorQueryIndexes.js';
+import { FirmwareDownloads1764100000000 } from './migrations/1764100000000-FirmwareDownloads.js';
+import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
+import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
+import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
 export const ENTITIES = [
   Tenant,
@@ -27,8 +31,17 @@ export const ENTITIES = [
   LoginNonce,
   LoginRate,
   OperatorToken,
+  FirmwareDownload,
+  OperatorUser,
+  OperatorSession,
 ];
-export const MIGRATIONS = [InitialSchema1763700000000, OperatorTokens1763800000000, OperatorQueryIndexes1763912000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  OperatorTokens1763800000000,
+  OperatorQueryIndexes1763912000000,
+  FirmwareDownloads1764100000000,
+  OperatorAccounts1764200000000,
+];
 
 /**
  * TypeORM options: PostgreSQL (`pg`) when `DATABASE_URL` is set, else the embedded default,

@@ -12,7 +12,32 @@ export interface DeviceFilter {
   deviceType?: string;
   /** Last seen at or after this time, epoch milliseconds. */
   seenSince?: number;
+  /** Not seen since this time (last seen before it, or never), epoch milliseconds. */
+  notSeenSince?: number;
+  /** Part of the name (any case), or hex digits of the mac (separators ignored). */
+  text?: string;
 }
+
+/** Devices of one firmware version and device type, and how many of them were seen since two times. */
+export interface VersionCountRow {
+  firmwareVersion: string;
+  deviceType: string;
+  devices: number;
+  seenSinceHour: number;
+  seenSinceDay: number;
+}
+
+/**
+ * Devices of a tenant ($1) per firmware version and device type, with how many were seen since
+ * $2 and since $3 (epoch ms): one pass over the tenant's rows.
+ */
+const VERSION_COUNTS = `SELECT firmware_version, device_type, COUNT(*) AS devices,
+    SUM(CASE WHEN last_seen_at >= $2 THEN 1 ELSE 0 END) AS seen_hour,
+    SUM(CASE WHEN last_seen_at >= $3 THEN 1 ELSE 0 END) AS seen_day
+  FROM device WHERE tenant_id = $1 GROUP BY firmware_version, device_type`;
+
+/** A text whose `%`, `_` and backslashes a LIKE pattern with a backslash as its ESCAPE character takes literally. */
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
 interface DeviceRow {
@@ -90,7 +115,35 @@ export class DeviceRepository {
       query.andWhere('d.firmware_version = :firmwareVersion', { firmwareVersion: filter.firmwareVersion });
     if (filter.deviceType !== undefined) query.andWhere('d.device_type = :deviceType', { deviceType: filter.deviceType });
     if (filter.seenSince !== undefined) query.andWhere('d.last_seen_at >= :seenSince', { seenSince: filter.seenSince });
+    if (filter.notSeenSince !== undefined) {
+      query.andWhere('(d.last_seen_at IS NULL OR d.last_seen_at < :notSeenSince)', { notSeenSince: filter.notSeenSince });
+    }
+    if (filter.text !== undefined) {
+      const name = `%${likeLiteral(filter.text.toLowerCase())}%`;
+      const hex = filter.text.replace(/[:.\-\s]/g, '').toUpperCase();
+      if (/^[0-9A-F]+$/.test(hex)) {
+        query.andWhere(`(LOWER(d.name) LIKE :name ESCAPE '\\' OR REPLACE(d.mac, ':', '') LIKE :hex)`, { name, hex: `%${hex}%` });
+      } else {
+        query.andWhere(`LOWER(d.name) LIKE :name ESCAPE '\\'`, { name });
+      }
+    }
     return query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getManyAndCount();
+  }
+
+  /** The tenant's devices per firmware version and device type, with how many were seen since `hourAgo` and `dayAgo` (epoch ms). */
+  async versionCounts(tenantId: number, hourAgo: number, dayAgo: number): Promise<VersionCountRow[]> {
+    const rows = await query<Record<'firmware_version' | 'device_type' | 'devices' | 'seen_hour' | 'seen_day', string | number | null>[]>(
+      this.dataSource.manager,
+      VERSION_COUNTS,
+      [tenantId, hourAgo, dayAgo],
+    );
+    return rows.map((row) => ({
+      firmwareVersion: String(row.firmware_version),
+      deviceType: String(row.device_type),
+      devices: Number(row.devices),
+      seenSinceHour: Number(row.seen_hour ?? 0),
+      seenSinceDay: Number(row.seen_day ?? 0),
+    }));
   }
 
   /**

@@ -8,7 +8,7 @@ import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
-import { DeviceRepository, type DeviceFilter } from './device.repository.js';
+import { DeviceRepository, type DeviceFilter, type VersionCountRow } from './device.repository.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 import type { DeviceResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
@@ -112,6 +112,15 @@ export class DeviceService {
     await this.lastSeen.flush();
     const [devices, total] = await this.devices.page(tenantId, filter, slice.offset, slice.limit);
     return { items: devices.map(deviceView), total };
+  }
+
+  /**
+   * The tenant's devices per firmware version and device type, with how many were seen in the
+   * last hour and day before `now` (epoch ms), last-seen times held back written first (see {@link page}).
+   */
+  async versionCounts(tenantId: number, now: number): Promise<VersionCountRow[]> {
+    await this.lastSeen.flush();
+    return this.devices.versionCounts(tenantId, now - 3_600_000, now - 86_400_000);
   }
 
   /**

@@ -1,16 +1,13 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '#src/auth/auth.module.js';
 import { LedgerModule } from '#src/chain/ledger.module.js';
 import { ArtifactStore } from './artifact-store.js';
-import { FirmwareController } from './firmware.controller.js';
 import { FirmwareRepository } from './firmware.repository.js';
 import { FirmwareService } from './firmware.service.js';
 
-/** Firmware artifacts: publish, digests, CID, storage, download. */
+/** Firmware artifacts: publish, digests, CID, storage (the IPFS component serves the downloads). */
 @Module({
-  imports: [AuthModule, LedgerModule],
-  controllers: [FirmwareController],
+  imports: [LedgerModule],
   providers: [ArtifactStore, FirmwareRepository, FirmwareService],
-  exports: [FirmwareService],
+  exports: [FirmwareService, ArtifactStore],
 })
 export class FirmwareModule {}

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
@@ -36,6 +37,18 @@ export interface PublishFirmware {
    * publishing is refused before a byte is read.
    */
   declaredBytes?: number;
+  /** Who publishes it (recorded on the ledger). */
+  actor?: Actor;
+}
+
+/** A tenant's firmware whose bytes are stored, as a download needs it. */
+export interface StoredArtifact {
+  firmwareId: number;
+  cid: string;
+  /** Bytes. */
+  size: number;
+  /** Lowercase hex MD5 of the bytes. */
+  md5: string;
 }
 
 /** A firmware as operators see it. */
@@ -103,6 +116,7 @@ export class FirmwareService {
           tenantId: request.tenantId,
           type: 'firmware.published',
           subject: Subject.firmware(created.id),
+          actor: request.actor,
           state: {
             id: created.id,
             version: created.version,
@@ -158,14 +172,14 @@ export class FirmwareService {
   }
 
   /**
-   * The tenant's artifact with this CID, for download.
-   * @throws NotFoundException `Firmware not found` (also for another tenant's CID).
+   * The tenant's stored artifact with this CID, for download.
+   * @throws NotFoundException `Firmware not found` (also for another tenant's CID, or bytes gone from storage).
    */
-  async requireArtifact(tenantId: number, cid: string): Promise<{ cid: string; size: number }> {
+  async requireArtifact(tenantId: number, cid: string): Promise<StoredArtifact> {
     const firmware = await this.firmware.findByCid(tenantId, cid);
     const size = firmware ? await this.artifacts.size(cid) : null;
-    if (size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
-    return { cid, size };
+    if (!firmware || size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
+    return { firmwareId: firmware.id, cid, size, md5: firmware.md5 };
   }
 }
 

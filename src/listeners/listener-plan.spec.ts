@@ -112,3 +112,33 @@ describe(normalizePrefix.name, () => {
     });
   }
 });
+
+describe(`${planListeners.name} with TLS`, () => {
+  const pem = {
+    cert: '-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n',
+    key: 'KEY',
+    sha1Fingerprint: 'AB',
+    file: { path: '/c', variable: 'TLS_CERT_FILE' },
+  };
+
+  it('gives an https:// listener the certificate and key of its first component; http:// listeners none', () => {
+    const listeners = planListeners(
+      { auth: url('https://0.0.0.0/a'), vc: url('https://0.0.0.0:443/v'), operator: url('http://127.0.0.1:3004') },
+      { auth: pem, vc: pem, operator: { ...pem, key: undefined } },
+    );
+    assert.deepEqual(
+      listeners.map((l) => [l.key, l.tls, l.mounts.map((m) => m.component)]),
+      [
+        ['0.0.0.0:443', { cert: pem.cert, key: 'KEY' }, ['auth', 'vc']],
+        ['127.0.0.1:3004', undefined, ['operator']],
+      ],
+    );
+  });
+
+  it('refuses an https:// URL without a loaded key', () => {
+    assert.throws(
+      () => planListeners({ ipfs: url('https://0.0.0.0:8443') }, {}),
+      /ipfs: https:\/\/ base URL without a loaded certificate and key/,
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import type { ComponentName } from '#src/config/app-config.js';
+import { listenerPort, type ComponentName, type LoadedCertificate } from '#src/config/app-config.js';
 
 /** A component mounted on a listener under a path prefix ('' for the root). */
 export interface Mount {
@@ -13,21 +13,36 @@ export interface Listener {
   host: string;
   port: number;
   mounts: Mount[];
+  /** Certificate chain and key when the listener serves TLS itself (its base URLs are `https://`). */
+  tls?: { cert: string; key: string };
 }
 
 /**
  * Groups component base URLs into listeners: URLs that share host and port share one listener.
+ * The configuration makes sure they share the scheme and, for `https://`, the certificate.
  * @param urls base URL of each component.
+ * @param certificates the loaded certificates; an `https://` listener serves its first component's.
  * @returns listeners in the order their first component appears in `urls`.
+ * @throws Error for an `https://` URL without a certificate and key (the configuration prevents it).
  */
-export function planListeners(urls: Partial<Record<ComponentName, URL>>): Listener[] {
+export function planListeners(
+  urls: Partial<Record<ComponentName, URL>>,
+  certificates: Partial<Record<ComponentName, LoadedCertificate>> = {},
+): Listener[] {
   const listeners = new Map<string, Listener>();
   for (const [component, url] of Object.entries(urls) as [ComponentName, URL][]) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    // `URL` reports the scheme's default port (80 for http:) as ''.
-    const port = url.port === '' ? 80 : Number(url.port);
+    const port = listenerPort(url);
     const key = `${host}:${port}`;
-    const listener = listeners.get(key) ?? { key, host, port, mounts: [] };
+    let listener = listeners.get(key);
+    if (!listener) {
+      listener = { key, host, port, mounts: [] };
+      if (url.protocol === 'https:') {
+        const { cert, key: privateKey } = certificates[component] ?? {};
+        if (!cert || !privateKey) throw new Error(`${component}: https:// base URL without a loaded certificate and key`);
+        listener.tls = { cert, key: privateKey };
+      }
+    }
     listener.mounts.push({ component, prefix: normalizePrefix(url.pathname) });
     listeners.set(key, listener);
   }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions, RouteOptions } from 'fastify';
@@ -23,7 +24,7 @@ type TaggedSocket = Socket & { [LISTENER]?: string };
  * routes answer 404 on any other listener or prefix.
  */
 export class ListenerRouting {
-  private readonly servers = new Map<string, Server>();
+  private readonly servers = new Map<string, Server | TlsServer>();
   private handler?: RequestListener;
 
   constructor(private readonly listeners: Listener[]) {}
@@ -125,13 +126,15 @@ export class ListenerRouting {
     }
   }
 
-  private serverFor(listener: Listener): Server {
+  private serverFor(listener: Listener): Server | TlsServer {
     let server = this.servers.get(listener.key);
     if (!server) {
       const handler = this.handler;
       if (!handler) throw new Error('fastify has not created its server yet');
-      server = createServer(handler);
-      server.on('connection', (socket: TaggedSocket) => {
+      // An https server is an http server over TLS sockets: the same request handling, hooks and closing.
+      server = listener.tls ? createTlsServer({ cert: listener.tls.cert, key: listener.tls.key }, handler) : createServer(handler);
+      // A request's socket is the TLS socket on an https listener, which `secureConnection` hands over.
+      server.on(listener.tls ? 'secureConnection' : 'connection', (socket: TaggedSocket) => {
         socket[LISTENER] = listener.key;
       });
       this.servers.set(listener.key, server);

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { ComponentName } from '#src/config/app-config.js';
+import { requestActor } from './request-actor.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** Labels of one finished request, as the metrics use them. */
@@ -40,7 +41,8 @@ const MAX_LOGGED_PATH = 512;
  * `X-Request-Id` (lines about a request written elsewhere carry it too: a refused login's reason,
  * a 500's cause; see `RequestId`); when the response is
  * done, one JSON line (`method`, `path` without the query string, `route`, `status`,
- * `responseTimeMs`, `reqId`, `component`) is logged and the request is counted and timed.
+ * `responseTimeMs`, `reqId`, `component`, and for operator requests `actor`: who made them) is
+ * logged and the request is counted and timed.
  * Headers, bodies and query strings are never logged (they carry tokens and signatures).
  * Call after the listener routing's `onRoute` hook is installed and before the app is initialised.
  */
@@ -97,6 +99,7 @@ export function installRequestObserver(fastify: FastifyInstance, options: Reques
       route,
       status,
       responseTimeMs: Math.round(seconds * 1e6) / 1e3,
+      actor: requestActor(request),
     };
     logger[level](line, 'request completed');
     done();

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse, ApiSecurity, type HeadersObject } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiResponse, ApiSecurity, type HeadersObject } from '@nestjs/swagger';
 import { INVALID_TOKEN } from '#src/auth/device-token.guard.js';
 import { MessageResponse } from '#src/common/dto/message.dto.js';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
@@ -12,6 +12,8 @@ export const SecuritySchemes = {
   deviceBearer: 'deviceBearer',
   /** Operator token as `Authorization: Bearer` (CONTRACT.md §9). */
   operatorToken: 'operatorToken',
+  /** The console's session cookie (`POST /session`), as browsers send it. */
+  operatorSession: 'operatorSession',
 } as const;
 
 /**
@@ -76,13 +78,19 @@ export function ApiDeviceAuth(): MethodDecorator & ClassDecorator {
 }
 
 /**
- * An operator endpoint: the operator token as `Authorization: Bearer` (CONTRACT.md §9).
+ * An operator endpoint: the operator token as `Authorization: Bearer` (CONTRACT.md §9), or the
+ * console's session cookie.
  * @param invalidTokenMessage the exact 401 text of the operator token guard.
+ * @param sessionEndedMessage the exact 401 text for a session cookie whose session has ended.
  */
-export function ApiOperatorAuth(invalidTokenMessage: string): MethodDecorator & ClassDecorator {
+export function ApiOperatorAuth(invalidTokenMessage: string, sessionEndedMessage: string): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiBearerAuth(SecuritySchemes.operatorToken),
-    ApiMessageResponse(401, 'The operator token is missing or wrong.', invalidTokenMessage),
+    ApiCookieAuth(SecuritySchemes.operatorSession),
+    ApiMessageResponse(401, 'The operator token is missing or wrong, or the session cookie names a session that has ended.', [
+      invalidTokenMessage,
+      sessionEndedMessage,
+    ]),
   );
 }
 

@@ -18,6 +18,7 @@ import { COMPONENT_MODULES } from '#src/app.module.js';
 import type { AppConfig, ComponentName } from '#src/config/app-config.js';
 import { planListeners } from '#src/listeners/listener-plan.js';
 import { componentMarker } from '#src/listeners/listener-routing.js';
+import { SESSION_COOKIE } from '#src/operator-account/session-cookie.js';
 import { exampleKey, SecuritySchemes } from './api-responses.js';
 
 /** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
@@ -47,14 +48,13 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     title: 'firmledger version controller',
     variable: 'VC_URL',
     description:
-      'Devices register and read themselves, ask for their next rollout, download firmware by CID and report success ' +
-      '(INTERFACE.md "Version controller", CONTRACT.md §6, §8). Every endpoint takes the JWT from login.',
+      'Devices register and read themselves, ask for their next rollout and report success; they download firmware from ' +
+      'the IPFS component. Every endpoint takes the JWT from login.',
     security: 'device',
     tags: [
       { name: 'Devices', description: 'Register, delete, get and list devices of the token’s tenant.' },
       { name: 'Rollouts', description: 'The next rollout for a device, and success reports.' },
       { name: 'Reports', description: 'All devices of the tenant as JSON, XML or PDF.' },
-      { name: 'Firmware', description: 'Firmware binaries by IPFS CID, resumable with Range.' },
     ],
   },
   bc: {
@@ -66,12 +66,32 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     security: 'device',
     tags: [{ name: 'Ledger lookups', description: 'Device and firmware records from the ledger.' }],
   },
+  ipfs: {
+    title: 'firmledger IPFS download server',
+    variable: 'IPFS_URL',
+    description:
+      'Firmware binaries by their IPFS CID, in the three forms devices use: `POST /firmware/download` with `{"cid"}` (the ' +
+      'device SDKs), `GET /firmware/{cid}` and the IPFS gateway path `GET /ipfs/{cid}`. Every answer with bytes carries ' +
+      '`Content-Length` and `x-MD5` (never a chunked body), resumes with `Range`, and closes the connection after the body. ' +
+      'Every endpoint takes the JWT from login.',
+    security: 'device',
+    tags: [{ name: 'Firmware download', description: 'The tenant’s firmware by CID; each download is recorded for its device.' }],
+  },
+  tools: {
+    title: 'firmledger tools service',
+    variable: 'TOOLS_URL',
+    description:
+      'What devices need before they speak TLS to the other components: the SHA-1 fingerprints of their certificates, ' +
+      'which the ESP8266 SDK pins. No token.',
+    security: 'none',
+    tags: [{ name: 'Tools', description: 'TLS certificate fingerprints.' }],
+  },
   operator: {
     title: 'firmledger operator API',
     variable: 'OPERATOR_URL',
     description:
       'Tenants, device keys, device groups, firmware, rollouts and ledger verification for operators (CONTRACT.md §9). ' +
-      'Every endpoint takes the operator token as a bearer token.',
+      'Every endpoint takes the operator token as a bearer token, or the console’s session cookie; changes need the admin role.',
     security: 'operator',
     tags: [
       { name: 'Tenants', description: 'Tenants and their customer keys (shown on create and rotate only).' },
@@ -81,6 +101,7 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
       { name: 'Firmware', description: 'Firmware upload (publish) as a streamed binary body, and lookups.' },
       { name: 'Rollouts', description: 'Plan rollouts, move them through their lifecycle and follow their progress.' },
       { name: 'Ledger', description: 'Verify the hash-chained ledger and read its entries.' },
+      { name: 'Session', description: 'Sign in to the operator console with an operator account, and sign out.' },
     ],
   },
 };
@@ -132,11 +153,18 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
       });
   }
   if (docs.some((d) => d.security === 'operator')) {
-    builder.addSecurity(SecuritySchemes.operatorToken, {
-      type: 'http',
-      scheme: 'bearer',
-      description: 'Operator token as `Authorization: Bearer <token>`.',
-    });
+    builder
+      .addSecurity(SecuritySchemes.operatorToken, {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Operator token as `Authorization: Bearer <token>`.',
+      })
+      .addSecurity(SecuritySchemes.operatorSession, {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'The operator console’s session cookie, set by `POST /session` (browsers send it themselves).',
+      });
   }
   for (const tag of docs.flatMap((d) => d.tags)) builder.addTag(tag.name, tag.description);
 
@@ -208,7 +236,7 @@ export function buildOpenApiDocuments(app: INestApplication, config: AppConfig):
  */
 export function mountOpenApi(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance();
-  for (const listener of planListeners(config.urls)) {
+  for (const listener of planListeners(config.urls, config.certificates)) {
     const byPrefix = new Map<string, ComponentName[]>();
     for (const mount of listener.mounts) byPrefix.set(mount.prefix, [...(byPrefix.get(mount.prefix) ?? []), mount.component]);
     for (const components of byPrefix.values()) {

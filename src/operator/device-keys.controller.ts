@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
@@ -7,13 +8,14 @@ import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse, deviceKeyResponse
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { PageQuery } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
-import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 
 /** Device keys of a tenant under `OPERATOR_URL` (CONTRACT.md §5, §9). */
 @ApiTags('Device keys')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
@@ -27,8 +29,13 @@ export class DeviceKeysController {
   @ApiCreatedResponse({ type: DeviceKeyResponse, description: 'The new device key.' })
   @ApiJsonBodyErrors(['device_type must be a string', OperatorExamples.deviceType])
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
-  async create(@Param('tenant', TenantPipe) tenant: Tenant, @Body() body: CreateDeviceKeyDto): Promise<DeviceKeyResponse> {
-    return deviceKeyResponse(await this.tenants.createDeviceKey(tenant.id, body.device_type));
+  @ApiOperatorChange()
+  async create(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Body() body: CreateDeviceKeyDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceKeyResponse> {
+    return deviceKeyResponse(await this.tenants.createDeviceKey(tenant.id, body.device_type, actor));
   }
 
   /** `GET /tenants/:tenant/device-keys?page&per_page` → 200 one page of keys by id (revoked ones included). */
@@ -58,7 +65,12 @@ export class DeviceKeysController {
     OperatorExamples.tenantNotFound,
     OperatorExamples.deviceKeyNotFound,
   ])
-  async revoke(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<DeviceKeyResponse> {
-    return deviceKeyResponse(await this.tenants.revokeDeviceKey(tenant.id, String(id)));
+  @ApiOperatorChange()
+  async revoke(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceKeyResponse> {
+    return deviceKeyResponse(await this.tenants.revokeDeviceKey(tenant.id, String(id), actor));
   }
 }

@@ -5,10 +5,18 @@ import { INVALID_MAC } from '#src/common/mac.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { FleetService, deviceNotFound } from '#src/rollout/fleet.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { DeviceDetailResponse, DeviceListQuery, DevicePage, deviceDetailResponse, deviceSummaryResponse } from './dto/fleet.dto.js';
+import {
+  DeviceListMessages,
+  DeviceDetailResponse,
+  DeviceListQuery,
+  DevicePage,
+  deviceDetailResponse,
+  deviceSummaryResponse,
+} from './dto/fleet.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 
 /**
@@ -16,7 +24,7 @@ import { TenantPipe } from './tenant.pipe.js';
  * themselves (CONTRACT.md §6). A mac of another tenant is not found here.
  */
 @ApiTags('Devices')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
@@ -25,18 +33,22 @@ export class DevicesController {
   constructor(private readonly fleet: FleetService) {}
 
   /**
-   * `GET /tenants/:tenant/devices?page&per_page&group&firmware_version&device_type&seen_since` →
-   * 200 one page of devices by mac; 400 naming a bad parameter; 404 `Tenant "x" not found` or
-   * `Group "x" not found`.
+   * `GET /tenants/:tenant/devices?page&per_page&group&firmware_version&device_type&seen_since&not_seen_since&q`
+   * → 200 one page of devices by mac; 400 naming a bad parameter; 404 `Tenant "x" not found` or
+   * `Group "x" not found`. `q` searches names (any case) and macs (hex digits, separators ignored).
    */
   @Get()
-  @ApiOperation({ summary: "List a tenant's devices, by mac, filtered by group, firmware version, device type and last-seen time" })
+  @ApiOperation({
+    summary: "List a tenant's devices, by mac, filtered by group, firmware version, device type, last-seen time and a text search",
+  })
   @ApiOkResponse({ type: DevicePage, description: 'One page of the devices that pass every filter given, by mac.' })
   @ApiListQueryErrors(
     'group must be 1 to 128 characters',
     'firmware_version must be 1 to 64 characters',
     'device_type must be 1 to 64 characters',
-    'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z',
+    DeviceListMessages.seenSince,
+    DeviceListMessages.notSeenSince,
+    DeviceListMessages.q,
   )
   @ApiMessageResponse(404, 'No tenant has this id or name, or the `group` filter names no group of the tenant.', [
     OperatorExamples.tenantNotFound,

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { BodyStream, STREAM_MEDIA_TYPE, StreamBody, StreamBodyMessages } from '#src/common/stream-body.js';
 import {
   FIRMWARE_EMPTY,
@@ -15,9 +16,10 @@ import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQ
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { PageQuery } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
-import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 
 /** `FIRMWARE_MAX_BYTES` by default, for the documented 413 text. */
 const DEFAULT_FIRMWARE_MAX_BYTES = 67108864;
@@ -27,7 +29,7 @@ const DEFAULT_FIRMWARE_MAX_BYTES = 67108864;
  * body, list, get. Publishing is `FirmwareService.publish`, the same as `firmledger firmware publish`.
  */
 @ApiTags('Firmware')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @ApiTenantParam()
 @Controller('tenants/:tenant/firmware')
@@ -79,15 +81,20 @@ export class OperatorFirmwareController {
     firmwareTooLarge(DEFAULT_FIRMWARE_MAX_BYTES),
   )
   @ApiMessageResponse(415, 'The body is not `application/octet-stream`.', StreamBodyMessages.unsupportedMediaType)
+  @ApiOperatorChange()
   async upload(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Query() query: UploadFirmwareQuery,
     @Headers('content-length') contentLength: string | undefined,
     @BodyStream() body: Readable,
+    @OperatorActor() actor: Actor,
   ): Promise<FirmwareResponse> {
     const tenantId = tenant.id;
     const declaredBytes = contentLength !== undefined && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
-    const published = await this.firmware.publish({ tenantId, version: query.version, deviceType: query.device_type, declaredBytes }, body);
+    const published = await this.firmware.publish(
+      { tenantId, version: query.version, deviceType: query.device_type, declaredBytes, actor },
+      body,
+    );
     return firmwareResponse(published);
   }
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { GroupService } from '#src/rollout/group.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
@@ -14,8 +15,9 @@ import {
 } from './dto/group.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { PageQuery } from './dto/paging.dto.js';
-import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
-import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 
 /** The `:group` path parameter. */
@@ -36,7 +38,7 @@ const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMa
  * through the {@link GroupService} the CLI's `group` commands use. Every change is on the ledger.
  */
 @ApiTags('Groups')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
@@ -54,8 +56,13 @@ export class GroupsController {
   @ApiJsonBodyErrors(['name must be a string', OperatorExamples.groupName, OperatorExamples.groupMacs, OperatorExamples.badMember])
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   @ApiMessageResponse(409, 'The tenant has a group with this name.', OperatorExamples.groupExists)
-  async create(@Param('tenant', TenantPipe) tenant: Tenant, @Body() body: CreateGroupDto): Promise<GroupResponse> {
-    return groupResponse(await this.groups.create(tenant.id, body.name, body.macs));
+  @ApiOperatorChange()
+  async create(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Body() body: CreateGroupDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<GroupResponse> {
+    return groupResponse(await this.groups.create(tenant.id, body.name, body.macs, actor));
   }
 
   /** `GET /tenants/:tenant/groups?page&per_page` → 200 one page of groups by id, with member counts. */
@@ -94,12 +101,14 @@ export class GroupsController {
   @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
   @ApiJsonBodyErrors(MEMBERS_MESSAGES)
   @ApiGroupNotFound()
+  @ApiOperatorChange()
   async addMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
     @Body() body: GroupMembersDto,
+    @OperatorActor() actor: Actor,
   ): Promise<GroupResponse> {
-    return groupResponse(await this.groups.addMembers(tenant.id, group, body.macs));
+    return groupResponse(await this.groups.addMembers(tenant.id, group, body.macs, actor));
   }
 
   /** `POST /tenants/:tenant/groups/:group/members/remove` `{macs}` → 200 group (macs not in it are ignored); 400; 404. */
@@ -113,11 +122,13 @@ export class GroupsController {
   @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
   @ApiJsonBodyErrors(MEMBERS_MESSAGES)
   @ApiGroupNotFound()
+  @ApiOperatorChange()
   async removeMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
     @Body() body: GroupMembersDto,
+    @OperatorActor() actor: Actor,
   ): Promise<GroupResponse> {
-    return groupResponse(await this.groups.removeMembers(tenant.id, group, body.macs));
+    return groupResponse(await this.groups.removeMembers(tenant.id, group, body.macs, actor));
   }
 }

@@ -3,15 +3,23 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LedgerService } from '#src/chain/ledger.service.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { LedgerEntriesQuery, LedgerEntryPage, LedgerVerifyResponse, ledgerEntryResponse, ledgerVerifyResponse } from './dto/ledger.dto.js';
+import {
+  LEDGER_ORDER_MESSAGE,
+  LedgerEntriesQuery,
+  LedgerEntryPage,
+  LedgerVerifyResponse,
+  ledgerEntryResponse,
+  ledgerVerifyResponse,
+} from './dto/ledger.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import { ApiListQueryErrors, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { OptionalTenantPipe } from './tenant.pipe.js';
 
 /** The hash-chained ledger under `OPERATOR_URL` (CONTRACT.md §7, §9): verify it and read it. */
 @ApiTags('Ledger')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('ledger')
@@ -33,16 +41,19 @@ export class LedgerController {
     return ledgerVerifyResponse(await this.ledger.verify());
   }
 
-  /** `GET /ledger/entries?page&per_page&tenant` → 200 one page of entries in sequence order; 400; 404 `Tenant "x" not found`. */
+  /**
+   * `GET /ledger/entries?page&per_page&tenant&order` → 200 one page of entries by sequence number
+   * (oldest first; `order=desc`: newest first), each naming who made it; 400; 404 `Tenant "x" not found`.
+   */
   @Get('entries')
-  @ApiOperation({ summary: 'Ledger entries in sequence order, optionally of one tenant' })
+  @ApiOperation({ summary: 'Ledger entries by sequence number, optionally of one tenant, oldest or newest first' })
   @ApiOkResponse({ type: LedgerEntryPage, description: 'One page of entries, in sequence order.' })
-  @ApiListQueryErrors('tenant must be 1 to 128 characters')
+  @ApiListQueryErrors('tenant must be 1 to 128 characters', LEDGER_ORDER_MESSAGE)
   @ApiMessageResponse(404, 'The `tenant` filter names no tenant.', OperatorExamples.tenantNotFound)
   async entries(
     @Query() query: LedgerEntriesQuery,
     @Query('tenant', OptionalTenantPipe) tenant: Tenant | undefined,
   ): Promise<LedgerEntryPage> {
-    return pageAnswer(await this.ledger.page(tenant?.id, sliceOf(query)), query, ledgerEntryResponse);
+    return pageAnswer(await this.ledger.page(tenant?.id, sliceOf(query), query.order), query, ledgerEntryResponse);
   }
 }

@@ -1,6 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import { ApiMessageResponse } from '#src/openapi/api-responses.js';
+import { VIEWER_REFUSED } from '#src/operator-account/operator-role.js';
+import { CROSS_SITE_REFUSED } from '#src/operator-account/same-origin.js';
 import { PageMessages } from './dto/paging.dto.js';
 import { IdParamMessages } from './id-param.pipe.js';
 
@@ -59,4 +61,15 @@ export function ApiListQueryErrors(...filterMessages: string[]): MethodDecorator
     ...PAGING_MESSAGES,
     ...filterMessages,
   ] as [string, ...string[]]);
+}
+
+/**
+ * An operator change: 403 for an operator with the `viewer` role, and for a console session
+ * cookie sent from another site. The operation names who made it on the ledger.
+ */
+export function ApiOperatorChange(): MethodDecorator {
+  return ApiMessageResponse(403, 'The operator has the viewer role (reads only), or a browser sent the session cookie from another site.', [
+    VIEWER_REFUSED,
+    CROSS_SITE_REFUSED,
+  ]);
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/database/columns.js';
+import type { OperatorRole } from '#src/operator-account/operator-role.js';
 
 /**
  * An operator token: the bearer credential of the operator API (CONTRACT.md §9). Only its
@@ -21,6 +22,10 @@ export class OperatorToken {
   /** The token's first characters, enough to tell tokens apart in a list. */
   @Column({ name: 'token_hint', type: 'varchar', length: 16 })
   tokenHint: string;
+
+  /** `admin` (everything) or `viewer` (reads only); tokens made before roles existed are `admin`. */
+  @Column({ type: 'varchar', length: 16, default: 'admin' })
+  role: OperatorRole;
 
   @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: epochMs })
   revokedAt: number | null;

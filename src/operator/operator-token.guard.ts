@@ -1,10 +1,25 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException, createParamDecorator } from '@nestjs/common';
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  UnauthorizedException,
+  createParamDecorator,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LoginRateLimitStorage } from '#src/auth/login-rate-limit.storage.js';
+import { actorLabel, type Actor } from '#src/chain/ledger-actor.js';
 import { Clock } from '#src/common/clock.js';
 import { ErrorMessages, RetryLaterException } from '#src/common/http-error.filter.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
+import { setRequestActor } from '#src/logging/request-actor.js';
+import { principalActor } from '#src/operator-account/operator-principal.js';
+import { isChange, mayChange, VIEWER_REFUSED } from '#src/operator-account/operator-role.js';
+import { OperatorSessionService, SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { refuseCrossSite } from '#src/operator-account/same-origin.js';
+import { SessionCookies } from '#src/operator-account/session-cookie.js';
 import { OperatorTokenService, type OperatorPrincipal } from './operator-token.service.js';
 
 /** The one 401 text of the operator API (CONTRACT.md §9). */
@@ -16,17 +31,24 @@ const OPERATOR = Symbol('firmledger.operator');
 const BLOCKED_SWEEP_SIZE = 10_000;
 
 /**
- * Admits requests with `Authorization: Bearer <operator token>` naming a token that exists and
- * is not revoked; anything else is 401 `{"message":"Operator token is not valid"}` with
- * `WWW-Authenticate: Bearer` (RFC 6750). Device tokens are not accepted here.
+ * Admits operator requests (CONTRACT.md §9) that carry either
+ * - `Authorization: Bearer <operator token>` naming a token that exists and is not revoked, or
+ * - the console's session cookie naming a live session (a change must also come from the
+ *   console's own origin: 403 `Cross-site request refused` otherwise).
+ * Without either: 401 `{"message":"Operator token is not valid"}` with `WWW-Authenticate: Bearer`
+ * (RFC 6750); with a session cookie whose session has ended: 401 `Your session has ended: sign
+ * in again` (and the cookie is cleared). Device tokens are not accepted here. A change (any
+ * method but GET, HEAD, OPTIONS) needs the `admin` role: 403 for a viewer. The request's log line
+ * names the operator (`actor`).
  *
- * Failed attempts are limited per client address like logins: more than
+ * Failed attempts (each of those 401s) are limited per client address like logins: more than
  * `LOGIN_RATE_LIMIT` failures in `LOGIN_RATE_WINDOW_SECONDS` and the address is answered 429
  * `Too many requests in this time frame` with `Retry-After` until the window ends, whatever token
- * it sends (so guessing stops, a right guess included). Failures are counted where logins are
- * (the database, or Redis), shared by every instance; a valid token costs no count, and a blocked
- * address is refused by the process that learnt of the block without asking the store again.
- * The address is fastify's `request.ip`, which honours `X-Forwarded-For` only with `TRUST_PROXY`.
+ * or session it sends (so guessing stops, a right guess included). Failures are counted where
+ * logins are (the database, or Redis), shared by every instance; a valid token or session costs
+ * no count, and a blocked address is refused by the process that learnt of the block without
+ * asking the store again. The address is fastify's `request.ip`, which honours `X-Forwarded-For`
+ * only with `TRUST_PROXY`.
  */
 @Injectable()
 export class OperatorTokenGuard implements CanActivate {
@@ -35,6 +57,8 @@ export class OperatorTokenGuard implements CanActivate {
 
   constructor(
     private readonly tokens: OperatorTokenService,
+    private readonly sessions: OperatorSessionService,
+    private readonly cookies: SessionCookies,
     @Inject(LoginRateLimitStorage) private readonly failures: LoginRateLimitStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -43,29 +67,56 @@ export class OperatorTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest & { [OPERATOR]?: OperatorPrincipal }>();
+    const reply = http.getResponse<FastifyReply>();
     const now = this.clock.now();
     const until = this.blockedUntil.get(request.ip);
     if (until !== undefined) {
       if (until > now) throw tooManyFailures(until - now);
       this.blockedUntil.delete(request.ip);
     }
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    const principal = bearer ? await this.tokens.verify(bearer) : null;
-    if (!principal) {
-      const record = await this.failures.increment(
-        `operator-auth|${request.ip}`,
-        this.config.loginRateWindowSeconds * 1000,
-        this.config.loginRateLimit,
-      );
-      if (record.isBlocked) {
-        this.remember(request.ip, now + record.timeToBlockExpire * 1000, now);
-        throw tooManyFailures(record.timeToBlockExpire * 1000);
-      }
-      void http.getResponse<FastifyReply>().header('www-authenticate', 'Bearer realm="operator"');
-      throw new UnauthorizedException(INVALID_OPERATOR_TOKEN);
-    }
+    const principal = await this.authenticate(request, reply).catch((error: unknown) => this.countFailure(request.ip, now, error, reply));
+    setRequestActor(request, actorLabel(principalActor(principal)));
+    if (isChange(request.method) && !mayChange(principal.role)) throw new ForbiddenException(VIEWER_REFUSED);
     request[OPERATOR] = principal;
     return true;
+  }
+
+  private async authenticate(request: FastifyRequest, reply: FastifyReply): Promise<OperatorPrincipal> {
+    const authorization = request.headers.authorization;
+    const session = authorization === undefined ? this.cookies.read(request) : undefined;
+    if (session !== undefined) {
+      if (isChange(request.method)) refuseCrossSite(request);
+      const live = await this.sessions.resolve(session);
+      if (live) return live.principal;
+      this.cookies.clear(request, reply);
+      throw new UnauthorizedException(SESSION_ENDED);
+    }
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    const principal = bearer ? await this.tokens.verify(bearer) : null;
+    if (!principal) {
+      void reply.header('www-authenticate', 'Bearer realm="operator"');
+      throw new UnauthorizedException(INVALID_OPERATOR_TOKEN);
+    }
+    return principal;
+  }
+
+  /**
+   * Counts a failed authentication (a 401) of the address, and turns it into 429 once the address
+   * is over its limit. Any other error (a cross-site change, a store that fails) passes unchanged.
+   */
+  private async countFailure(ip: string, now: number, error: unknown, reply: FastifyReply): Promise<never> {
+    if (!(error instanceof UnauthorizedException)) throw error;
+    const record = await this.failures.increment(
+      `operator-auth|${ip}`,
+      this.config.loginRateWindowSeconds * 1000,
+      this.config.loginRateLimit,
+    );
+    if (record.isBlocked) {
+      void reply.removeHeader('www-authenticate');
+      this.remember(ip, now + record.timeToBlockExpire * 1000, now);
+      throw tooManyFailures(record.timeToBlockExpire * 1000);
+    }
+    throw error;
   }
 
   private remember(ip: string, until: number, now: number): void {
@@ -85,4 +136,9 @@ function tooManyFailures(milliseconds: number): RetryLaterException {
 export const Operator = createParamDecorator(
   (_data: unknown, context: ExecutionContext): OperatorPrincipal =>
     context.switchToHttp().getRequest<{ [OPERATOR]: OperatorPrincipal }>()[OPERATOR],
+);
+
+/** Injects the ledger {@link Actor} of the operator admitted by {@link OperatorTokenGuard}: who makes the request's changes. */
+export const OperatorActor = createParamDecorator((_data: unknown, context: ExecutionContext): Actor =>
+  principalActor(context.switchToHttp().getRequest<{ [OPERATOR]: OperatorPrincipal }>()[OPERATOR]),
 );

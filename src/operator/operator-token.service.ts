@@ -2,6 +2,8 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
+import type { OperatorPrincipal } from '#src/operator-account/operator-principal.js';
+import type { OperatorRole } from '#src/operator-account/operator-role.js';
 import type { OperatorToken } from './operator-token.entity.js';
 import { OperatorTokenRepository } from './operator-token.repository.js';
 
@@ -14,6 +16,8 @@ export interface OperatorTokenView {
   name: string;
   /** The token's first characters, e.g. `flo_3xTq`. */
   hint: string;
+  /** `admin` (everything) or `viewer` (reads only). */
+  role: OperatorRole;
   revoked: boolean;
   /** ISO 8601, UTC. */
   createdAt: string;
@@ -24,11 +28,7 @@ export interface CreatedOperatorToken extends OperatorTokenView {
   token: string;
 }
 
-/** Who an operator request speaks for. */
-export interface OperatorPrincipal {
-  tokenId: number;
-  name: string;
-}
+export type { OperatorPrincipal };
 
 /**
  * Operator tokens (CONTRACT.md §9): 32 random bytes, shown once, stored only as their SHA-256.
@@ -42,14 +42,15 @@ export class OperatorTokenService {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates a token for `name` (who holds it). */
-  async create(name: string): Promise<CreatedOperatorToken> {
+  /** Creates a token for `name` (who holds it) with a role (`admin` unless told otherwise). */
+  async create(name: string, role: OperatorRole = 'admin'): Promise<CreatedOperatorToken> {
     const token = OPERATOR_TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const created = await this.unitOfWork.transaction((manager) =>
       this.tokens.insert(manager, {
         name,
         tokenHash: digest(token),
         tokenHint: token.slice(0, OPERATOR_TOKEN_PREFIX.length + 4),
+        role,
         revokedAt: null,
         createdAt: this.clock.now(),
       }),
@@ -78,7 +79,7 @@ export class OperatorTokenService {
   async verify(token: string): Promise<OperatorPrincipal | null> {
     if (!token.startsWith(OPERATOR_TOKEN_PREFIX) || token.length > 128) return null;
     const found = await this.tokens.findByHash(digest(token));
-    return found && found.revokedAt === null ? { tokenId: found.id, name: found.name } : null;
+    return found && found.revokedAt === null ? { kind: 'token', id: found.id, name: found.name, role: found.role } : null;
   }
 }
 
@@ -91,6 +92,7 @@ function toView(token: OperatorToken): OperatorTokenView {
     id: token.id,
     name: token.name,
     hint: token.tokenHint,
+    role: token.role,
     revoked: token.revokedAt !== null,
     createdAt: new Date(token.createdAt).toISOString(),
   };

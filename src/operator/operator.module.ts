@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '#src/auth/auth.module.js';
 import { LedgerModule } from '#src/chain/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
@@ -7,10 +6,10 @@ import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { DeviceKeysController } from './device-keys.controller.js';
 import { DevicesController } from './devices.controller.js';
+import { FleetController } from './fleet.controller.js';
 import { GroupsController } from './groups.controller.js';
 import { LedgerController } from './ledger.controller.js';
 import { OperatorFirmwareController } from './firmware.controller.js';
-import { OperatorTokenGuard } from './operator-token.guard.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { OperatorRolloutController } from './rollout.controller.js';
 import { TenantsController } from './tenants.controller.js';
@@ -20,12 +19,12 @@ import { TenantsController } from './tenants.controller.js';
  * services the CLI drives, every route behind {@link OperatorTokenGuard}.
  */
 @Module({
-  imports: [AuthModule, OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
-  providers: [OperatorTokenGuard],
+  imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, RolloutModule, LedgerModule],
   controllers: [
     TenantsController,
     DeviceKeysController,
     DevicesController,
+    FleetController,
     GroupsController,
     LedgerController,
     OperatorFirmwareController,

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
@@ -14,9 +15,10 @@ import {
   rolloutResponse,
 } from './dto/rollout.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
-import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 
 /** 404 of an operation on one rollout (another tenant's rollout is not found either). */
 const ApiRolloutNotFound = (): MethodDecorator =>
@@ -39,7 +41,7 @@ const ApiRefused = (...examples: [string, ...string[]]): MethodDecorator =>
  * once every targeted device has reported success.
  */
 @ApiTags('Rollouts')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @ApiTenantParam()
 @Controller('tenants/:tenant/rollouts')
@@ -68,7 +70,12 @@ export class OperatorRolloutController {
     FIRMWARE_NOT_FOUND,
     OperatorExamples.groupNotFound,
   ])
-  async create(@Param('tenant', TenantPipe) tenant: Tenant, @Body() body: CreateRolloutDto): Promise<RolloutResponse> {
+  @ApiOperatorChange()
+  async create(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Body() body: CreateRolloutDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<RolloutResponse> {
     const tenantId = tenant.id;
     const created = await this.rollouts.create({
       tenantId,
@@ -78,6 +85,7 @@ export class OperatorRolloutController {
       priority: body.priority,
       startDate: body.start_date,
       downgrade: body.downgrade,
+      actor,
     });
     return rolloutResponse(created);
   }
@@ -110,8 +118,13 @@ export class OperatorRolloutController {
   @ApiOkResponse({ description: 'The started rollout.', type: RolloutResponse })
   @ApiRolloutNotFound()
   @ApiRefused('Rollout 1 cannot go from active to active', 'Rollout 1 cannot go from finished to active')
-  start(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
-    return this.apply(tenant, id, 'start');
+  @ApiOperatorChange()
+  start(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<RolloutResponse> {
+    return this.apply(tenant, id, 'start', actor);
   }
 
   /** `POST /tenants/:tenant/rollouts/:id/pause`: active → paused. 200 the rollout; 409 from any other state. */
@@ -122,8 +135,13 @@ export class OperatorRolloutController {
   @ApiOkResponse({ description: 'The paused rollout.', type: RolloutResponse })
   @ApiRolloutNotFound()
   @ApiRefused('Rollout 1 cannot go from draft to paused', 'Rollout 1 cannot go from paused to paused')
-  pause(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
-    return this.apply(tenant, id, 'pause');
+  @ApiOperatorChange()
+  pause(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<RolloutResponse> {
+    return this.apply(tenant, id, 'pause', actor);
   }
 
   /** `POST /tenants/:tenant/rollouts/:id/resume`: paused → active. 200 the rollout; 409 from any other state. */
@@ -134,8 +152,13 @@ export class OperatorRolloutController {
   @ApiOkResponse({ description: 'The resumed rollout.', type: RolloutResponse })
   @ApiRolloutNotFound()
   @ApiRefused('Rollout 1 cannot go from active to active', 'Rollout 1 cannot go from cancelled to active')
-  resume(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
-    return this.apply(tenant, id, 'resume');
+  @ApiOperatorChange()
+  resume(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<RolloutResponse> {
+    return this.apply(tenant, id, 'resume', actor);
   }
 
   /** `POST /tenants/:tenant/rollouts/:id/cancel`: draft, active or paused → cancelled. 200 the rollout; 409 when finished or cancelled. */
@@ -146,11 +169,16 @@ export class OperatorRolloutController {
   @ApiOkResponse({ description: 'The cancelled rollout.', type: RolloutResponse })
   @ApiRolloutNotFound()
   @ApiRefused('Rollout 1 cannot go from finished to cancelled', 'Rollout 1 cannot go from cancelled to cancelled')
-  cancel(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
-    return this.apply(tenant, id, 'cancel');
+  @ApiOperatorChange()
+  cancel(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<RolloutResponse> {
+    return this.apply(tenant, id, 'cancel', actor);
   }
 
-  private async apply(tenant: Tenant, id: number, action: 'start' | 'pause' | 'resume' | 'cancel'): Promise<RolloutResponse> {
-    return rolloutResponse(await this.rollouts.apply(tenant.id, id, action));
+  private async apply(tenant: Tenant, id: number, action: 'start' | 'pause' | 'resume' | 'cancel', actor: Actor): Promise<RolloutResponse> {
+    return rolloutResponse(await this.rollouts.apply(tenant.id, id, action, actor));
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
@@ -13,11 +14,13 @@ import {
   tenantWithKeyResponse,
 } from './dto/tenant.dto.js';
 import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
-import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { ApiOperatorChange } from './operator-docs.js';
+import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 
 /** Tenants (customers) under `OPERATOR_URL` (CONTRACT.md §5, §9). The customer key is shown on create and rotate only. */
 @ApiTags('Tenants')
-@ApiOperatorAuth(INVALID_OPERATOR_TOKEN)
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants')
@@ -30,8 +33,9 @@ export class TenantsController {
   @ApiCreatedResponse({ type: TenantWithKeyResponse, description: 'The tenant with its new customer key.' })
   @ApiJsonBodyErrors(['name must be a string', OperatorExamples.tenantName])
   @ApiMessageResponse(409, 'A tenant with this name exists.', OperatorExamples.tenantExists)
-  async create(@Body() body: CreateTenantDto): Promise<TenantWithKeyResponse> {
-    return tenantWithKeyResponse(await this.tenants.createTenant(body.name));
+  @ApiOperatorChange()
+  async create(@Body() body: CreateTenantDto, @OperatorActor() actor: Actor): Promise<TenantWithKeyResponse> {
+    return tenantWithKeyResponse(await this.tenants.createTenant(body.name, actor));
   }
 
   /** `GET /tenants?page&per_page` → 200 one page of tenants by id, without keys; 400 for bad paging. */
@@ -71,7 +75,8 @@ export class TenantsController {
   @ApiTenantParam()
   @ApiOkResponse({ type: TenantWithKeyResponse, description: 'The tenant with its new customer key.' })
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
-  async rotate(@Param('tenant') tenant: string): Promise<TenantWithKeyResponse> {
-    return tenantWithKeyResponse(await this.tenants.rotateCustomerKey(tenant));
+  @ApiOperatorChange()
+  async rotate(@Param('tenant') tenant: string, @OperatorActor() actor: Actor): Promise<TenantWithKeyResponse> {
+    return tenantWithKeyResponse(await this.tenants.rotateCustomerKey(tenant, actor));
   }
 }

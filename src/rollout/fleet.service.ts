@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { DeviceService, deviceView, type DeviceView } from '#src/device/device.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
@@ -13,6 +14,26 @@ export interface FleetFilter {
   deviceType?: string;
   /** Last seen at or after this time, epoch milliseconds. */
   seenSince?: number;
+  /** Not seen since this time (last seen before it, or never), epoch milliseconds. */
+  notSeenSince?: number;
+  /** Part of the name (any case), or hex digits of the mac (separators ignored). */
+  text?: string;
+}
+
+/** Most firmware version and device type combinations a {@link FleetSummary} lists. */
+export const FLEET_SUMMARY_VERSIONS = 100;
+
+/** How a tenant's fleet is made up, and how much of it was seen lately. */
+export interface FleetSummary {
+  devices: number;
+  seenLastHour: number;
+  seenLastDay: number;
+  /** Devices per firmware version and device type, most devices first (then by version and type), at most {@link FLEET_SUMMARY_VERSIONS}. */
+  versions: { firmwareVersion: string; deviceType: string; devices: number; seenLastDay: number }[];
+  /** Combinations in all. */
+  versionsTotal: number;
+  /** ISO 8601 UTC time the counts are for. */
+  at: string;
 }
 
 /** A rollout that targets a device, and what the device reported for it. */
@@ -50,7 +71,35 @@ export class FleetService {
     private readonly devices: DeviceService,
     private readonly groups: GroupService,
     private readonly rollouts: RolloutRepository,
+    private readonly clock: Clock,
   ) {}
+
+  /**
+   * The tenant's fleet at a glance: devices, devices seen in the last hour and day, and devices
+   * per firmware version and device type. One pass over the tenant's devices.
+   */
+  async summary(tenantId: number): Promise<FleetSummary> {
+    const now = this.clock.now();
+    const rows = await this.devices.versionCounts(tenantId, now);
+    const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0);
+    const versions = [...rows]
+      .sort((a, b) => b.devices - a.devices || compareText(a.firmwareVersion, b.firmwareVersion) || compareText(a.deviceType, b.deviceType))
+      .slice(0, FLEET_SUMMARY_VERSIONS)
+      .map((row) => ({
+        firmwareVersion: row.firmwareVersion,
+        deviceType: row.deviceType,
+        devices: row.devices,
+        seenLastDay: row.seenSinceDay,
+      }));
+    return {
+      devices: sum((row) => row.devices),
+      seenLastHour: sum((row) => row.seenSinceHour),
+      seenLastDay: sum((row) => row.seenSinceDay),
+      versions,
+      versionsTotal: rows.length,
+      at: new Date(now).toISOString(),
+    };
+  }
 
   /**
    * One page of the tenant's devices matching every given filter, by mac.
@@ -60,7 +109,14 @@ export class FleetService {
     const groupId = filter.group === undefined ? undefined : (await this.groups.require(tenantId, filter.group)).id;
     return this.devices.page(
       tenantId,
-      { groupId, firmwareVersion: filter.firmwareVersion, deviceType: filter.deviceType, seenSince: filter.seenSince },
+      {
+        groupId,
+        firmwareVersion: filter.firmwareVersion,
+        deviceType: filter.deviceType,
+        seenSince: filter.seenSince,
+        notSeenSince: filter.notSeenSince,
+        text: filter.text,
+      },
       slice,
     );
   }
@@ -92,4 +148,9 @@ export class FleetService {
       })),
     };
   }
+}
+
+/** Orders texts by code unit, whatever the locale. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

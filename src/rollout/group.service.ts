@@ -3,6 +3,7 @@ import { Clock } from '#src/common/clock.js';
 import { canonicalMac } from '#src/common/mac.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { DeviceGroup } from './device-group.entity.js';
@@ -44,8 +45,9 @@ export class GroupService {
    * one transaction, so a bad mac creates nothing.
    * @throws BadRequestException for a bad name or naming the first mac that is not a hardware
    *   address; ConflictException when the tenant has a group of that name.
+   * @param actor who creates it (recorded on the ledger).
    */
-  async create(tenantId: number, name: string, macs: readonly string[] = []): Promise<GroupView> {
+  async create(tenantId: number, name: string, macs: readonly string[] = [], actor?: Actor): Promise<GroupView> {
     if (name.length < 1 || name.length > 128 || /^\d+$/.test(name)) {
       throw new BadRequestException('group name must be 1 to 128 characters and not only digits');
     }
@@ -57,6 +59,7 @@ export class GroupService {
           tenantId,
           type: 'group.created',
           subject: Subject.group(created.id),
+          actor,
           state: { id: created.id, name },
         });
         if (members.length > 0) {
@@ -65,6 +68,7 @@ export class GroupService {
             tenantId,
             type: 'group.members-added',
             subject: Subject.group(created.id),
+            actor,
             state: { id: created.id, name, macs: members },
           });
         }
@@ -80,14 +84,15 @@ export class GroupService {
   /**
    * Adds macs (any accepted notation) to a group.
    * @throws BadRequestException naming the first mac that is not a hardware address.
+   * @param actor who adds them (recorded on the ledger).
    */
-  async addMembers(tenantId: number, groupRef: string, macs: string[]): Promise<GroupView> {
-    return this.changeMembers(tenantId, groupRef, macs, 'group.members-added');
+  async addMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
+    return this.changeMembers(tenantId, groupRef, macs, 'group.members-added', actor);
   }
 
-  /** Removes macs from a group. */
-  async removeMembers(tenantId: number, groupRef: string, macs: string[]): Promise<GroupView> {
-    return this.changeMembers(tenantId, groupRef, macs, 'group.members-removed');
+  /** Removes macs from a group; `actor` is who removes them (recorded on the ledger). */
+  async removeMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
+    return this.changeMembers(tenantId, groupRef, macs, 'group.members-removed', actor);
   }
 
   async list(tenantId: number): Promise<GroupView[]> {
@@ -124,7 +129,7 @@ export class GroupService {
     return group;
   }
 
-  private async changeMembers(tenantId: number, groupRef: string, macs: string[], type: string): Promise<GroupView> {
+  private async changeMembers(tenantId: number, groupRef: string, macs: string[], type: string, actor?: Actor): Promise<GroupView> {
     const unique = canonicalMacs(macs);
     const group = await this.require(tenantId, groupRef);
     const members = await this.unitOfWork.transaction(async (manager) => {
@@ -134,6 +139,7 @@ export class GroupService {
         tenantId,
         type,
         subject: Subject.group(group.id),
+        actor,
         state: { id: group.id, name: group.name, macs: unique },
       });
       return this.rollouts.memberCount(group.id, manager);

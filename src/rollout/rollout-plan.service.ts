@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import type { EntityManager } from 'typeorm';
 import { Clock, formatUtc, parseUtc } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
@@ -25,6 +26,8 @@ export interface PlanRollout {
   startDate: string;
   /** Offer even when the target version is not newer. */
   downgrade?: boolean;
+  /** Who plans it (recorded on the ledger). */
+  actor?: Actor;
 }
 
 /** A rollout as operators see it, with its progress. */
@@ -81,7 +84,7 @@ export class RolloutPlanService {
         downgrade: plan.downgrade ?? false,
         createdAt: this.clock.now(),
       });
-      await this.record(manager, created, 'rollout.created');
+      await this.record(manager, created, 'rollout.created', plan.actor);
       return created;
     });
     return this.view(rollout);
@@ -91,8 +94,9 @@ export class RolloutPlanService {
    * Applies an operator action (`start`, `pause`, `resume`, `cancel`).
    * @throws NotFoundException for another tenant's or an unknown rollout; ConflictException
    *   naming both states when the transition is not allowed.
+   * @param actor who applies it (recorded on the ledger).
    */
-  async apply(tenantId: number, id: number, action: Exclude<RolloutAction, 'finish'>): Promise<RolloutView> {
+  async apply(tenantId: number, id: number, action: Exclude<RolloutAction, 'finish'>, actor?: Actor): Promise<RolloutView> {
     const rollout = await this.unitOfWork.transaction(async (manager) => {
       const current = await this.rollouts.findRollout(tenantId, id, manager);
       if (!current) throw new NotFoundException('Rollout not found');
@@ -100,7 +104,7 @@ export class RolloutPlanService {
       if (!next) throw new ConflictException(`Rollout ${id} cannot go from ${current.status} to ${actionTarget(action)}`);
       await this.rollouts.setStatus(manager, id, next);
       const changed = { ...current, status: next };
-      await this.record(manager, changed, `rollout.${next === 'active' && action === 'start' ? 'started' : pastTense(action)}`);
+      await this.record(manager, changed, `rollout.${next === 'active' && action === 'start' ? 'started' : pastTense(action)}`, actor);
       return changed;
     });
     return this.view(rollout);
@@ -149,11 +153,12 @@ export class RolloutPlanService {
     };
   }
 
-  private async record(manager: EntityManager, rollout: Rollout, type: string): Promise<void> {
+  private async record(manager: EntityManager, rollout: Rollout, type: string, actor?: Actor): Promise<void> {
     await this.ledger.append(manager, {
       tenantId: rollout.tenantId,
       type,
       subject: Subject.rollout(rollout.id),
+      actor,
       state: { ...snapshot(rollout) },
     });
   }

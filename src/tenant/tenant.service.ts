@@ -5,6 +5,7 @@ import { NO_CONTROL } from '#src/common/dto-fields.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
+import type { Actor } from '#src/chain/ledger-actor.js';
 import { LedgerService, Subject } from '#src/chain/ledger.service.js';
 import type { DeviceKey } from './device-key.entity.js';
 import type { Tenant } from './tenant.entity.js';
@@ -52,8 +53,9 @@ export class TenantService {
    * @throws BadRequestException when the name is not 1 to 128 characters without control
    *   characters, or only digits (`:tenant` references read digits as an id);
    *   ConflictException when the name is taken.
+   * @param actor who creates it (recorded on the ledger).
    */
-  async createTenant(name: string): Promise<CreatedTenant> {
+  async createTenant(name: string, actor?: Actor): Promise<CreatedTenant> {
     if (name.length < 1 || name.length > 128 || !NO_CONTROL.test(name) || /^\d+$/.test(name)) {
       throw new BadRequestException('name must be 1 to 128 characters without control characters, and not only digits');
     }
@@ -68,6 +70,7 @@ export class TenantService {
           tenantId: created.id,
           type: 'tenant.created',
           subject: Subject.tenant(created.id),
+          actor,
           state: { id: created.id, name },
         });
         return created;
@@ -107,8 +110,9 @@ export class TenantService {
    * key, as with security tokens in Eclipse hawkBit. To cut devices off at once, revoke their
    * device key.
    * @throws NotFoundException `Tenant "x" not found`.
+   * @param actor who rotates it (recorded on the ledger).
    */
-  async rotateCustomerKey(idOrName: string | number): Promise<CreatedTenant> {
+  async rotateCustomerKey(idOrName: string | number, actor?: Actor): Promise<CreatedTenant> {
     const tenant = await this.resolveTenant(idOrName);
     const customerKey = newCustomerKey();
     await this.unitOfWork.transaction(async (manager) => {
@@ -117,6 +121,7 @@ export class TenantService {
         tenantId: tenant.id,
         type: 'tenant.customer-key-rotated',
         subject: Subject.tenant(tenant.id),
+        actor,
         state: { id: tenant.id, name: tenant.name },
       });
     });
@@ -139,8 +144,9 @@ export class TenantService {
   /**
    * Creates a device key for devices of one type (`dType`, e.g. `ESP32`).
    * @throws BadRequestException when the type is not 1 to 64 printable characters.
+   * @param actor who creates it (recorded on the ledger).
    */
-  async createDeviceKey(tenantId: number, deviceType: string): Promise<DeviceKeyView> {
+  async createDeviceKey(tenantId: number, deviceType: string, actor?: Actor): Promise<DeviceKeyView> {
     if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
       throw new BadRequestException('device_type must be 1 to 64 printable characters, e.g. ESP32');
     }
@@ -156,6 +162,7 @@ export class TenantService {
         tenantId,
         type: 'device-key.created',
         subject: Subject.deviceKey(created.id),
+        actor,
         state: { id: created.id, deviceType, revoked: false },
       });
       return created;
@@ -166,8 +173,9 @@ export class TenantService {
   /**
    * Revokes a device key: its logins and its tokens stop working at once.
    * @throws NotFoundException when the key is not the tenant's.
+   * @param actor who revokes it (recorded on the ledger).
    */
-  async revokeDeviceKey(tenantId: number, keyOrId: string): Promise<DeviceKeyView> {
+  async revokeDeviceKey(tenantId: number, keyOrId: string, actor?: Actor): Promise<DeviceKeyView> {
     const key = /^\d+$/.test(keyOrId) ? await this.tenants.findDeviceKey(Number(keyOrId)) : await this.tenants.findDeviceKeyByKey(keyOrId);
     if (!key || key.tenantId !== tenantId) throw new NotFoundException(`Device key "${keyOrId}" not found`);
     if (key.revokedAt !== null) return toView(key);
@@ -178,6 +186,7 @@ export class TenantService {
         tenantId,
         type: 'device-key.revoked',
         subject: Subject.deviceKey(key.id),
+        actor,
         state: { id: key.id, deviceType: key.deviceType, revoked: true },
       });
     });

@@ -21,15 +21,26 @@ function binary(size: number, seed: number): Buffer {
   return bytes;
 }
 
-/** CONTRACT.md §7: the two blockchain lookups, and the firmware download by CID. */
-describe('blockchain lookups and firmware download (CONTRACT.md §7)', () => {
+/** The two ledger lookups, each by GET (id in the path) and by POST (`{"id"}` in the body). */
+describe('blockchain lookups', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let token: string;
 
-  /** `as`: the token to send; `null` sends none. */
-  const chainDevice = (id: string, as: string | null = token): Promise<Answer> => get(`${app.urls.bc}/device/${id}`, as ?? undefined);
-  const chainFirmware = (id: string, as: string | null = token): Promise<Answer> => get(`${app.urls.bc}/firmware/${id}`, as ?? undefined);
+  /**
+   * Looks `id` up both ways, `GET {bc}/<kind>/:id` and `POST {bc}/<kind>/get` with `{"id"}` as the
+   * field SDKs send it, asserts that the two answers are the same, and returns one.
+   * `as`: the token to send; `null` sends none.
+   */
+  const lookup = async (kind: 'device' | 'firmware', id: string, as: string | null): Promise<Answer> => {
+    const byPath = await get(`${app.urls.bc}/${kind}/${id}`, as ?? undefined);
+    const byBody = await request('POST', `${app.urls.bc}/${kind}/get`, { token: as ?? undefined, body: { id } });
+    const seen = (answer: Answer) => ({ status: answer.status, type: answer.headers.get('content-type'), body: answer.body });
+    assert.deepEqual(seen(byBody), seen(byPath), `POST /${kind}/get answers as GET /${kind}/${id}`);
+    return byPath;
+  };
+  const chainDevice = (id: string, as: string | null = token): Promise<Answer> => lookup('device', id, as);
+  const chainFirmware = (id: string, as: string | null = token): Promise<Answer> => lookup('firmware', id, as);
   const register = async (mac: string, version: string, as = token): Promise<void> => {
     const answer = await post(`${app.urls.vc}/api/device/register`, { mac, firmware_version: version }, as);
     assert.deepEqual(answer.body, { message: 'Device inserted!' });
@@ -156,80 +167,47 @@ describe('blockchain lookups and firmware download (CONTRACT.md §7)', () => {
     });
   });
 
-  describe('GET {vc}/ipfs/{cid}', () => {
-    const SIZE = 5000;
-    const bytes = binary(SIZE, 7);
-    let cid: string;
-    const download = (path: string, headers: Record<string, string> = {}, as: string | null = token): Promise<Answer> =>
-      request('GET', `${app.urls.vc}/ipfs/${path}`, { token: as ?? undefined, headers });
+  describe('POST {bc}/device/get and {bc}/firmware/get (the body form the field SDKs send)', () => {
+    const postRaw = (path: string, body: string, contentType = 'application/json'): Promise<Answer> =>
+      request('POST', `${app.urls.bc}${path}`, { token, rawBody: body, headers: { 'content-type': contentType } });
 
-    before(async () => {
-      cid = (await app.publishFirmware(tenant, 'download-1', bytes)).cid;
+    it('answers the bytes the ESP SDKs send ({"id":"<firmware_id>"}, as ArduinoJson writes it)', async () => {
+      const fw = await app.publishFirmware(tenant, '9.1.0', binary(120, 9));
+      const answer = await postRaw('/firmware/get', `{"id":"${fw.id}"}`);
+      assert.equal(answer.status, 200, answer.text);
+      assert.deepEqual(answer.body, { md: md5(binary(120, 9)), cid: fw.cid, version: '9.1.0' });
     });
 
-    it('answers 401 JWT is not valid without a token', async () => {
-      assertMessage(await download(cid, {}, null), 401, 'JWT is not valid');
+    it('answers the bytes the Pycom SDK sends ({"id": "<firmware_id>"}, as MicroPython writes it)', async () => {
+      const fw = await app.publishFirmware(tenant, '9.2.0', binary(130, 10));
+      const answer = await postRaw('/firmware/get', `{"id": "${fw.id}"}`);
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal((answer.body as { cid: string }).cid, fw.cid);
     });
 
-    it('answers 200 with the published bytes, Content-Length and an ETag holding the CID', async () => {
-      const answer = await download(cid);
-      assert.equal(answer.status, 200);
-      assert.ok(answer.bytes.equals(bytes), 'body differs from the published bytes');
-      assert.equal(answer.headers.get('content-length'), String(SIZE));
-      assert.ok((answer.headers.get('etag') ?? '').includes(cid), `etag ${answer.headers.get('etag')}`);
+    it('takes a JSON integer id as its decimal text, and ignores extra fields', async () => {
+      const fw = await app.publishFirmware(tenant, '9.3.0', binary(140, 11));
+      const answer = await postRaw('/firmware/get', JSON.stringify({ id: fw.id, customer_key: 'ignored', v_cred: 1 }));
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal((answer.body as { version: string }).version, '9.3.0');
+      await register('AC:67:B2:30:00:09', '9.3.0');
+      const device = await postRaw('/device/get', '{"id":"ac:67:b2:30:00:09","extra":true}');
+      assert.deepEqual(device.body, { mac: 'AC:67:B2:30:00:09', fwId: String(fw.id), dType: 'ESP32' });
     });
 
-    it('serves hello world by its published CID', async () => {
-      const own = await app.createTenant('hello tenant');
-      await app.publishFirmware(own, '1.0', HELLO);
-      const answer = await download(HELLO_CID, {}, await app.login(own));
-      assert.equal(answer.status, 200);
-      assert.ok(answer.bytes.equals(HELLO));
+    it('answers 400 naming the field for a missing or mistyped id, before any lookup', async () => {
+      for (const path of ['/device/get', '/firmware/get']) {
+        assertMessage(await postRaw(path, '{}'), 400, 'id is required');
+        assertMessage(await postRaw(path, '{"id":["1"]}'), 400, 'id must be a string');
+        assertMessage(await postRaw(path, '{"id":1.5}'), 400, 'id must be a string');
+        assertMessage(await postRaw(path, '{"id":'), 400, 'Body is not valid JSON');
+        assertMessage(await postRaw(path, 'id=1', 'application/x-www-form-urlencoded'), 415, 'Body must be application/json');
+      }
     });
 
-    it('answers Range: bytes=10-19 with 206, those bytes and Content-Range', async () => {
-      const answer = await download(cid, { range: 'bytes=10-19' });
-      assert.equal(answer.status, 206);
-      assert.ok(answer.bytes.equals(bytes.subarray(10, 20)));
-      assert.equal(answer.headers.get('content-range'), `bytes 10-19/${SIZE}`);
-      assert.equal(answer.headers.get('content-length'), '10');
-    });
-
-    it('answers an open-ended range (resume) with the rest of the bytes', async () => {
-      const answer = await download(cid, { range: 'bytes=4096-' });
-      assert.equal(answer.status, 206);
-      assert.ok(answer.bytes.equals(bytes.subarray(4096)));
-      assert.equal(answer.headers.get('content-range'), `bytes 4096-${SIZE - 1}/${SIZE}`);
-    });
-
-    it('answers a suffix range bytes=-5 with the last 5 bytes', async () => {
-      const answer = await download(cid, { range: 'bytes=-5' });
-      assert.equal(answer.status, 206);
-      assert.ok(answer.bytes.equals(bytes.subarray(SIZE - 5)));
-      assert.equal(answer.headers.get('content-range'), `bytes ${SIZE - 5}-${SIZE - 1}/${SIZE}`);
-    });
-
-    it('answers an unsatisfiable range with 416', async () => {
-      const answer = await download(cid, { range: `bytes=${SIZE}-${SIZE + 10}` });
-      assert.equal(answer.status, 416);
-      assert.equal(answer.headers.get('content-range'), `bytes */${SIZE}`);
-      // CONTRACT.md §3: every non-2xx body is a message object.
-      assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
-      assert.deepEqual(Object.keys(answer.body as object), ['message']);
-      assert.ok(!answer.bytes.includes(bytes.subarray(0, 16)));
-    });
-
-    it("answers 404 for another tenant's CID, as for an absent one", async () => {
-      const other = await app.createTenant('other chain tenant');
-      const otherCid = (await app.publishFirmware(other, 'secret-1', binary(1234, 8))).cid;
-      const foreign = await download(otherCid);
-      const absent = await download('QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG');
-      assert.equal(foreign.status, 404);
-      assert.equal(absent.status, 404);
-      assert.match(foreign.headers.get('content-type') ?? '', /^application\/json/);
-      assert.deepEqual(Object.keys(foreign.body as object), ['message']);
-      assert.deepEqual(foreign.body, absent.body);
-      assert.ok(!foreign.bytes.includes(binary(1234, 8).subarray(0, 16)));
+    it('answers 401 JWT is not valid before reading the body', async () => {
+      const answer = await request('POST', `${app.urls.bc}/firmware/get`, { body: {} });
+      assertMessage(answer, 401, 'JWT is not valid');
     });
   });
 });

@@ -81,6 +81,8 @@ async function startServerProcess(env: Record<string, string>): Promise<ServerPr
       VC_URL: `http://127.0.0.1:${ports.vc}`,
       BC_URL: `http://127.0.0.1:${ports.bc}`,
       OPERATOR_URL: `http://127.0.0.1:${await freePort()}`,
+      IPFS_URL: `http://127.0.0.1:${await freePort()}`,
+      TOOLS_URL: `http://127.0.0.1:${await freePort()}`,
       JWT_SECRET,
       LOG_LEVEL: 'warn',
       ...env,

@@ -2,14 +2,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
-import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from '@nestjs/swagger';
+import type { ExampleObject, OpenAPIObject, OperationObject, ParameterObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { OPENAPI_DIR } from '#src/openapi/openapi-files.js';
 import { get, request, startTestApp, type TestApp } from '../support/harness.js';
 
 // Issue 3 "OpenAPI": every component serves its own document and Swagger UI under its own base URL.
 
-type Component = 'auth' | 'vc' | 'bc' | 'operator';
-const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator'];
+type Component = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools';
+const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const NOT_FOUND = { message: 'Not Found' };
 
@@ -90,7 +90,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
 
   it('serves each component its own document, with only its own paths', () => {
     assert.deepEqual(Object.keys(documents.auth.paths), ['/auth/login']);
-    assert.deepEqual(Object.keys(documents.bc.paths), ['/device/{id}', '/firmware/{id}']);
+    assert.deepEqual(Object.keys(documents.bc.paths), ['/device/get', '/device/{id}', '/firmware/get', '/firmware/{id}']);
     assert.deepEqual(Object.keys(documents.vc.paths), [
       '/api/device',
       '/api/device/next/rollout',
@@ -98,11 +98,14 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/api/device/success/rollout',
       '/api/device/{mac}',
       '/api/report/{type}',
-      '/ipfs/{cid}',
     ]);
+    assert.deepEqual(Object.keys(documents.ipfs.paths), ['/firmware/download', '/firmware/{cid}', '/ipfs/{cid}']);
+    assert.deepEqual(Object.keys(documents.tools.paths), ['/fingerprints']);
     assert.deepEqual(Object.keys(documents.operator.paths), [
       '/ledger/entries',
       '/ledger/verify',
+      '/session',
+      '/session/sign-out',
       '/tenants',
       '/tenants/{tenant}',
       '/tenants/{tenant}/customer-key/rotate',
@@ -112,6 +115,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/devices/{mac}',
       '/tenants/{tenant}/firmware',
       '/tenants/{tenant}/firmware/{id}',
+      '/tenants/{tenant}/fleet',
       '/tenants/{tenant}/groups',
       '/tenants/{tenant}/groups/{group}',
       '/tenants/{tenant}/groups/{group}/members',
@@ -196,9 +200,11 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     }
   });
 
-  it('declares the device token schemes on every version controller and blockchain operation, the operator token on every operator operation, none on login', () => {
+  it('declares the device token schemes on every version controller, blockchain and IPFS operation, the operator token on every operator operation, none on login and fingerprints', () => {
     assert.equal(documents.auth.paths['/auth/login'].post?.security, undefined);
-    for (const component of ['vc', 'bc'] as const) {
+    assert.equal(documents.tools.paths['/fingerprints'].get?.security, undefined);
+    assert.equal(documents.tools.components?.securitySchemes, undefined);
+    for (const component of ['vc', 'bc', 'ipfs'] as const) {
       assert.deepEqual(documents[component].components?.securitySchemes, {
         deviceToken: {
           type: 'apiKey',
@@ -219,12 +225,34 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     }
     assert.deepEqual(documents.operator.components?.securitySchemes, {
       operatorToken: { type: 'http', scheme: 'bearer', description: 'Operator token as `Authorization: Bearer <token>`.' },
+      operatorSession: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'firmledger_session',
+        description: 'The operator console’s session cookie, set by `POST /session` (browsers send it themselves).',
+      },
     });
     for (const { path, method, operation } of operations(documents.operator)) {
       const where = `operator ${method.toUpperCase()} ${path}`;
-      assert.deepEqual(operation.security, [{ operatorToken: [] }], where);
-      const unauthorized = (operation.responses['401'] as { content: Record<string, { example: unknown }> }).content['application/json'];
-      assert.deepEqual(unauthorized.example, { message: 'Operator token is not valid' }, where);
+      if (path.startsWith('/session')) {
+        // Signing in and out, and asking who is signed in, need no credentials.
+        assert.equal(operation.security, undefined, where);
+        continue;
+      }
+      assert.deepEqual(operation.security, [{ operatorToken: [] }, { operatorSession: [] }], where);
+      assert.deepEqual(
+        documentedMessages(operation.responses['401']),
+        ['Operator token is not valid', 'Your session has ended: sign in again'],
+        where,
+      );
+      // Every change (a POST) documents the 403 of a viewer and of a cross-site request.
+      if (method === 'post') {
+        assert.deepEqual(
+          documentedMessages(operation.responses['403']),
+          ['Viewers may only read: this change needs the admin role', 'Cross-site request refused'],
+          where,
+        );
+      } else assert.equal(operation.responses['403'], undefined, where);
     }
   });
 
@@ -235,19 +263,45 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       description: 'The firmware binary, raw bytes.',
       content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
     });
-    assert.deepEqual(Object.keys(upload.responses).sort(), ['201', '400', '401', '404', '409', '413', '415', '500']);
+    assert.deepEqual(Object.keys(upload.responses).sort(), ['201', '400', '401', '403', '404', '409', '413', '415', '500']);
   });
 
-  it('documents the firmware download and the reports with their media types', () => {
-    const download = documents.vc.paths['/ipfs/{cid}'].get!;
-    assert.deepEqual(Object.keys(download.responses).sort(), ['200', '206', '304', '400', '401', '404', '416', '500']);
-    for (const status of ['200', '206']) {
-      assert.deepEqual(Object.keys((download.responses[status] as { content: object }).content), ['application/octet-stream']);
+  it('documents the three firmware download forms alike, and the reports with their media types', () => {
+    const forms = [
+      documents.ipfs.paths['/firmware/download'].post!,
+      documents.ipfs.paths['/firmware/{cid}'].get!,
+      documents.ipfs.paths['/ipfs/{cid}'].get!,
+    ];
+    for (const download of forms) {
+      // 400: a body that is not right, or a path parameter whose text is not storable.
+      const body = download.requestBody ? ['413', '415'] : [];
+      assert.deepEqual(
+        Object.keys(download.responses).sort(),
+        ['200', '206', '304', '400', '401', '403', '404', '416', '500', ...body].sort(),
+      );
+      if (!download.requestBody) {
+        const refusals = (download.responses['400'] as ResponseObject).content!['application/json'].examples as Record<
+          string,
+          ExampleObject
+        >;
+        assert.deepEqual(
+          Object.values(refusals).map(({ value }) => value as unknown),
+          [{ message: 'cid must be valid Unicode text without NUL characters' }, { message: 'Malformed URL' }],
+        );
+      }
+      for (const status of ['200', '206']) {
+        const response = download.responses[status] as { content: object; headers: object };
+        assert.deepEqual(Object.keys(response.content), ['application/octet-stream']);
+        for (const header of ['Content-Length', 'x-MD5', 'ETag']) assert.ok(header in response.headers, `${status} documents ${header}`);
+      }
+      assert.deepEqual(
+        ((download.parameters ?? []) as ParameterObject[])
+          .filter((p) => p.in === 'header')
+          .map((p) => p.name)
+          .sort(),
+        ['If-None-Match', 'If-Range', 'Range', 'x-ESP32-STA-MAC', 'x-ESP32-free-space', 'x-ESP8266-STA-MAC', 'x-ESP8266-free-space'],
+      );
     }
-    assert.deepEqual(
-      ((download.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'header').map((p) => p.name),
-      ['If-None-Match', 'If-Range', 'Range'],
-    );
     const report = documents.vc.paths['/api/report/{type}'].get!;
     assert.deepEqual(Object.keys((report.responses['200'] as { content: object }).content), [
       'application/json',
@@ -279,6 +333,10 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     assert.deepEqual(Object.keys(record.body as object), keysOf(documents.bc, 'ChainDeviceRecord'));
     const firmwareRecord = await get(`${app.urls.bc}/firmware/${firmware.id}`, token);
     assert.deepEqual(Object.keys(firmwareRecord.body as object), keysOf(documents.bc, 'ChainFirmwareRecord'));
+    const firmwareByBody = await request('POST', `${app.urls.bc}/firmware/get`, { token, body: { id: String(firmware.id) } });
+    assert.deepEqual(Object.keys(firmwareByBody.body as object), keysOf(documents.bc, 'ChainFirmwareRecord'));
+    const fingerprints = await get(`${app.urls.tools}/fingerprints`);
+    assert.deepEqual(Object.keys(fingerprints.body as object), keysOf(documents.tools, 'FingerprintsResponse'));
     assert.deepEqual(Object.keys(registered.body as object), keysOf(documents.vc, 'MessageResponse'));
 
     const bearer = await app.createOperatorToken();
@@ -342,7 +400,7 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
     const bc = await documentAt(app.urls.bc);
     assert.deepEqual(Object.keys(auth.paths), ['/auth/login']);
     assert.ok('/api/device/register' in vc.paths && !('/auth/login' in vc.paths));
-    assert.deepEqual(Object.keys(bc.paths), ['/device/{id}', '/firmware/{id}']);
+    assert.deepEqual(Object.keys(bc.paths), ['/device/get', '/device/{id}', '/firmware/get', '/firmware/{id}']);
     assert.deepEqual(
       [auth, vc, bc].map((d) => d.servers?.map((s) => s.url)),
       [['/id'], ['/fw'], ['/chain']],
@@ -351,16 +409,20 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
   });
 
   it('documents paths that answer where the server points (a request without a token is the documented 401)', async () => {
-    for (const base of [app.urls.vc, app.urls.bc, app.urls.operator]) {
+    for (const base of [app.urls.vc, app.urls.bc, app.urls.ipfs, app.urls.operator]) {
       const document = await documentAt(base);
       const ops = operations(document);
       assert.ok(ops.length > 0);
       for (const { path, method, operation } of ops) {
+        if (path.startsWith('/session')) continue; // no credentials needed
         const url = `${serverUrl(base, document)}${examplePath(path, operation)}`;
         const answer = await request(method.toUpperCase(), url);
-        const documented = (operation.responses['401'] as { content: Record<string, { example: unknown }> }).content['application/json'];
         assert.equal(answer.status, 401, `${method.toUpperCase()} ${url}: ${answer.status} ${answer.text}`);
-        assert.deepEqual(answer.body, documented.example, `${method.toUpperCase()} ${url}`);
+        assert.equal(
+          (answer.body as { message: string }).message,
+          documentedMessages(operation.responses['401'])[0],
+          `${method.toUpperCase()} ${url}`,
+        );
       }
     }
   });
@@ -412,3 +474,12 @@ describe('OpenAPI for components with the very same base URL', () => {
     await assertSwaggerUiLoads(`${app.urls.vc}/docs`, document.info.title);
   });
 });
+
+/** The `message` texts a documented error answer gives: its one example, or each of its examples in order. */
+function documentedMessages(response: unknown): string[] {
+  const json = (
+    response as { content: Record<string, { example?: { message: string }; examples?: Record<string, { value: { message: string } }> }> }
+  ).content['application/json'];
+  if (json.example) return [json.example.message];
+  return Object.values(json.examples ?? {}).map((example) => example.value.message);
+}

@@ -167,7 +167,14 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
       const human = await runCli(app, 'operator-token', 'list');
       assert.equal(asJson.code, 0, asJson.stderr);
       assert.equal(human.code, 0, human.stderr);
-      const listed = JSON.parse(asJson.stdout) as { id: number; name: string; hint: string; revoked: boolean; createdAt: string }[];
+      const listed = JSON.parse(asJson.stdout) as {
+        id: number;
+        name: string;
+        hint: string;
+        role: string;
+        revoked: boolean;
+        createdAt: string;
+      }[];
       assert.deepEqual(
         listed.map((t) => t.name),
         ['valid', 'soon revoked', 'ci-pipeline', 'human'],
@@ -178,6 +185,7 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
           id: created.id,
           name: 'ci-pipeline',
           hint: created.hint,
+          role: 'admin',
           revoked: false,
           createdAt: listed.find((t) => t.id === created.id)!.createdAt,
         },

@@ -217,20 +217,20 @@ describe('operator API: firmware (CONTRACT.md §9)', () => {
       );
     });
 
-    it('is downloadable by a device of the tenant at {vc}/ipfs/{cid}, byte for byte', async () => {
+    it('is downloadable by a device of the tenant at {ipfs}/ipfs/{cid}, byte for byte', async () => {
       const bytes = randomBytes(300 * KIB);
       const answer = await upload('fw-acme', '?version=3.0.0&device_type=ESP32', bytes);
       assert.equal(answer.status, 201, answer.text);
       const { cid } = answer.body as FirmwareBody;
       const token = await app.login(acme);
-      const download = await request('GET', `${app.urls.vc}/ipfs/${cid}`, { token });
+      const download = await request('GET', `${app.urls.ipfs}/ipfs/${cid}`, { token });
       assert.equal(download.status, 200);
       assert.ok(download.bytes.equals(bytes), 'downloaded bytes differ from the uploaded ones');
-      const ranged = await request('GET', `${app.urls.vc}/ipfs/${cid}`, { token, headers: { range: 'bytes=1000-1999' } });
+      const ranged = await request('GET', `${app.urls.ipfs}/ipfs/${cid}`, { token, headers: { range: 'bytes=1000-1999' } });
       assert.equal(ranged.status, 206);
       assert.ok(ranged.bytes.equals(bytes.subarray(1000, 2000)));
       // Not another tenant's device.
-      const foreign = await request('GET', `${app.urls.vc}/ipfs/${cid}`, { token: await app.login(other) });
+      const foreign = await request('GET', `${app.urls.ipfs}/ipfs/${cid}`, { token: await app.login(other) });
       assert.deepEqual([foreign.status, foreign.body], [404, { message: 'Firmware not found' }]);
     });
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { operatorClient, runCli, type OperatorClient } from '../support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
+import { OperatorTokenService } from '#src/operator/operator-token.service.js';
 
 interface Entry {
   seq: number;
@@ -11,6 +12,7 @@ interface Entry {
   subject: string;
   payload: unknown;
   created_at: string;
+  actor: string | null;
   prev_hash: string;
   hash: string;
 }
@@ -69,13 +71,46 @@ describe('operator API: ledger (CONTRACT.md §7, §9)', () => {
           [7, other.id, 'tenant.created', `tenant:${other.id}`],
         ],
       );
-      assert.deepEqual(Object.keys(page.items[0]), ['seq', 'tenant_id', 'type', 'subject', 'payload', 'created_at', 'prev_hash', 'hash']);
+      assert.deepEqual(Object.keys(page.items[0]), [
+        'seq',
+        'tenant_id',
+        'type',
+        'subject',
+        'payload',
+        'created_at',
+        'actor',
+        'prev_hash',
+        'hash',
+      ]);
       assert.equal(page.items[0].prev_hash, GENESIS);
       for (let i = 1; i < page.items.length; i++) assert.equal(page.items[i].prev_hash, page.items[i - 1].hash);
       for (const entry of page.items) {
         assert.match(entry.hash, /^[0-9a-f]{64}$/);
         assert.equal(entry.created_at, new Date(Date.parse(entry.created_at)).toISOString());
       }
+    });
+
+    it('names the operator token that made each change, and the hash covers it', async () => {
+      const [token] = await app.server.app.get(OperatorTokenService).list();
+      const page = await entries();
+      assert.deepEqual(new Set(page.items.map((e) => e.actor)), new Set([`token:${token.id}:${token.name}`]));
+      // Changing the recorded actor breaks the chain at that entry.
+      await app.database.execute('UPDATE ledger_entry SET actor = $1 WHERE seq = 3', ['user:mallory']);
+      const verify = (await op.get('/ledger/verify')).body as Verify;
+      assert.deepEqual(verify.first_break, { seq: 3, reason: 'hash does not match the entry content' });
+      await app.database.execute('UPDATE ledger_entry SET actor = $1 WHERE seq = 3', [`token:${token.id}:${token.name}`]);
+      assert.equal(((await op.get('/ledger/verify')).body as Verify).ok, true);
+    });
+
+    it('answers newest first with order=desc, and refuses another order', async () => {
+      const page = await entries('?order=desc&per_page=2');
+      assert.deepEqual(
+        page.items.map((e) => e.seq),
+        [7, 6],
+      );
+      assert.equal(page.total, 7);
+      const bad = await op.get('/ledger/entries?order=sideways');
+      assert.deepEqual({ status: bad.status, body: bad.body }, { status: 400, body: { message: 'order must be asc or desc' } });
     });
 
     it('answers payloads as parsed JSON', async () => {

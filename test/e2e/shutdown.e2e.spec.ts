@@ -127,7 +127,14 @@ describe('graceful shutdown of the server process', () => {
       'ESP32',
     );
 
-    const ports = { auth: await freePort(), vc: await freePort(), bc: await freePort(), operator: await freePort() };
+    const ports = {
+      auth: await freePort(),
+      vc: await freePort(),
+      bc: await freePort(),
+      operator: await freePort(),
+      ipfs: await freePort(),
+      tools: await freePort(),
+    };
     child = spawn(process.execPath, [MAIN], {
       cwd: dir,
       env: {
@@ -137,6 +144,8 @@ describe('graceful shutdown of the server process', () => {
         VC_URL: `http://127.0.0.1:${ports.vc}`,
         BC_URL: `http://127.0.0.1:${ports.bc}`,
         OPERATOR_URL: `http://127.0.0.1:${ports.operator}`,
+        IPFS_URL: `http://127.0.0.1:${ports.ipfs}`,
+        TOOLS_URL: `http://127.0.0.1:${ports.tools}`,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -174,7 +183,7 @@ describe('graceful shutdown of the server process', () => {
       );
     }
 
-    const url = `http://127.0.0.1:${ports.vc}/ipfs/${firmware.cid}`;
+    const url = `http://127.0.0.1:${ports.ipfs}/ipfs/${firmware.cid}`;
     const whole = await holdDownload(url, { 'X-Access-Token': token }, agent);
     const ranged = await holdDownload(url, { 'X-Access-Token': token, Range: 'bytes=1000-' }, agent);
     const upload = await holdUpload(`http://127.0.0.1:${ports.auth}/auth/login`, login(now - 1), agent);

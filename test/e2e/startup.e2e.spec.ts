@@ -60,6 +60,21 @@ describe('server process', () => {
     });
   }
 
+  it('refuses to start when a TLS certificate file cannot be read, naming its variable (exit 2)', async () => {
+    const { child, output } = startMain(
+      {
+        IPFS_URL: 'https://127.0.0.1:1',
+        IPFS_TLS_CERT_FILE: join(dir, 'absent.crt'),
+        IPFS_TLS_KEY_FILE: join(dir, 'absent.key'),
+        DATA_DIR: join(dir, 'no-cert'),
+      },
+      dir,
+    );
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 2, output());
+    assert.match(output(), /invalid configuration: IPFS_TLS_CERT_FILE: cannot read .*absent\.crt/);
+  });
+
   it('refuses to start when Redis at REDIS_URL cannot be reached, without repeating the URL', async () => {
     const { child, output } = startMain({ REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/0', DATA_DIR: join(dir, 'no-redis') }, dir);
     const [code] = (await once(child, 'exit')) as [number | null];
@@ -77,6 +92,8 @@ describe('server process', () => {
         VC_URL: `http://127.0.0.1:${vc}`,
         BC_URL: `http://127.0.0.1:${bc}`,
         OPERATOR_URL: `http://127.0.0.1:${op}`,
+        IPFS_URL: `http://127.0.0.1:${await freePort()}`,
+        TOOLS_URL: `http://127.0.0.1:${await freePort()}`,
         ...database.env,
       },
       dir,

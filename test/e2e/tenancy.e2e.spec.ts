@@ -122,12 +122,12 @@ describe('tenancy (CONTRACT.md §5)', () => {
   });
 
   it("answers tenant B's download of tenant A's firmware as for an absent CID", async () => {
-    const foreign = await get(`${app.urls.vc}/ipfs/${firmwareA.cid}`, tokenB);
-    const absent = await get(`${app.urls.vc}/ipfs/${ABSENT_CID}`, tokenB);
+    const foreign = await get(`${app.urls.ipfs}/ipfs/${firmwareA.cid}`, tokenB);
+    const absent = await get(`${app.urls.ipfs}/ipfs/${ABSENT_CID}`, tokenB);
     assert.equal(foreign.status, 404);
     assert.deepEqual(seen(foreign), seen(absent));
     assert.ok(!foreign.text.includes('tenant A firmware'));
-    const own = await get(`${app.urls.vc}/ipfs/${firmwareA.cid}`, tokenA);
+    const own = await get(`${app.urls.ipfs}/ipfs/${firmwareA.cid}`, tokenA);
     assert.equal(own.status, 200);
     assert.equal(own.text, 'tenant A firmware 2.0, not for tenant B');
   });

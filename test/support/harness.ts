@@ -8,7 +8,7 @@ import pg from 'pg';
 import Database from 'better-sqlite3';
 import { Clock } from '#src/common/clock.js';
 import { bind } from '#src/database/sql.js';
-import { loadConfig, type AppConfig } from '#src/config/app-config.js';
+import { COMPONENTS, loadConfig, URL_VARIABLES, type AppConfig, type ComponentName } from '#src/config/app-config.js';
 import { deviceSignature } from '#src/auth/signature.js';
 import { FirmwareService, type FirmwareView } from '#src/firmware/firmware.service.js';
 import { GroupService } from '#src/rollout/group.service.js';
@@ -137,6 +137,12 @@ export class TestClock extends Clock {
 
 export { freePort };
 
+/**
+ * Base URLs per component variable (`AUTH_URL`, …, `TOOLS_URL`); `{port}` or `{portN}` placeholders
+ * are replaced by free ports (N is the component's index in {@link COMPONENTS}).
+ */
+export type BaseUrls = Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL' | 'IPFS_URL' | 'TOOLS_URL', string>>;
+
 /** A tenant with one device key, as the operator CLI creates them. */
 export interface TestTenant {
   id: number;
@@ -155,7 +161,7 @@ export interface TestApp {
   /** The app's own fresh database (see {@link createTestDatabase}). */
   database: TestDatabase;
   /** Base URLs as clients reach them (127.0.0.1), without a trailing slash. */
-  urls: { auth: string; vc: string; bc: string; operator: string };
+  urls: Record<ComponentName, string>;
   createTenant(name?: string, deviceType?: string): Promise<TestTenant>;
   createDeviceKey(tenant: TestTenant, deviceType: string): Promise<TestTenant>;
   publishFirmware(tenant: TestTenant, version: string, bytes: Buffer, deviceType?: string): Promise<FirmwareView>;
@@ -226,11 +232,7 @@ let tenantCounter = 0;
  * @param options see {@link TestAppOptions}: closing the app fails the spec when the server answered
  *   a 500, unless `allowServerErrors`.
  */
-export async function startTestApp(
-  env: Record<string, string> = {},
-  urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
-  options: TestAppOptions = {},
-): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, urls?: BaseUrls, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   let config: AppConfig;
   let clock: TestClock;
@@ -254,7 +256,7 @@ export async function startTestApp(
     config,
     clock,
     database,
-    urls: { auth: base(config.urls.auth), vc: base(config.urls.vc), bc: base(config.urls.bc), operator: base(config.urls.operator) },
+    urls: Object.fromEntries(COMPONENTS.map((c) => [c, base(config.urls[c])])) as Record<ComponentName, string>,
     async createTenant(name = `tenant-${++tenantCounter}-${Date.now()}`, deviceType = 'ESP32') {
       const tenant = await get(TenantService).createTenant(name);
       const key = await get(TenantService).createDeviceKey(tenant.id, deviceType);
@@ -315,16 +317,17 @@ export async function startTestApp(
 export async function startInstance(
   database: TestDatabase,
   env: Record<string, string> = {},
-  urls?: Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL', string>>,
+  urls?: BaseUrls,
   options: TestAppOptions = {},
 ): Promise<{ server: RunningServer; config: AppConfig; clock: TestClock; serverErrors: () => string[] }> {
-  const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const ports: number[] = [];
+  while (ports.length < COMPONENTS.length) ports.push(await freePort());
   const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));
+  const given: Partial<Record<string, string>> = urls ?? {};
   const loaded = loadConfig({
-    AUTH_URL: fill(urls?.AUTH_URL ?? 'http://127.0.0.1:{port0}'),
-    VC_URL: fill(urls?.VC_URL ?? 'http://127.0.0.1:{port1}'),
-    BC_URL: fill(urls?.BC_URL ?? 'http://127.0.0.1:{port2}'),
-    OPERATOR_URL: fill(urls?.OPERATOR_URL ?? 'http://127.0.0.1:{port3}'),
+    ...Object.fromEntries(
+      COMPONENTS.map((component, i) => [URL_VARIABLES[component], fill(given[URL_VARIABLES[component]] ?? `http://127.0.0.1:{port${i}}`)]),
+    ),
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT: '1000',
     ...database.env,

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { deviceSignature } from '#src/auth/signature.js';
 import { request, type Answer, type TestApp } from './harness.js';
 
@@ -43,18 +42,27 @@ export interface CliOutcome {
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Runs the built `firmledger` CLI as a real process on `app`'s database; never throws on exit codes. */
-export async function runCli(app: TestApp, ...args: string[]): Promise<CliOutcome> {
+export function runCli(app: TestApp, ...args: string[]): Promise<CliOutcome> {
+  return runCliWithInput(app, undefined, ...args);
+}
+
+/**
+ * As {@link runCli}, writing `input` to the CLI's standard input (not a terminal), as a script
+ * pipes a password in; `undefined` leaves standard input empty.
+ */
+export function runCliWithInput(app: TestApp, input: string | undefined, ...args: string[]): Promise<CliOutcome> {
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...app.database.env };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/firmledger.js', ...args], {
-      cwd: ROOT,
-      env,
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== 'number') throw error;
-    return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      ['bin/firmledger.js', ...args],
+      { cwd: ROOT, env, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (error as { code?: unknown }).code : 0;
+        if (typeof code !== 'number') reject(error ?? new Error('the CLI did not exit'));
+        else resolve({ code, stdout, stderr });
+      },
+    );
+    child.stdin?.end(input ?? '');
+  });
 }

@@ -1,7 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsDefined, IsString } from 'class-validator';
 import { CANONICAL_MAC_PATTERN } from '#src/device/dto/device.dto.js';
 
-/** `GET {bc_url}/device/:id` answer (INTERFACE.md "Blockchain device record", CONTRACT.md §7). */
+/** Device record of the ledger lookup, `GET {bc_url}/device/:id` and `POST {bc_url}/device/get`. */
 export class ChainDeviceRecord {
   @ApiProperty({
     description: 'Hardware address, canonical: uppercase, colon-separated.',
@@ -25,7 +27,7 @@ export class ChainDeviceRecord {
   dType: string;
 }
 
-/** `GET {bc_url}/firmware/:id` answer (INTERFACE.md "Blockchain firmware record"). */
+/** Firmware record of the ledger lookup, `GET {bc_url}/firmware/:id` and `POST {bc_url}/firmware/get`. */
 export class ChainFirmwareRecord {
   /** Lowercase hex MD5 of the binary. */
   @ApiProperty({
@@ -37,7 +39,9 @@ export class ChainFirmwareRecord {
 
   /** CIDv0 of the binary. */
   @ApiProperty({
-    description: 'CIDv0 that `ipfs add` with its defaults gives the binary; download it at `GET {vc_url}/ipfs/{cid}` or any IPFS gateway.',
+    description:
+      'CIDv0 that `ipfs add` with its defaults gives the binary; download it from the IPFS component ' +
+      '(`POST {ipfs_url}/firmware/download`, `GET {ipfs_url}/firmware/{cid}`, `GET {ipfs_url}/ipfs/{cid}`) or any IPFS gateway.',
     pattern: '^Qm[1-9A-HJ-NP-Za-km-z]{44}$',
     example: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o',
   })
@@ -45,4 +49,20 @@ export class ChainFirmwareRecord {
 
   @ApiProperty({ description: 'Firmware version.', example: '1.1.0' })
   version: string;
+}
+
+/**
+ * Body of the lookups as POST (`POST {bc_url}/device/get`, `POST {bc_url}/firmware/get`), as the
+ * field SDKs send it: `{"id": "<mac or firmware id>"}`. A JSON integer is taken as its decimal
+ * text; extra fields are ignored.
+ */
+export class LedgerLookupDto {
+  @ApiProperty({
+    description: 'The id the GET route takes in its path: a hardware address (device) or a firmware id, decimal integer text (firmware).',
+    example: '1',
+  })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
+  @IsDefined({ message: 'id is required' })
+  @IsString({ message: 'id must be a string' })
+  id: string;
 }

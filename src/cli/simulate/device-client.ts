@@ -21,6 +21,7 @@ export interface Endpoints {
   auth: URL;
   vc: URL;
   bc: URL;
+  ipfs: URL;
 }
 
 /** Outcome of one login attempt. */
@@ -60,7 +61,7 @@ export function retryAfterSeconds(headers: Record<string, string | string[] | un
 }
 
 /**
- * One device's calls to the three components, as a field ESP32 makes them. Each method checks
+ * One device's calls to the components, as a field ESP32 makes them. Each method checks
  * the answer and throws {@link StepFailure} for the step when it is not what a device expects;
  * connection errors and timeouts propagate as plain errors (the caller attributes them to the step).
  */
@@ -121,9 +122,14 @@ export class DeviceClient {
     return Object.fromEntries(ROLLOUT_FIELDS.map((field) => [field, body[field]])) as unknown as RolloutResponse;
   }
 
-  /** `GET {bc}/firmware/{id}` → `{md, cid, version}`, all strings. */
+  /** `POST {bc}/firmware/get` with `{"id"}`, as the field SDKs look firmware up → `{md, cid, version}`, all strings. */
   async firmwareRecord(firmwareId: string): Promise<ChainFirmwareRecord> {
-    const answer = await this.get(endpoint(this.endpoints.bc, `/firmware/${segment(firmwareId)}`));
+    const answer = await this.transport.sendJson({
+      method: 'POST',
+      url: endpoint(this.endpoints.bc, '/firmware/get'),
+      token: this.requireToken(),
+      json: { id: firmwareId },
+    });
     const body = answer.body;
     if (
       answer.status !== 200 ||
@@ -154,18 +160,21 @@ export class DeviceClient {
   }
 
   /**
-   * `GET {vc}/ipfs/{cid}` with the token.
+   * `POST {ipfs}/firmware/download` with `{"cid"}` and the token, as the ESP32 updater asks,
+   * with its `x-ESP32-STA-MAC` so the download is attributed to the device.
    * @returns the 200 response, whose body the caller streams.
    */
-  async download(cid: string): Promise<IncomingMessage> {
+  async download(cid: string, mac: string): Promise<IncomingMessage> {
     const response = await this.transport.send({
-      method: 'GET',
-      url: endpoint(this.endpoints.vc, `/ipfs/${segment(cid)}`),
+      method: 'POST',
+      url: endpoint(this.endpoints.ipfs, '/firmware/download'),
       token: this.requireToken(),
+      json: { cid },
+      headers: { 'x-ESP32-STA-MAC': mac },
     });
     if (response.statusCode !== 200) {
       response.resume();
-      throw new StepFailure('download', `HTTP ${response.statusCode} for /ipfs/${cid}`);
+      throw new StepFailure('download', `HTTP ${response.statusCode} for firmware ${cid}`);
     }
     return response;
   }

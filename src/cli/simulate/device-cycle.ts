@@ -59,7 +59,7 @@ export async function runDeviceCycle(device: SimulatedDevice, context: CycleCont
     if (record.mac !== device.mac) throw new StepFailure(step, `ledger device record is for ${record.mac}, not ${device.mac}`);
 
     step = 'download';
-    await downloadAndVerify(client, firmware.cid, firmware.md);
+    await downloadAndVerify(client, firmware.cid, firmware.md, device.mac);
 
     step = 'report-success';
     await client.reportSuccess(device.mac, rollout.version, rollout.rollout_id);
@@ -87,11 +87,12 @@ async function login(client: DeviceClient, context: CycleContext): Promise<void>
 }
 
 /**
- * Streams `GET /ipfs/{cid}` into the digests and compares them with the ledger's `md` and `cid`.
- * A broken or short body is a download failure; a digest mismatch a verify failure.
+ * Streams the download of `cid` into the digests and compares them with the ledger's `md`, the
+ * answer's `x-MD5` and the `cid`. A broken or short body is a download failure; a digest mismatch
+ * a verify failure.
  */
-async function downloadAndVerify(client: DeviceClient, cid: string, md: string): Promise<void> {
-  const response = await client.download(cid);
+async function downloadAndVerify(client: DeviceClient, cid: string, md: string, mac: string): Promise<void> {
+  const response = await client.download(cid, mac);
   let streamError: unknown;
   async function* body(): AsyncGenerator<Uint8Array> {
     try {
@@ -105,16 +106,18 @@ async function downloadAndVerify(client: DeviceClient, cid: string, md: string):
   try {
     digests = await computeDigests(body());
   } catch (error) {
-    if (streamError !== undefined) throw new StepFailure('download', `/ipfs/${cid}: ${errorText(streamError)}`);
-    throw new StepFailure('verify', `computing digests of /ipfs/${cid}: ${errorText(error)}`);
+    if (streamError !== undefined) throw new StepFailure('download', `firmware ${cid}: ${errorText(streamError)}`);
+    throw new StepFailure('verify', `computing digests of firmware ${cid}: ${errorText(error)}`);
   } finally {
     if (!response.complete) response.destroy();
   }
   const declared = response.headers['content-length'];
   if (declared !== undefined && Number(declared) !== digests.size) {
-    throw new StepFailure('download', `/ipfs/${cid}: got ${digests.size} of ${declared} bytes`);
+    throw new StepFailure('download', `firmware ${cid}: got ${digests.size} of ${declared} bytes`);
   }
-  if (digests.md5 !== md) throw new StepFailure('verify', `MD5 ${digests.md5} of /ipfs/${cid} is not the ledger's ${md}`);
+  const announced = response.headers['x-md5'];
+  if (announced !== md) throw new StepFailure('verify', `x-MD5 ${String(announced)} of firmware ${cid} is not the ledger's ${md}`);
+  if (digests.md5 !== md) throw new StepFailure('verify', `MD5 ${digests.md5} of firmware ${cid} is not the ledger's ${md}`);
   if (digests.cid !== cid) throw new StepFailure('verify', `downloaded bytes have CID ${digests.cid}, not ${cid}`);
 }
 

@@ -22,6 +22,8 @@ export interface SimulateOptions {
   authUrl: string;
   vcUrl: string;
   bcUrl: string;
+  /** Base URL of the IPFS download server. */
+  ipfsUrl: string;
   /** The tenant's customer key (the HMAC secret; never sent). */
   customerKey: string;
   /** The device key all simulated devices log in with. */
@@ -62,11 +64,11 @@ const PROGRESS_INTERVAL_MS = 250;
  */
 export async function simulate(options: SimulateOptions, progress?: (line: string) => void): Promise<SimulateSummary> {
   const o = checkOptions(options);
-  const endpoints: Endpoints = { auth: o.auth, vc: o.vc, bc: o.bc };
+  const endpoints: Endpoints = { auth: o.auth, vc: o.vc, bc: o.bc, ipfs: o.ipfs };
   const prefix = canonicalMacPrefix(o.macPrefix);
   const notes: string[] = [];
 
-  const anyLoopback = [o.auth, o.vc, o.bc].some((url) => isLoopbackHost(url.hostname));
+  const anyLoopback = [o.auth, o.vc, o.bc, o.ipfs].some((url) => isLoopbackHost(url.hostname));
   const ownAddresses = anyLoopback && (await canBindLoopbackAliases());
   if (anyLoopback && !ownAddresses) {
     notes.push(
@@ -168,6 +170,7 @@ interface CheckedOptions extends Omit<Required<SimulateOptions>, 'timestampState
   auth: URL;
   vc: URL;
   bc: URL;
+  ipfs: URL;
   timestampStateDir: string | null;
 }
 
@@ -199,6 +202,7 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     auth: url('authUrl', options.authUrl),
     vc: url('vcUrl', options.vcUrl),
     bc: url('bcUrl', options.bcUrl),
+    ipfs: url('ipfsUrl', options.ipfsUrl),
     customerKey: text('customerKey', options.customerKey, 4096),
     deviceKey: text('deviceKey', options.deviceKey, 4096),
     devices: integer('devices', options.devices, 0, MAX_SIMULATED_DEVICES),

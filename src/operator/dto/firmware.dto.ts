@@ -49,7 +49,7 @@ export class FirmwareResponse {
   sha256: string;
 
   @ApiProperty({
-    description: 'CIDv0 that `ipfs add` with its defaults gives the binary; devices download it from {vc_url}/ipfs/{cid}',
+    description: 'CIDv0 that `ipfs add` with its defaults gives the binary; devices download it from the IPFS component ({ipfs_url})',
     example: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o',
   })
   cid: string;

@@ -2,7 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { parseIsoTime } from '#src/common/iso-time.js';
 import type { DeviceView } from '#src/device/device.service.js';
-import type { DeviceDetail, DeviceRolloutView, FleetFilter } from '#src/rollout/fleet.service.js';
+import {
+  FLEET_SUMMARY_VERSIONS,
+  type DeviceDetail,
+  type DeviceRolloutView,
+  type FleetFilter,
+  type FleetSummary,
+} from '#src/rollout/fleet.service.js';
 import { ROLLOUT_STATUSES } from '#src/rollout/rollout.entity.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
@@ -12,9 +18,16 @@ class IsoTime implements ValidatorConstraintInterface {
     return typeof value === 'string' && parseIsoTime(value) !== null;
   }
   defaultMessage(): string {
-    return 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z';
+    return DeviceListMessages.seenSince;
   }
 }
+
+/** 400 texts of the device list's filters. */
+export const DeviceListMessages = {
+  seenSince: 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z',
+  notSeenSince: 'not_seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z',
+  q: 'q must be 1 to 128 characters',
+} as const;
 
 /** `GET /tenants/:tenant/devices` query: paging and filters; every filter given must hold. */
 export class DeviceListQuery extends PageQuery {
@@ -44,13 +57,35 @@ export class DeviceListQuery extends PageQuery {
   @Validate(IsoTime)
   seen_since?: string;
 
+  @ApiPropertyOptional({
+    description: 'only devices not seen since this ISO 8601 time: last seen before it, or never (a time without an offset is UTC)',
+    example: '2026-11-20T10:00:00Z',
+  })
+  @IsOptional()
+  @Validate(IsoTime, { message: DeviceListMessages.notSeenSince })
+  not_seen_since?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'text search, any case: devices whose name contains it, or whose mac contains it as hex digits (separators ignored: ' +
+      '`b2:01`, `B201` and `b2-01` find the same devices)',
+    example: 'pump',
+  })
+  @IsOptional()
+  @Length(1, 128, { message: DeviceListMessages.q })
+  @IsString({ message: DeviceListMessages.q })
+  q?: string;
+
   /** The filters as the service takes them. */
   filter(): FleetFilter {
+    const time = (text: string | undefined) => (text === undefined ? undefined : (parseIsoTime(text) ?? undefined));
     return {
       group: this.group,
       firmwareVersion: this.firmware_version,
       deviceType: this.device_type,
-      seenSince: this.seen_since === undefined ? undefined : (parseIsoTime(this.seen_since) ?? undefined),
+      seenSince: time(this.seen_since),
+      notSeenSince: time(this.not_seen_since),
+      text: this.q,
     };
   }
 }
@@ -196,4 +231,66 @@ function deviceRolloutResponse(view: DeviceRolloutView): DeviceRolloutResponse {
 
 export function deviceDetailResponse(detail: DeviceDetail): DeviceDetailResponse {
   return { ...deviceSummaryResponse(detail), groups: detail.groups, rollouts: detail.rollouts.map(deviceRolloutResponse) };
+}
+
+/** Devices of one firmware version and device type. */
+export class FleetVersionResponse {
+  @ApiProperty({ description: 'firmware version the devices last reported', example: '1.1.0' })
+  firmware_version: string;
+
+  @ApiProperty({ description: 'device type (`dType`)', example: 'ESP32' })
+  device_type: string;
+
+  @ApiProperty({ description: 'devices running it', example: 61234 })
+  devices: number;
+
+  @ApiProperty({ description: 'of those, seen in the last 24 hours', example: 60012 })
+  seen_last_day: number;
+}
+
+/** How a tenant's fleet is made up and how much of it was seen lately. */
+export class FleetSummaryResponse {
+  @ApiProperty({ description: 'registered devices', example: 100000 })
+  devices: number;
+
+  @ApiProperty({ description: 'devices seen in the last hour', example: 81234 })
+  seen_last_hour: number;
+
+  @ApiProperty({ description: 'devices seen in the last 24 hours', example: 99120 })
+  seen_last_day: number;
+
+  @ApiProperty({
+    type: [FleetVersionResponse],
+    description: `devices per firmware version and device type, most devices first, at most ${FLEET_SUMMARY_VERSIONS} combinations`,
+    example: [
+      { firmware_version: '1.1.0', device_type: 'ESP32', devices: 61234, seen_last_day: 60012 },
+      { firmware_version: '1.0.0', device_type: 'ESP32', devices: 38766, seen_last_day: 39108 },
+    ],
+  })
+  versions: FleetVersionResponse[];
+
+  @ApiProperty({
+    description: `combinations of firmware version and device type in all (more than \`versions\` lists when over ${FLEET_SUMMARY_VERSIONS})`,
+    example: 2,
+  })
+  versions_total: number;
+
+  @ApiProperty({ description: 'the time the counts are for, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
+  at: string;
+}
+
+export function fleetSummaryResponse(summary: FleetSummary): FleetSummaryResponse {
+  return {
+    devices: summary.devices,
+    seen_last_hour: summary.seenLastHour,
+    seen_last_day: summary.seenLastDay,
+    versions: summary.versions.map((v) => ({
+      firmware_version: v.firmwareVersion,
+      device_type: v.deviceType,
+      devices: v.devices,
+      seen_last_day: v.seenLastDay,
+    })),
+    versions_total: summary.versionsTotal,
+    at: summary.at,
+  };
 }

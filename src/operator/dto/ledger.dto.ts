@@ -1,15 +1,27 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
-import type { LedgerEntryView, VerifyResult } from '#src/chain/ledger.service.js';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import type { LedgerEntryView, LedgerOrder, VerifyResult } from '#src/chain/ledger.service.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
-/** `GET /ledger/entries` query: paging and an optional tenant. */
+/** 400 text of a bad `order`. */
+export const LEDGER_ORDER_MESSAGE = 'order must be asc or desc';
+
+/** `GET /ledger/entries` query: paging, an optional tenant and the order. */
 export class LedgerEntriesQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'only entries of this tenant (id or name)', example: 'acme' })
   @IsOptional()
   @Length(1, 128, { message: 'tenant must be 1 to 128 characters' })
   @IsString({ message: 'tenant must be a string' })
   tenant?: string;
+
+  @ApiPropertyOptional({
+    description: 'by sequence number, oldest first (`asc`) or newest first (`desc`)',
+    enum: ['asc', 'desc'],
+    example: 'desc',
+  })
+  @IsOptional()
+  @IsIn(['asc', 'desc'], { message: LEDGER_ORDER_MESSAGE })
+  order: LedgerOrder = 'asc';
 }
 
 /** Where the chain stops matching. */
@@ -69,6 +81,16 @@ export class LedgerEntryResponse {
   @ApiProperty({ description: 'time of the change, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
   created_at: string;
 
+  @ApiProperty({
+    description:
+      'who made the change: `user:<username>` (console), `token:<id>:<name>` (operator token), `cli:<account>` (the CLI on the ' +
+      'server); null for what devices change themselves and for entries written before actors were recorded. Part of the hash when set.',
+    example: 'user:alice',
+    type: String,
+    nullable: true,
+  })
+  actor: string | null;
+
   @ApiProperty({ description: 'hash of the previous entry (64 zeros for the first)', example: '0'.repeat(64) })
   prev_hash: string;
 
@@ -90,6 +112,7 @@ export class LedgerEntryPage extends PageOf(LedgerEntryResponse, {
       subject: 'tenant:1',
       payload: { id: 1, name: 'acme' },
       created_at: '2026-11-21T10:00:00.000Z',
+      actor: 'user:alice',
       prev_hash: '0'.repeat(64),
       hash: '3f5a0c9e7b1d24680ace13579bdf02468ace13579bdf02468ace13579bdf0246',
     },
@@ -108,6 +131,7 @@ export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse
     subject: entry.subject,
     payload: entry.payload,
     created_at: entry.createdAt,
+    actor: entry.actor,
     prev_hash: entry.prevHash,
     hash: entry.hash,
   };

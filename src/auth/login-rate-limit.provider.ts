@@ -1,0 +1,21 @@
+import type { FactoryProvider } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { Clock } from '#src/common/clock.js';
+import type { AppConfig } from '#src/config/app-config.js';
+import { APP_CONFIG } from '#src/config/config.module.js';
+import { UnitOfWork } from '#src/database/unit-of-work.js';
+import { REDIS } from '#src/redis/redis.module.js';
+import { DatabaseLoginRateLimitStorage, LoginRateLimitStorage } from './login-rate-limit.storage.js';
+import { RedisLoginRateLimitStorage } from './redis-login-rate-limit.storage.js';
+
+/**
+ * The {@link LoginRateLimitStorage} of a module: in Redis when `REDIS_URL` is set, else in the
+ * database; either way shared by every instance. The module imports `RedisModule`. Device logins
+ * and console sign-ins count in it under keys of their own.
+ */
+export const loginRateLimitStorageProvider: FactoryProvider<LoginRateLimitStorage> = {
+  provide: LoginRateLimitStorage,
+  inject: [REDIS, APP_CONFIG, UnitOfWork, Clock],
+  useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork, clock: Clock): LoginRateLimitStorage =>
+    redis ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock) : new DatabaseLoginRateLimitStorage(unitOfWork, clock),
+};

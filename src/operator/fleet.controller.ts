@@ -1,0 +1,32 @@
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { FleetService } from '#src/rollout/fleet.service.js';
+import type { Tenant } from '#src/tenant/tenant.entity.js';
+import { FleetSummaryResponse, fleetSummaryResponse } from './dto/fleet.dto.js';
+import { ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+import { TenantPipe } from './tenant.pipe.js';
+
+/** A tenant's fleet at a glance under `OPERATOR_URL` (CONTRACT.md §9): what the console's overview shows. */
+@ApiTags('Devices')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
+@ApiServerError()
+@ApiTenantParam()
+@UseGuards(OperatorTokenGuard)
+@Controller('tenants/:tenant/fleet')
+export class FleetController {
+  constructor(private readonly fleet: FleetService) {}
+
+  /** `GET /tenants/:tenant/fleet` → 200 devices, devices seen in the last hour and day, devices per firmware version and type; 404. */
+  @Get()
+  @ApiOperation({
+    summary: 'The fleet at a glance: devices, devices seen in the last hour and day, devices per firmware version and device type',
+  })
+  @ApiOkResponse({ type: FleetSummaryResponse, description: 'Counts as of `at`.' })
+  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  async summary(@Param('tenant', TenantPipe) tenant: Tenant): Promise<FleetSummaryResponse> {
+    return fleetSummaryResponse(await this.fleet.summary(tenant.id));
+  }
+}

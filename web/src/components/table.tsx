@@ -1,0 +1,58 @@
+import type { ReactNode } from 'react';
+
+/**
+ * A table that scrolls sideways on its own when the screen is narrow (keyboard too: it takes
+ * focus), with a caption screen readers announce.
+ */
+export function Table({ caption, children, hideCaption = false }: { caption: string; children: ReactNode; hideCaption?: boolean }) {
+  return (
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={caption}>
+      <table>
+        <caption className={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+/** Previous / next page of a list, with where the list is. */
+export function Pager({
+  page,
+  perPage,
+  total,
+  what,
+  onPage,
+}: {
+  page: number;
+  perPage: number;
+  total: number;
+  what: string;
+  onPage: (page: number) => void;
+}) {
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  const first = total === 0 ? 0 : (page - 1) * perPage + 1;
+  const last = Math.min(total, page * perPage);
+  if (pages === 1 && page === 1) {
+    return <p className="muted small count-line">{total === 1 ? `1 ${singular(what)}` : `${total.toLocaleString('en')} ${what}`}</p>;
+  }
+  return (
+    <nav className="pager" aria-label={`Pages of ${what}`}>
+      <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>
+        Previous page
+      </button>
+      <span>
+        {total === 0 ? `No ${what}` : `${first.toLocaleString('en')}–${last.toLocaleString('en')} of ${total.toLocaleString('en')} ${what}`}
+        {pages > 1 ? ` · page ${page.toLocaleString('en')} of ${pages.toLocaleString('en')}` : ''}
+      </span>
+      <button type="button" onClick={() => onPage(page + 1)} disabled={page >= pages}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/** `devices` → `device`, `entries` → `entry`; words without a plural `s` stay as they are. */
+function singular(what: string): string {
+  if (what.endsWith('ies')) return `${what.slice(0, -3)}y`;
+  return what.endsWith('s') ? what.slice(0, -1) : what;
+}

@@ -1,0 +1,220 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { CONSOLE_PAGES } from '../../../src/console/console-pages';
+import { get, segment } from '../api/client';
+import { useNames } from '../api/queries';
+import type { Device, FleetSummary, Page } from '../api/types';
+import { ErrorText, Loading } from '../components/feedback';
+import { NoTenant, PageTitle } from '../components/page-title';
+import { Pager, Table } from '../components/table';
+import { ago, utc } from '../format';
+import { useTenant, withTenant } from '../tenant';
+
+/** The last-seen choices and the filter each becomes. */
+const SEEN: Record<string, { label: string; filter: (now: number) => Record<string, string> }> = {
+  any: { label: 'any time', filter: () => ({}) },
+  hour: { label: 'in the last hour', filter: (now) => ({ seen_since: new Date(now - 3_600_000).toISOString() }) },
+  day: { label: 'in the last day', filter: (now) => ({ seen_since: new Date(now - 86_400_000).toISOString() }) },
+  week: { label: 'in the last 7 days', filter: (now) => ({ seen_since: new Date(now - 7 * 86_400_000).toISOString() }) },
+  'silent-day': { label: 'not in the last day', filter: (now) => ({ not_seen_since: new Date(now - 86_400_000).toISOString() }) },
+  'silent-week': { label: 'not in the last 7 days', filter: (now) => ({ not_seen_since: new Date(now - 7 * 86_400_000).toISOString() }) },
+};
+
+const FILTERS = ['q', 'group', 'firmware_version', 'device_type', 'seen'] as const;
+const PER_PAGE = [25, 50, 100, 200];
+
+/** The tenant's devices, filtered and paged on the server. */
+export function DevicesPage() {
+  const { tenant, loading } = useTenant();
+  return (
+    <>
+      <PageTitle title="Devices" />
+      {tenant ? <DeviceList tenant={tenant} key={tenant} /> : loading ? <Loading what="tenants" /> : <NoTenant />}
+    </>
+  );
+}
+
+function DeviceList({ tenant }: { tenant: string }) {
+  const [params, setParams] = useSearchParams();
+  const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
+  const perPage = PER_PAGE.includes(Number(params.get('per_page'))) ? Number(params.get('per_page')) : 50;
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Record<(typeof FILTERS)[number], string>;
+  // The last-seen choice is turned into a time when the filter is applied, so paging keeps one time.
+  const [openedAt] = useState(() => Date.now());
+  const seenAt = Number(params.get('at')) || openedAt;
+  const names = useNames(tenant);
+  const summary = useQuery({ queryKey: ['fleet', tenant], queryFn: () => get<FleetSummary>(`tenants/${segment(tenant)}/fleet`) });
+
+  const query = {
+    page,
+    per_page: perPage,
+    q: filters.q || undefined,
+    group: filters.group || undefined,
+    firmware_version: filters.firmware_version || undefined,
+    device_type: filters.device_type || undefined,
+    ...(SEEN[filters.seen] ?? SEEN.any).filter(seenAt),
+  };
+  const devices = useQuery({
+    queryKey: ['devices', tenant, query],
+    queryFn: () => get<Page<Device>>(`tenants/${segment(tenant)}/devices`, query),
+    placeholderData: keepPreviousData,
+  });
+
+  const update = (change: Record<string, string | undefined>) =>
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      for (const [key, value] of Object.entries(change)) {
+        if (value === undefined || value === '') next.delete(key);
+        else next.set(key, value);
+      }
+      return next;
+    });
+
+  const versions = [...new Set((summary.data?.versions ?? []).map((v) => v.firmware_version))];
+  const types = [...new Set((summary.data?.versions ?? []).map((v) => v.device_type))];
+
+  return (
+    <>
+      <Filters
+        initial={filters}
+        groups={names.groups.map((g) => g.name)}
+        versions={versions}
+        types={types}
+        onApply={(chosen) =>
+          update({ ...chosen, page: undefined, at: chosen.seen && chosen.seen !== 'any' ? String(Date.now()) : undefined })
+        }
+        onClear={() => update({ ...Object.fromEntries(FILTERS.map((f) => [f, undefined])), page: undefined, at: undefined })}
+      />
+      <ErrorText error={devices.error} />
+      {devices.isPending ? <Loading what="devices" /> : null}
+      {devices.data ? (
+        <>
+          <Table caption={`Devices of ${tenant}, by mac`} hideCaption>
+            <thead>
+              <tr>
+                <th scope="col">MAC</th>
+                <th scope="col">Name</th>
+                <th scope="col">Firmware version</th>
+                <th scope="col">Device type</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">Registered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {devices.data.items.map((device) => (
+                <tr key={device.mac}>
+                  <td className="mono">
+                    <Link to={withTenant(CONSOLE_PAGES.device.replace(':mac', encodeURIComponent(device.mac)), tenant)}>{device.mac}</Link>
+                  </td>
+                  <td>{device.name}</td>
+                  <td>{device.firmware_version}</td>
+                  <td>{device.device_type}</td>
+                  <td title={utc(device.last_seen_at)}>{ago(device.last_seen_at)}</td>
+                  <td>{utc(device.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          {devices.data.total === 0 ? <p className="muted">No device matches these filters.</p> : null}
+          <div className="pager-row">
+            <Pager page={page} perPage={perPage} total={devices.data.total} what="devices" onPage={(p) => update({ page: String(p) })} />
+            <div className="inline-field">
+              <label htmlFor="per-page">Per page</label>
+              <select id="per-page" value={perPage} onChange={(e) => update({ per_page: e.target.value, page: undefined })}>
+                {PER_PAGE.map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function Filters({
+  initial,
+  groups,
+  versions,
+  types,
+  onApply,
+  onClear,
+}: {
+  initial: Record<string, string>;
+  groups: string[];
+  versions: string[];
+  types: string[];
+  onApply: (filters: Record<string, string>) => void;
+  onClear: () => void;
+}) {
+  const [draft, setDraft] = useState(initial);
+  const set = (name: string) => (event: { target: { value: string } }) => setDraft({ ...draft, [name]: event.target.value });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply(draft);
+  };
+  return (
+    <form className="filters" role="search" aria-label="Filter devices" onSubmit={submit}>
+      <div className="field">
+        <label htmlFor="filter-q">Search mac or name</label>
+        <input id="filter-q" type="search" value={draft.q} onChange={set('q')} placeholder="e.g. 01:02 or pump" />
+      </div>
+      <div className="field">
+        <label htmlFor="filter-group">Group</label>
+        <select id="filter-group" value={draft.group} onChange={set('group')}>
+          <option value="">any group</option>
+          {groups.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="filter-version">Firmware version</label>
+        <input id="filter-version" list="filter-versions" value={draft.firmware_version} onChange={set('firmware_version')} />
+        <datalist id="filter-versions">
+          {versions.map((v) => (
+            <option key={v} value={v} />
+          ))}
+        </datalist>
+      </div>
+      <div className="field">
+        <label htmlFor="filter-type">Device type</label>
+        <input id="filter-type" list="filter-types" value={draft.device_type} onChange={set('device_type')} />
+        <datalist id="filter-types">
+          {types.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
+      </div>
+      <div className="field">
+        <label htmlFor="filter-seen">Last seen</label>
+        <select id="filter-seen" value={draft.seen || 'any'} onChange={set('seen')}>
+          {Object.entries(SEEN).map(([value, { label }]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="actions">
+        <button type="submit">Apply filters</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setDraft(Object.fromEntries(FILTERS.map((f) => [f, ''])));
+            onClear();
+          }}
+        >
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}

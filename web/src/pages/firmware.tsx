@@ -1,0 +1,158 @@
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { get, segment, upload } from '../api/client';
+import type { Firmware, Page } from '../api/types';
+import { ErrorText, Loading, Status, ViewerNote } from '../components/feedback';
+import { NoTenant, PageTitle } from '../components/page-title';
+import { Pager } from '../components/table';
+import { bytes, utc } from '../format';
+import { useSession } from '../session';
+import { useTenant } from '../tenant';
+
+/** Firmware of the tenant: upload (with progress) and the list with digests and CID. */
+export function FirmwarePage() {
+  const { tenant, loading } = useTenant();
+  const { canChange } = useSession();
+  return (
+    <>
+      <PageTitle title="Firmware" />
+      {canChange ? null : <ViewerNote />}
+      {tenant ? (
+        <>
+          {canChange ? <Upload tenant={tenant} key={tenant} /> : null}
+          <FirmwareList tenant={tenant} />
+        </>
+      ) : loading ? (
+        <Loading what="tenants" />
+      ) : (
+        <NoTenant />
+      )}
+    </>
+  );
+}
+
+function Upload({ tenant }: { tenant: string }) {
+  const client = useQueryClient();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [file, setFile] = useState<File>();
+  const [version, setVersion] = useState('');
+  const [deviceType, setDeviceType] = useState('ESP32');
+  const [sent, setSent] = useState<{ sent: number; total: number }>();
+  const [error, setError] = useState<unknown>();
+  const [published, setPublished] = useState<Firmware>();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!file) return;
+    setError(undefined);
+    setPublished(undefined);
+    setSent({ sent: 0, total: file.size });
+    try {
+      const firmware = await upload<Firmware>(
+        `tenants/${segment(tenant)}/firmware`,
+        { version, device_type: deviceType },
+        file,
+        (done, total) => setSent({ sent: done, total }),
+      );
+      setPublished(firmware);
+      setVersion('');
+      setFile(undefined);
+      if (fileInput.current) fileInput.current.value = '';
+      await client.invalidateQueries({ queryKey: ['firmware', tenant] });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setSent(undefined);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="upload-title">
+      <h2 id="upload-title">Upload firmware</h2>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <div className="field">
+          <label htmlFor="firmware-file">Firmware binary</label>
+          <input id="firmware-file" ref={fileInput} type="file" required onChange={(e) => setFile(e.target.files?.[0])} />
+        </div>
+        <div className="row">
+          <div className="field">
+            <label htmlFor="firmware-version">Version</label>
+            <input
+              id="firmware-version"
+              required
+              maxLength={64}
+              placeholder="e.g. 1.2.0"
+              value={version}
+              onChange={(e) => setVersion(e.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="firmware-type">Device type</label>
+            <input id="firmware-type" required maxLength={64} value={deviceType} onChange={(e) => setDeviceType(e.target.value)} />
+          </div>
+        </div>
+        {sent ? (
+          <div className="field">
+            <label htmlFor="upload-progress">Uploading {file?.name}</label>
+            <progress id="upload-progress" max={Math.max(sent.total, 1)} value={sent.sent} />
+            <span className="muted small" aria-live="polite">
+              {bytes(sent.sent)} of {bytes(sent.total)}
+              {sent.sent >= sent.total ? ' sent; computing digests and CID…' : ''}
+            </span>
+          </div>
+        ) : null}
+        <ErrorText error={error} />
+        {published ? (
+          <Status>
+            Published {published.version} for {published.device_type}: {bytes(published.size)}, CID <code>{published.cid}</code>.
+          </Status>
+        ) : null}
+        <div className="actions">
+          <button type="submit" disabled={sent !== undefined}>
+            {sent ? 'Uploading…' : 'Upload and publish'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function FirmwareList({ tenant }: { tenant: string }) {
+  const [page, setPage] = useState(1);
+  const list = useQuery({
+    queryKey: ['firmware', tenant, page],
+    queryFn: () => get<Page<Firmware>>(`tenants/${segment(tenant)}/firmware`, { page, per_page: 20 }),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section className="card" aria-labelledby="firmware-title">
+      <h2 id="firmware-title">Published firmware</h2>
+      <ErrorText error={list.error} />
+      {list.isPending ? <Loading what="firmware" /> : null}
+      {list.data?.total === 0 ? <p className="muted">No firmware published yet.</p> : null}
+      <ul className="firmware-list">
+        {list.data?.items.map((f) => (
+          <li key={f.id}>
+            <h3>
+              {f.version} <span className="muted">for {f.device_type}</span>
+            </h3>
+            <p className="muted small">
+              Firmware {f.id} · {bytes(f.size)} ({f.size.toLocaleString('en')} bytes) · published {utc(f.created_at)}
+            </p>
+            <dl className="digests">
+              <dt>MD5</dt>
+              <dd className="mono">{f.md5}</dd>
+              <dt>SHA-256</dt>
+              <dd className="mono">{f.sha256}</dd>
+              <dt>CID</dt>
+              <dd className="mono">{f.cid}</dd>
+            </dl>
+          </li>
+        ))}
+      </ul>
+      {list.data && list.data.total > 0 ? (
+        <Pager page={page} perPage={20} total={list.data.total} what="firmware" onPage={setPage} />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { CONSOLE_PAGES } from '../../../src/console/console-pages';
+import { get, segment } from '../api/client';
+import type { GroupDetail } from '../api/types';
+import { ErrorText, InputError, Loading, Status, ViewerNote } from '../components/feedback';
+import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '../components/macs-input';
+import { NoTenant, PageTitle } from '../components/page-title';
+import { Pager, Table } from '../components/table';
+import { count, utc } from '../format';
+import { changeMembers } from '../members';
+import { useSession } from '../session';
+import { useTenant, withTenant } from '../tenant';
+
+/** One group: its members (paged), and forms to add or remove members. */
+export function GroupPage() {
+  const { group = '' } = useParams();
+  const { tenant, loading } = useTenant();
+  const { canChange } = useSession();
+  const [params] = useSearchParams();
+  return (
+    <>
+      <PageTitle title={`Group ${group}`} />
+      {params.get('created') ? <Status>Group {group} created.</Status> : null}
+      {canChange ? null : <ViewerNote />}
+      {tenant ? <Members tenant={tenant} group={group} canChange={canChange} /> : loading ? <Loading what="tenants" /> : <NoTenant />}
+    </>
+  );
+}
+
+function Members({ tenant, group, canChange }: { tenant: string; group: string; canChange: boolean }) {
+  const [page, setPage] = useState(1);
+  const detail = useQuery({
+    queryKey: ['groups', tenant, 'detail', group, page],
+    queryFn: () => get<GroupDetail>(`tenants/${segment(tenant)}/groups/${segment(group)}`, { page, per_page: 50 }),
+    placeholderData: keepPreviousData,
+  });
+  if (detail.isPending) return <Loading what="the group" />;
+  if (detail.error && !detail.data) return <ErrorText error={detail.error} />;
+  const d = detail.data;
+  return (
+    <div className="grid">
+      <section className="card" aria-labelledby="members-title">
+        <h2 id="members-title">
+          {count(d.members)} member{d.members === 1 ? '' : 's'}
+        </h2>
+        <p className="muted small">Created {utc(d.created_at)}. Members are macs; a device may register after it joins.</p>
+        <ErrorText error={detail.error} />
+        {d.member_macs.total > 0 ? (
+          <>
+            <Table caption={`Members of ${d.name}`} hideCaption>
+              <thead>
+                <tr>
+                  <th scope="col">MAC</th>
+                  <th scope="col">Registered</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.member_macs.items.map((m) => (
+                  <tr key={m.mac}>
+                    <td className="mono">
+                      {m.registered ? (
+                        <Link to={withTenant(CONSOLE_PAGES.device.replace(':mac', encodeURIComponent(m.mac)), tenant)}>{m.mac}</Link>
+                      ) : (
+                        m.mac
+                      )}
+                    </td>
+                    <td>{m.registered ? 'yes' : 'not yet'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+            <Pager page={page} perPage={50} total={d.member_macs.total} what="members" onPage={setPage} />
+          </>
+        ) : (
+          <p className="muted">No member yet.</p>
+        )}
+      </section>
+      {canChange ? (
+        <div className="column">
+          <ChangeMembers tenant={tenant} group={group} change="add" />
+          <ChangeMembers tenant={tenant} group={group} change="remove" />
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function ChangeMembers({ tenant, group, change }: { tenant: string; group: string; change: 'add' | 'remove' }) {
+  const client = useQueryClient();
+  const [draft, setDraft] = useState<MacsDraft>(EMPTY_MACS);
+  const [progress, setProgress] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const verb = change === 'add' ? 'Add' : 'Remove';
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setProgress(undefined);
+    try {
+      const macs = await draftMacs(draft);
+      if (macs.length === 0) throw new InputError(`There is no mac to ${change}: paste some or choose a CSV file.`);
+      const done = change === 'add' ? 'added' : 'removed';
+      await changeMembers(tenant, group, macs, change, (n) => setProgress(`${count(n)} of ${count(macs.length)} macs ${done}…`));
+      setProgress(
+        `${count(macs.length)} macs ${done}${change === 'add' ? ' (macs already in the group stay)' : ' (macs not in the group are ignored)'}.`,
+      );
+      setDraft(EMPTY_MACS);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+      await client.invalidateQueries({ queryKey: ['groups', tenant] });
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby={`${change}-title`}>
+      <h2 id={`${change}-title`}>{verb} members</h2>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <MacsInput legend={`Macs to ${change}`} draft={draft} onChange={setDraft} />
+        {progress ? <Status>{progress}</Status> : null}
+        <ErrorText error={error} />
+        <div className="actions">
+          <button type="submit" disabled={busy} className={change === 'remove' ? 'danger' : undefined}>
+            {busy ? 'Working…' : `${verb} members`}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,130 @@
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { CONSOLE_PAGES } from '../../../src/console/console-pages';
+import { get, post, segment } from '../api/client';
+import type { Group, Page } from '../api/types';
+import { ErrorText, Loading, Status, ViewerNote } from '../components/feedback';
+import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '../components/macs-input';
+import { NoTenant, PageTitle } from '../components/page-title';
+import { Pager, Table } from '../components/table';
+import { count, utc } from '../format';
+import { changeMembers } from '../members';
+import { useSession } from '../session';
+import { useTenant, withTenant } from '../tenant';
+
+/** Device groups of the tenant: create one (with members from pasted macs or a CSV file), list them. */
+export function GroupsPage() {
+  const { tenant, loading } = useTenant();
+  const { canChange } = useSession();
+  return (
+    <>
+      <PageTitle title="Groups" />
+      {canChange ? null : <ViewerNote />}
+      {tenant ? (
+        <>
+          {canChange ? <CreateGroup tenant={tenant} key={tenant} /> : null}
+          <GroupList tenant={tenant} />
+        </>
+      ) : loading ? (
+        <Loading what="tenants" />
+      ) : (
+        <NoTenant />
+      )}
+    </>
+  );
+}
+
+function CreateGroup({ tenant }: { tenant: string }) {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const [draft, setDraft] = useState<MacsDraft>(EMPTY_MACS);
+  const [progress, setProgress] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const macs = await draftMacs(draft);
+      setProgress(macs.length > 0 ? `Creating ${name} with ${count(macs.length)} macs…` : `Creating ${name}…`);
+      const group = await post<Group>(`tenants/${segment(tenant)}/groups`, { name });
+      await changeMembers(tenant, String(group.id), macs, 'add', (done) =>
+        setProgress(`Added ${count(done)} of ${count(macs.length)} macs…`),
+      );
+      await client.invalidateQueries({ queryKey: ['groups', tenant] });
+      void navigate(withTenant(CONSOLE_PAGES.group.replace(':group', encodeURIComponent(group.name)), tenant, { created: '1' }));
+    } catch (failure) {
+      setError(failure);
+      setProgress(undefined);
+      await client.invalidateQueries({ queryKey: ['groups', tenant] });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="create-group-title">
+      <h2 id="create-group-title">Create a group</h2>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <div className="field">
+          <label htmlFor="group-name">Group name</label>
+          <input id="group-name" required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <MacsInput legend="Members (optional; devices may register later)" draft={draft} onChange={setDraft} />
+        {progress ? <Status>{progress}</Status> : null}
+        <ErrorText error={error} />
+        <div className="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? 'Creating…' : 'Create group'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function GroupList({ tenant }: { tenant: string }) {
+  const [page, setPage] = useState(1);
+  const groups = useQuery({
+    queryKey: ['groups', tenant, page],
+    queryFn: () => get<Page<Group>>(`tenants/${segment(tenant)}/groups`, { page, per_page: 50 }),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section className="card" aria-labelledby="groups-title">
+      <h2 id="groups-title">Groups of {tenant}</h2>
+      <ErrorText error={groups.error} />
+      {groups.isPending ? <Loading what="groups" /> : null}
+      {groups.data?.total === 0 ? <p className="muted">No group yet.</p> : null}
+      {groups.data && groups.data.total > 0 ? (
+        <>
+          <Table caption={`Groups of ${tenant}`} hideCaption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Members</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {groups.data.items.map((g) => (
+                <tr key={g.id}>
+                  <td>
+                    <Link to={withTenant(CONSOLE_PAGES.group.replace(':group', encodeURIComponent(g.name)), tenant)}>{g.name}</Link>
+                  </td>
+                  <td>{count(g.members)}</td>
+                  <td>{utc(g.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pager page={page} perPage={50} total={groups.data.total} what="groups" onPage={setPage} />
+        </>
+      ) : null}
+    </section>
+  );
+}

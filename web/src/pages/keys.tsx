@@ -1,0 +1,234 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { get, post, segment } from '../api/client';
+import type { DeviceKey, Page, TenantWithKey } from '../api/types';
+import { ConfirmButton } from '../components/confirm';
+import { ErrorText, Loading, ViewerNote } from '../components/feedback';
+import { PageTitle } from '../components/page-title';
+import { SecretOnce } from '../components/secret-once';
+import { Pager, Table } from '../components/table';
+import { utc } from '../format';
+import { useSession } from '../session';
+import { useTenant } from '../tenant';
+
+/** A secret to show once, and what it is. */
+interface Shown {
+  title: string;
+  secret: string;
+  use: string;
+}
+
+const CUSTOMER_KEY_USE = 'Devices sign their logins with it (it is never sent); the server keeps it only to check those signatures.';
+const DEVICE_KEY_USE = 'Devices of this type send it when they log in, with a signature made with the customer key.';
+
+/** Tenants with their customer keys, and the device keys of the chosen tenant. */
+export function KeysPage() {
+  const { canChange } = useSession();
+  const { tenant, tenants, loading, choose } = useTenant();
+  const client = useQueryClient();
+  const [shown, setShown] = useState<Shown>();
+
+  const refreshTenants = () => client.invalidateQueries({ queryKey: ['tenants'] });
+
+  return (
+    <>
+      <PageTitle title="Tenants & keys" />
+      {canChange ? null : <ViewerNote />}
+      {shown ? <SecretOnce {...shown} onDone={() => setShown(undefined)} /> : null}
+      <section className="card" aria-labelledby="tenants-title">
+        <h2 id="tenants-title">Tenants</h2>
+        {canChange ? (
+          <CreateTenant
+            onCreated={(created) => {
+              void refreshTenants();
+              choose(created.name);
+              setShown({ title: `Customer key of ${created.name}`, secret: created.customer_key, use: CUSTOMER_KEY_USE });
+            }}
+          />
+        ) : null}
+        {loading ? <Loading what="tenants" /> : null}
+        {!loading && tenants.length === 0 ? <p className="muted">No tenant yet.</p> : null}
+        {tenants.length > 0 ? (
+          <Table caption="Tenants" hideCaption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Id</th>
+                <th scope="col">Created</th>
+                {canChange ? <th scope="col">Customer key</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {tenants.map((t) => (
+                <tr key={t.id} aria-current={t.name === tenant ? 'true' : undefined}>
+                  <td>
+                    {t.name} {t.name === tenant ? <span className="muted">(chosen)</span> : null}
+                  </td>
+                  <td>{t.id}</td>
+                  <td>{utc(t.created_at)}</td>
+                  {canChange ? (
+                    <td>
+                      <ConfirmButton
+                        label={`Rotate key of ${t.name}`}
+                        title={`Rotate the customer key of ${t.name}?`}
+                        confirmLabel="Rotate the customer key"
+                        danger
+                        onConfirm={async () => {
+                          const rotated = await post<TenantWithKey>(`tenants/${segment(t.name)}/customer-key/rotate`);
+                          setShown({ title: `New customer key of ${t.name}`, secret: rotated.customer_key, use: CUSTOMER_KEY_USE });
+                        }}
+                      >
+                        <p>
+                          A new customer key replaces the current one. Logins signed with the current key are refused at once; device tokens
+                          already issued stay valid until they expire. Every device must get the new key.
+                        </p>
+                      </ConfirmButton>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        ) : null}
+      </section>
+      {tenant ? (
+        <DeviceKeys
+          tenant={tenant}
+          canChange={canChange}
+          onCreated={(key) =>
+            setShown({ title: `Device key for ${key.device_type} devices of ${tenant}`, secret: key.key, use: DEVICE_KEY_USE })
+          }
+        />
+      ) : null}
+    </>
+  );
+}
+
+function CreateTenant({ onCreated }: { onCreated: (tenant: TenantWithKey) => void }) {
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: () => post<TenantWithKey>('tenants', { name }),
+    onSuccess: (created) => {
+      setName('');
+      onCreated(created);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label="Create a tenant">
+      <div className="field">
+        <label htmlFor="tenant-name">New tenant name</label>
+        <input id="tenant-name" required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+      </div>
+      <button type="submit" disabled={create.isPending}>
+        {create.isPending ? 'Creating…' : 'Create tenant'}
+      </button>
+      <ErrorText error={create.error} />
+    </form>
+  );
+}
+
+/** The device key as a list shows it: enough to tell keys apart; the whole key is shown once, when it is created. */
+const maskedKey = (key: string): string => `${key.slice(0, 6)}…`;
+
+function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChange: boolean; onCreated: (key: DeviceKey) => void }) {
+  const client = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [deviceType, setDeviceType] = useState('ESP32');
+  const keys = useQuery({
+    queryKey: ['device-keys', tenant, page],
+    queryFn: () => get<Page<DeviceKey>>(`tenants/${segment(tenant)}/device-keys`, { page, per_page: 50 }),
+    placeholderData: keepPreviousData,
+  });
+  const refresh = () => client.invalidateQueries({ queryKey: ['device-keys', tenant] });
+  const create = useMutation({
+    mutationFn: () => post<DeviceKey>(`tenants/${segment(tenant)}/device-keys`, { device_type: deviceType }),
+    onSuccess: (key) => {
+      void refresh();
+      onCreated(key);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+
+  return (
+    <section className="card" aria-labelledby="keys-title">
+      <h2 id="keys-title">Device keys of {tenant}</h2>
+      {canChange ? (
+        <form className="inline-form" onSubmit={submit} aria-label="Create a device key">
+          <div className="field">
+            <label htmlFor="device-type">Device type of the new key</label>
+            <input id="device-type" required maxLength={64} value={deviceType} onChange={(e) => setDeviceType(e.target.value)} />
+          </div>
+          <button type="submit" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create device key'}
+          </button>
+          <ErrorText error={create.error} />
+        </form>
+      ) : null}
+      <ErrorText error={keys.error} />
+      {keys.isPending ? <Loading what="device keys" /> : null}
+      {keys.data && keys.data.total === 0 ? <p className="muted">No device key yet.</p> : null}
+      {keys.data && keys.data.total > 0 ? (
+        <>
+          <Table caption={`Device keys of ${tenant}`} hideCaption>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Key</th>
+                <th scope="col">Device type</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+                {canChange ? <th scope="col">Action</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.items.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.id}</td>
+                  <td className="mono">{maskedKey(key.key)}</td>
+                  <td>{key.device_type}</td>
+                  <td>
+                    {key.revoked ? (
+                      <span className="badge badge-cancelled">revoked</span>
+                    ) : (
+                      <span className="badge badge-active">active</span>
+                    )}
+                  </td>
+                  <td>{utc(key.created_at)}</td>
+                  {canChange ? (
+                    <td>
+                      {key.revoked ? null : (
+                        <ConfirmButton
+                          label={`Revoke key ${key.id}`}
+                          title={`Revoke device key ${key.id} (${key.device_type})?`}
+                          confirmLabel="Revoke the device key"
+                          danger
+                          onConfirm={async () => {
+                            await post<DeviceKey>(`tenants/${segment(tenant)}/device-keys/${key.id}/revoke`);
+                            await refresh();
+                          }}
+                        >
+                          <p>
+                            Devices using this key can no longer log in, and the tokens they hold stop working at once. This cannot be
+                            undone.
+                          </p>
+                        </ConfirmButton>
+                      )}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pager page={page} perPage={50} total={keys.data.total} what="device keys" onPage={setPage} />
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,12 +1,14 @@
-import { HttpException, HttpStatus, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
+import { RetryLaterException } from '#src/common/http-error.filter.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { OperatorAccountRepository } from './operator-account.repository.js';
 import type { OperatorPrincipal } from './operator-principal.js';
 import type { OperatorUser } from './operator-user.entity.js';
+import { isUsername } from './operator-user.service.js';
 import { verifyDecoy, verifyPassword } from './password.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
@@ -18,9 +20,9 @@ export const SESSION_ENDED = 'Your session has ended: sign in again';
 export const SIGN_IN_THROTTLED = 'Too many sign-in attempts: try again later';
 
 /** A throttled sign-in: 429, with the seconds until the next attempt may succeed (`Retry-After`). */
-export class SignInThrottledException extends HttpException {
-  constructor(readonly retryAfterSeconds: number) {
-    super(SIGN_IN_THROTTLED, HttpStatus.TOO_MANY_REQUESTS);
+export class SignInThrottledException extends RetryLaterException {
+  constructor(retryAfterSeconds: number) {
+    super(429, SIGN_IN_THROTTLED, retryAfterSeconds);
   }
 }
 
@@ -87,7 +89,8 @@ export class OperatorSessionService {
       this.logger.warn(`sign-in of "${username}" from ${clientIp} throttled`);
       throw new SignInThrottledException(retryAfter);
     }
-    const user = await this.accounts.findUser(username);
+    // A name no account can have is unknown without a query (it may hold text no column can store).
+    const user = isUsername(username) ? await this.accounts.findUser(username) : null;
     const usable = user !== null && user.disabledAt === null;
     const matches = usable ? await verifyPassword(user.passwordHash, password) : await verifyDecoy(password);
     if (!usable || !matches) {

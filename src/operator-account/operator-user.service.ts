@@ -11,6 +11,11 @@ import { hashPassword, passwordProblem } from './password.js';
 export const USERNAME_RULE = 'username must be 1 to 64 of the characters A-Z a-z 0-9 . _ @ -';
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
+/** Whether `text` follows the username rule ({@link USERNAME_RULE}): only such names can name an account. */
+export function isUsername(text: string): boolean {
+  return USERNAME.test(text);
+}
+
 /** 404 text of an unknown account. */
 export const operatorUserNotFound = (username: string): string => `Operator user "${username}" not found`;
 
@@ -44,7 +49,7 @@ export class OperatorUserService {
    * @throws BadRequestException for a bad username, role or password; ConflictException when the username is taken.
    */
   async create(username: string, password: string, role: string): Promise<OperatorUserView> {
-    if (!USERNAME.test(username)) throw new BadRequestException(USERNAME_RULE);
+    if (!isUsername(username)) throw new BadRequestException(USERNAME_RULE);
     if (!isOperatorRole(role)) throw new BadRequestException(`role must be one of ${OPERATOR_ROLES.join(', ')}`);
     const problem = passwordProblem(password);
     if (problem) throw new BadRequestException(problem);
@@ -97,8 +102,9 @@ export class OperatorUserService {
     return userView(user);
   }
 
+  /** The account named `username`; a name outside the rule names none (and is never sent to the database). */
   private async require(username: string): Promise<OperatorUser> {
-    const user = await this.accounts.findUser(username);
+    const user = isUsername(username) ? await this.accounts.findUser(username) : null;
     if (!user) throw new NotFoundException(operatorUserNotFound(username));
     return user;
   }

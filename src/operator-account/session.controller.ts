@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
 import { SessionResponse, SignInDto, SignInMessages, sessionResponse } from './dto/session.dto.js';
-import { OperatorSessionService, SIGN_IN_REFUSED, SIGN_IN_THROTTLED, SignInThrottledException } from './operator-session.service.js';
+import { OperatorSessionService, SIGN_IN_REFUSED, SIGN_IN_THROTTLED } from './operator-session.service.js';
 import { CROSS_SITE_REFUSED, refuseCrossSite } from './same-origin.js';
 import { SessionCookies } from './session-cookie.js';
 
@@ -62,15 +62,10 @@ export class SessionController {
   ): Promise<SessionResponse> {
     refuseCrossSite(request);
     const previous = this.cookies.read(request);
-    try {
-      const session = await this.sessions.signIn(body.username, body.password, request.ip);
-      if (previous !== undefined) await this.sessions.signOut(previous);
-      this.cookies.set(request, reply, session.token, this.sessions.maxSeconds);
-      return sessionResponse(session);
-    } catch (error) {
-      if (error instanceof SignInThrottledException) void reply.header('retry-after', String(error.retryAfterSeconds));
-      throw error;
-    }
+    const session = await this.sessions.signIn(body.username, body.password, request.ip);
+    if (previous !== undefined) await this.sessions.signOut(previous);
+    this.cookies.set(request, reply, session.token, this.sessions.maxSeconds);
+    return sessionResponse(session);
   }
 
   /** `POST /session/sign-out` → 200 `{operator: null}`: ends the cookie's session (if any) and clears the cookie; 403 cross-site. */

@@ -54,14 +54,14 @@ export class ChainFirmwareRecord {
 /**
  * Body of the lookups as POST (`POST {bc_url}/device/get`, `POST {bc_url}/firmware/get`), as the
  * field SDKs send it: `{"id": "<mac or firmware id>"}`. A JSON integer is taken as its decimal
- * text; extra fields are ignored.
+ * text (one past any id then names nothing: 404); extra fields are ignored.
  */
 export class LedgerLookupDto {
   @ApiProperty({
     description: 'The id the GET route takes in its path: a hardware address (device) or a firmware id, decimal integer text (firmware).',
     example: '1',
   })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
   @IsDefined({ message: 'id is required' })
   @IsString({ message: 'id must be a string' })
   id: string;

@@ -5,13 +5,13 @@ import { startTestApp, TEST_ENGINE, type Answer, type TestApp } from '../support
 import { hostileJson, hostileParam } from '../support/hostile-values.js';
 import { createInputFixture, inputPoints, type InputPoint } from '../support/input-points.js';
 
-/** Generated values per input (body field, query parameter, path parameter) of every route. */
+/** Generated values per input (body field, query parameter, path parameter, header) of every route. */
 const RUNS_PER_INPUT = 30;
 
 /**
- * Property: whatever value an input of a route receives (any Unicode text with NUL and lone
- * surrogates, integers at and beyond 2^31, 2^53 and 2^63, floats, null, booleans, arrays and
- * objects where a scalar is expected), the answer is a 2xx or a 4xx with `{"message"}`, never a
+ * Property: whatever value an input of a route receives (a body field, a query or path parameter,
+ * a header the route reads; any Unicode text with NUL and lone surrogates, integers at and beyond
+ * 2^31, 2^53 and 2^63, floats, null, booleans, arrays and objects where a scalar is expected), the answer is a 2xx or a 4xx with `{"message"}`, never a
  * 5xx; and the server logged no 500 (the harness fails the spec when it did). fast-check prints
  * the seed and the smallest failing value on a failure.
  */
@@ -33,10 +33,16 @@ describe(`any value in any input: 2xx or 4xx, never 5xx, on ${TEST_ENGINE} (fast
   it(`sends ${RUNS_PER_INPUT} generated values to every input of every route`, async () => {
     for (const point of points) {
       const values = point.place === 'body' ? hostileJson : hostileParam;
+      // Header values are sent as their text; the ones a client cannot send are skipped below.
       await fc.assert(
         fc.asyncProperty(values, async (value) => {
+          const answer: Answer | undefined = await point.send(value).catch((error: unknown) => {
+            // A header value no HTTP client can send (a NUL, a line break, beyond Latin-1) never reaches the server.
+            if (point.place === 'header' && error instanceof TypeError) return undefined;
+            throw error;
+          });
+          if (answer === undefined) return;
           cases.set(point.route, (cases.get(point.route) ?? 0) + 1);
-          const answer: Answer = await point.send(value);
           const label = `${point.route} ${point.place} ${point.field} = ${JSON.stringify(value)}: ${answer.status} ${answer.text}`;
           assert.ok(answer.status < 500, label);
           if (answer.status >= 400) assert.equal(typeof (answer.body as { message?: unknown }).message, 'string', label);

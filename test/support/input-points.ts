@@ -1,9 +1,12 @@
 import { request, type Answer, type TestApp, type TestTenant } from './harness.js';
 
 /** Where a value enters a route. */
-export type InputPlace = 'body' | 'query' | 'path';
+export type InputPlace = 'body' | 'query' | 'path' | 'header';
 
-/** One input of one route: a body field, a query parameter or a path parameter. */
+/**
+ * One input of one route: a body field, a query parameter, a path parameter, or a request header
+ * the route reads (the updaters' download headers, the console's session cookie).
+ */
 export interface InputPoint {
   /** The route as documented, e.g. `POST /tenants/{tenant}/rollouts`. */
   route: string;
@@ -12,7 +15,10 @@ export interface InputPoint {
   field: string;
   /** Whether the value is an id (or an "id or name" reference): well-formed but unused ids are 404. */
   id?: boolean;
-  /** Sends the route's request with `value` in this input, everything else valid. */
+  /**
+   * Sends the route's request with `value` in this input, everything else valid. A header value
+   * no HTTP client can send (a NUL, a line break, text beyond Latin-1) makes fetch throw a TypeError.
+   */
   send(value: unknown): Promise<Answer>;
 }
 
@@ -122,6 +128,10 @@ export function inputPoints(f: InputFixture): InputPoint[] {
       { mac: f.mac, firmware_version: '1.0.0', rollout_id: String(f.rolloutId) },
       ['rollout_id'],
     ],
+    ['POST /device/get', '', device('POST', `${app.urls.bc}/device/get`), { id: f.mac }, ['id']],
+    ['POST /firmware/get', '', device('POST', `${app.urls.bc}/firmware/get`), { id: String(f.firmwareId) }, ['id']],
+    ['POST /firmware/download', '', device('POST', `${app.urls.ipfs}/firmware/download`), { cid: f.cid }],
+    ['POST /session', '', (body) => request('POST', `${op}/session`, { body }), { username: 'alice', password: 'not the password' }],
     ['POST /tenants', '', (body) => operator('POST', `${op}/tenants`, body), { name: 'tenant-x' }],
     [
       'POST /tenants/{tenant}/device-keys',
@@ -170,7 +180,8 @@ export function inputPoints(f: InputFixture): InputPoint[] {
   const paths: [string, string, (value: unknown) => Promise<Answer>, boolean?][] = [
     ['GET /api/device/{mac}', 'mac', get((v) => `${app.urls.vc}/api/device/${v}`, false)],
     ['GET /api/report/{type}', 'type', get((v) => `${app.urls.vc}/api/report/${v}`, false)],
-    ['GET /ipfs/{cid}', 'cid', get((v) => `${app.urls.vc}/ipfs/${v}`, false)],
+    ['GET /firmware/{cid}', 'cid', get((v) => `${app.urls.ipfs}/firmware/${v}`, false)],
+    ['GET /ipfs/{cid}', 'cid', get((v) => `${app.urls.ipfs}/ipfs/${v}`, false)],
     ['GET /device/{id}', 'id', get((v) => `${app.urls.bc}/device/${v}`, false)],
     ['GET /firmware/{id}', 'id', get((v) => `${app.urls.bc}/firmware/${v}`, false), true],
     ['GET /tenants/{tenant}', 'tenant', get((v) => `${op}/tenants/${v}`), true],
@@ -181,6 +192,7 @@ export function inputPoints(f: InputFixture): InputPoint[] {
     ['GET /tenants/{tenant}/devices', 'tenant', get((v) => `${op}/tenants/${v}/devices`), true],
     ['GET /tenants/{tenant}/devices/{mac}', 'mac', get((v) => `${op}/tenants/acme/devices/${v}`)],
     ['GET /tenants/{tenant}/firmware', 'tenant', get((v) => `${op}/tenants/${v}/firmware`), true],
+    ['GET /tenants/{tenant}/fleet', 'tenant', get((v) => `${op}/tenants/${v}/fleet`), true],
     ['GET /tenants/{tenant}/firmware/{id}', 'id', get((v) => `${op}/tenants/acme/firmware/${v}`), true],
     ['GET /tenants/{tenant}/groups', 'tenant', get((v) => `${op}/tenants/${v}/groups`), true],
     ['GET /tenants/{tenant}/groups/{group}', 'group', get((v) => `${op}/tenants/acme/groups/${v}`), true],
@@ -226,12 +238,16 @@ export function inputPoints(f: InputFixture): InputPoint[] {
   const lists: [string, string, string[]][] = [
     ['GET /tenants', `${op}/tenants`, []],
     ['GET /tenants/{tenant}/device-keys', `${op}/tenants/acme/device-keys`, []],
-    ['GET /tenants/{tenant}/devices', `${op}/tenants/acme/devices`, ['group', 'firmware_version', 'device_type', 'seen_since']],
+    [
+      'GET /tenants/{tenant}/devices',
+      `${op}/tenants/acme/devices`,
+      ['group', 'firmware_version', 'device_type', 'seen_since', 'not_seen_since', 'q'],
+    ],
     ['GET /tenants/{tenant}/firmware', `${op}/tenants/acme/firmware`, []],
     ['GET /tenants/{tenant}/groups', `${op}/tenants/acme/groups`, []],
     ['GET /tenants/{tenant}/groups/{group}', `${op}/tenants/acme/groups/${f.group}`, []],
     ['GET /tenants/{tenant}/rollouts', `${op}/tenants/acme/rollouts`, ['status']],
-    ['GET /ledger/entries', `${op}/ledger/entries`, ['tenant']],
+    ['GET /ledger/entries', `${op}/ledger/entries`, ['tenant', 'order']],
   ];
   for (const [route, base, filters] of lists) {
     for (const field of ['page', 'per_page', ...filters]) query(route, base, field, field === 'group' || field === 'tenant');
@@ -239,5 +255,36 @@ export function inputPoints(f: InputFixture): InputPoint[] {
   const upload = `${op}/tenants/acme/firmware`;
   query('POST /tenants/{tenant}/firmware', `${upload}?device_type=ESP32`, 'version', false, 'POST', 'firmware bytes');
   query('POST /tenants/{tenant}/firmware', `${upload}?version=9.9.9`, 'device_type', false, 'POST', 'firmware bytes');
+
+  // Headers: what the ESP updaters say about the device on each download form, the byte range
+  // asked for, and the console's session cookie on the session routes and on an operator route
+  // (sent without a token, so the cookie is what the guard reads).
+  const downloads: [string, (headers: Record<string, string>) => Promise<Answer>][] = [
+    [
+      'POST /firmware/download',
+      (headers) => request('POST', `${app.urls.ipfs}/firmware/download`, { token: f.deviceToken, body: { cid: f.cid }, headers }),
+    ],
+    ['GET /firmware/{cid}', (headers) => request('GET', `${app.urls.ipfs}/firmware/${f.cid}`, { token: f.deviceToken, headers })],
+    ['GET /ipfs/{cid}', (headers) => request('GET', `${app.urls.ipfs}/ipfs/${f.cid}`, { token: f.deviceToken, headers })],
+  ];
+  const updaterHeaders = [
+    'x-ESP8266-STA-MAC',
+    'x-ESP8266-free-space',
+    'x-ESP32-STA-MAC',
+    'x-ESP32-free-space',
+    'Range',
+    'If-Range',
+    'If-None-Match',
+  ];
+  for (const [route, send] of downloads) {
+    for (const field of updaterHeaders) points.push({ route, place: 'header', field, send: (value) => send({ [field]: String(value) }) });
+  }
+  const cookie = (method: string, url: string) => (value: unknown) =>
+    request(method, url, { headers: { cookie: `firmledger_session=${String(value)}` } });
+  points.push(
+    { route: 'GET /session', place: 'header', field: 'cookie', send: cookie('GET', `${op}/session`) },
+    { route: 'POST /session/sign-out', place: 'header', field: 'cookie', send: cookie('POST', `${op}/session/sign-out`) },
+    { route: 'GET /tenants', place: 'header', field: 'cookie', send: cookie('GET', `${op}/tenants`) },
+  );
   return points;
 }

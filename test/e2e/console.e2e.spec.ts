@@ -153,7 +153,11 @@ describe('operator console in a browser', () => {
     await customer.getByRole('button', { name: 'I have kept it: close' }).click();
     await customer.waitFor({ state: 'detached' });
     assert.ok(!(await page.content()).includes(keys.customer), 'the customer key is gone from the page');
-    // The new tenant is the one the console works on.
+    // The new tenant is the one the console works on (once the tenant list has been read again).
+    await page
+      .getByLabel('Tenant', { exact: true })
+      .locator('option:checked', { hasText: /^acme$/ })
+      .waitFor({ state: 'attached' });
     assert.equal(await page.getByLabel('Tenant', { exact: true }).inputValue(), 'acme');
 
     await page.getByLabel('Device type of the new key').fill('ESP32');

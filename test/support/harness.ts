@@ -319,7 +319,27 @@ export async function startInstance(
   env: Record<string, string> = {},
   urls?: BaseUrls,
   options: TestAppOptions = {},
-): Promise<{ server: RunningServer; config: AppConfig; clock: TestClock; serverErrors: () => string[] }> {
+): Promise<StartedInstance> {
+  // A port found free may be taken before the server binds it (by a connection of a spec running
+  // alongside): the server closes what it opened and the instance starts again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(database, env, urls, options);
+    } catch (error) {
+      if (attempt === 3 || (error as { code?: unknown } | null)?.code !== 'EADDRINUSE') throw error;
+    }
+  }
+}
+
+/** What {@link startInstance} answers. */
+type StartedInstance = { server: RunningServer; config: AppConfig; clock: TestClock; serverErrors: () => string[] };
+
+async function startOnFreePorts(
+  database: TestDatabase,
+  env: Record<string, string>,
+  urls: BaseUrls | undefined,
+  options: TestAppOptions,
+): Promise<StartedInstance> {
   const ports: number[] = [];
   while (ports.length < COMPONENTS.length) ports.push(await freePort());
   const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));

@@ -3,7 +3,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { ConfigError, loadConfig } from '#src/config/app-config.js';
 import { LedgerService } from '#src/chain/ledger.service.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
 import { OPERATOR_ROLES, type OperatorRole } from '#src/operator-account/operator-role.js';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { ConfigError, loadConfig } from '#src/config/app-config.js';
-import { LedgerService } from '#src/chain/ledger.service.js';
+import { LedgerService } from '#src/ledger/ledger.service.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { GroupService } from '#src/rollout/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';

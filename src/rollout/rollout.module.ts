@@ -3,7 +3,10 @@ import { AuthModule } from '#src/auth/auth.module.js';
 import { LedgerModule } from '#src/chain/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
+import { DeviceStateRepository } from './device-state.repository.js';
+import { DeviceStateService } from './device-state.service.js';
 import { FleetService } from './fleet.service.js';
+import { OfferWriter } from './offer-writer.js';
 import { GroupService } from './group.service.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
 import { NextRolloutShortcut } from './next-rollout.shortcut.js';
@@ -15,7 +18,17 @@ import { RolloutService } from './rollout.service.js';
 @Module({
   imports: [AuthModule, LedgerModule, DeviceModule, FirmwareModule],
   controllers: [RolloutController],
-  providers: [RolloutRepository, RolloutService, NextRolloutShortcut, RolloutPlanService, GroupService, FleetService],
-  exports: [RolloutPlanService, GroupService, FleetService],
+  providers: [
+    RolloutRepository,
+    DeviceStateRepository,
+    DeviceStateService,
+    OfferWriter,
+    RolloutService,
+    NextRolloutShortcut,
+    RolloutPlanService,
+    GroupService,
+    FleetService,
+  ],
+  exports: [RolloutPlanService, GroupService, FleetService, DeviceStateService],
 })
 export class RolloutModule {}

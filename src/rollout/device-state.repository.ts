@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { query } from '#src/database/sql.js';
 import { Device } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
-import { DeviceGroup, GroupMember } from './device-group.entity.js';
+import { DeviceGroup, GroupMember } from '#src/group/device-group.entity.js';
 import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './device-state.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';

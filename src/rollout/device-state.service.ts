@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import type { AppConfig } from '#src/config/app-config.js';
-import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { DeviceVersionReports } from '#src/device/device-version-reports.js';
 import { afterInstalled, type DeviceState } from './device-state.js';

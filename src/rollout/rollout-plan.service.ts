@@ -2,8 +2,8 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import type { EntityManager } from 'typeorm';
 import { Clock, formatUtc, parseUtc } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
-import type { Actor } from '#src/chain/ledger-actor.js';
-import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
+import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { noDevices, RETRIED_STATES, SETTLED_STATES, type DeviceState, type StateCounts } from './device-state.js';
@@ -11,6 +11,7 @@ import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.rep
 import { transition, type RolloutAction } from './rollout-lifecycle.js';
 import type { Rollout, RolloutApproval, RolloutStatus } from './rollout.entity.js';
 import { OfferWriter } from './offer-writer.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 import { judgeWave, parseWaves, pauseReason, waveEnds, waveOf, type WaveBound } from './waves.js';
 
@@ -93,6 +94,7 @@ export class RolloutPlanService {
     private readonly rollouts: RolloutRepository,
     private readonly states: DeviceStateRepository,
     private readonly offers: OfferWriter,
+    private readonly groups: GroupService,
     private readonly firmware: FirmwareService,
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
@@ -122,8 +124,7 @@ export class RolloutPlanService {
       if (!Number.isFinite(value) || value < 0 || value > 1) throw new BadRequestException(`${name} must be a share from 0 to 1`);
     }
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
-    const group = await this.rollouts.findGroup(plan.tenantId, plan.group);
-    if (!group) throw new NotFoundException(`Group "${plan.group}" not found`);
+    const group = await this.groups.require(plan.tenantId, plan.group);
     const rollout = await this.unitOfWork.transaction(async (manager) => {
       const created = await this.rollouts.insertRollout(manager, {
         tenantId: plan.tenantId,

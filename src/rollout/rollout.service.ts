@@ -12,6 +12,7 @@ import { DeviceStateService } from './device-state.service.js';
 import { chooseNextRollout } from './next-rollout.js';
 import { wavesOf } from './rollout-plan.service.js';
 import type { Rollout } from './rollout.entity.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
 /** Exact outcome texts (INTERFACE.md, CONTRACT.md §6). */
@@ -29,6 +30,7 @@ export class RolloutService {
   constructor(
     private readonly rollouts: RolloutRepository,
     private readonly states: DeviceStateService,
+    private readonly groups: GroupService,
     private readonly devices: DeviceService,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
@@ -124,7 +126,7 @@ export class RolloutService {
     const rollout = id === null ? null : await this.rollouts.findRollout(principal.tenantId, id);
     if (!rollout || rollout.status === 'draft') throw new NotFoundException(RolloutMessages.notFound);
     const device = await this.devices.find(principal.tenantId, dto.mac);
-    if (!device || !(await this.rollouts.isMember(rollout.groupId, device.mac))) {
+    if (!device || !(await this.groups.isMember(rollout.groupId, device.mac))) {
       throw new NotFoundException(RolloutMessages.notFound);
     }
     const target = await this.rollouts.targetVersion(rollout.firmwareId);

@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
-import { Subject } from '#src/chain/ledger.service.js';
-import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { runCli } from '../support/operator.js';
+import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
+import { Subject } from '#src/ledger/ledger.service.js';
+import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { runCli } from '#test/support/operator.js';
 
 /** A rollout as the operator API answers it (the fields these specs read). */
 interface RolloutBody {

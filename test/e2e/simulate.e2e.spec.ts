@@ -5,7 +5,7 @@ import { fateOf } from '#src/cli/simulate/device-cycle.js';
 import { simulate, simulatedMacs } from '#src/cli/simulate/simulator.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
-import { startTestApp, type TestApp, type TestTenant } from '../support/harness.js';
+import { startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 describe('firmledger simulate (devices that download as the field SDKs do)', () => {
   let app: TestApp;

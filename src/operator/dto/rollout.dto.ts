@@ -234,7 +234,11 @@ export class WaveResponse {
   })
   started_at: string | null;
 
-  @ApiProperty({ type: DeviceStateCounts, description: 'its devices per state' })
+  @ApiProperty({
+    type: DeviceStateCounts,
+    description: 'its devices per state',
+    example: { targeted: 100, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 85, failed: 5, fell_back: 10 },
+  })
   devices: DeviceStateCounts;
 }
 
@@ -288,10 +292,26 @@ export class RolloutResponse {
   })
   last_activity_at: string | null;
 
-  @ApiProperty({ type: DeviceStateCounts, description: 'devices per state, all waves' })
+  @ApiProperty({
+    type: DeviceStateCounts,
+    description: 'devices per state, all waves',
+    example: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+  })
   devices: DeviceStateCounts;
 
-  @ApiProperty({ type: [WaveResponse], description: 'the waves in order (one wave `100%` for a rollout planned without waves)' })
+  @ApiProperty({
+    type: [WaveResponse],
+    description: 'the waves in order (one wave `100%` for a rollout planned without waves)',
+    example: [
+      {
+        wave: 1,
+        bound: '100%',
+        status: 'running',
+        started_at: '2026-12-01T08:00:00.000Z',
+        devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+      },
+    ],
+  })
   waves: WaveResponse[];
 
   @ApiProperty({ description: 'the latest wave started (1 until started)', example: 1 })
@@ -394,7 +414,7 @@ export class RetryResponse {
   @ApiProperty({ description: 'failed and fell-back devices sent back to pending', example: 12 })
   retried: number;
 
-  @ApiProperty({ type: RolloutResponse, description: 'the rollout after the retry' })
+  @ApiProperty({ type: RolloutResponse, description: 'the rollout after the retry', example: ROLLOUT_EXAMPLE })
   rollout: RolloutResponse;
 }
 
@@ -498,7 +518,15 @@ export class DeviceRolloutStateResponse {
   @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
   updated_at: string;
 
-  @ApiProperty({ type: [DeviceTransitionResponse], description: 'every change, oldest first' })
+  @ApiProperty({
+    type: [DeviceTransitionResponse],
+    description: 'every change, oldest first',
+    example: [
+      { state: 'pending', at: '2026-12-01T08:00:00.000Z', message: null },
+      { state: 'offered', at: '2026-12-01T09:00:00.000Z', message: null },
+      { state: 'confirmed', at: '2026-12-01T09:30:00.000Z', message: null },
+    ],
+  })
   history: DeviceTransitionResponse[];
 }
 

@@ -1,7 +1,60 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { canonicalMac } from '#src/common/mac.js';
+import { FleetService } from '#src/rollout/fleet.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/rollout/rollout.entity.js';
+import { DEVICE_STATES } from '#src/rollout/device-state.js';
+import type { DeviceRolloutState } from '#src/rollout/device-state.repository.js';
 import { jsonOption, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
+
+/** A share for a threshold: `0.8` or `80%`. */
+const share = (name: string) => (text: string) => {
+  const percent = /^(\d{1,3}(?:\.\d+)?)%$/.exec(text.trim());
+  const value = percent ? Number(percent[1]) / 100 : /^\d*\.?\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`${name} must be a share from 0 to 1, or a percentage like 80%`);
+  return value;
+};
+
+/** Collects a repeated option's values. */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `rollout show`: the plan, its state, and a table of the waves with their devices per state. */
+function showRollout(r: RolloutView): string {
+  const lines = [
+    `rollout ${r.id} "${r.name}": ${r.status}, firmware ${r.firmwareId}, group ${r.groupId}, priority ${r.priority}, start ${r.startDate}`,
+    `targeted ${r.targeted}, updated (confirmed) ${r.updated}, pending ${r.pending}, last activity ${r.lastActivity ?? 'none'}`,
+    `waves ${r.waves.map((w) => w.bound).join(', ')}; success threshold ${pct(r.successThreshold)}, error threshold ` +
+      `${r.errorThreshold === null ? 'none' : pct(r.errorThreshold)}, approval ${r.approval}; current wave ${r.currentWave}` +
+      (r.awaitingApproval ? ` (passed; waiting for approval: firmledger rollout approve ${r.id})` : ''),
+  ];
+  if (r.pauseReason !== null) lines.push(`paused by itself: ${r.pauseReason}`);
+  const rows: Record<string, string | number>[] = r.waves.map((w) => ({
+    wave: String(w.wave),
+    bound: w.bound,
+    status: w.status,
+    ...w.devices,
+  }));
+  rows.push({ wave: 'all', bound: '', status: '', ...r.devices });
+  lines.push('', table(rows, ['wave', 'bound', 'status', 'targeted', ...DEVICE_STATES]));
+  return lines.join('\n');
+}
+
+/** `rollout history`: a device's state in each rollout and every change. */
+function showHistory(rows: DeviceRolloutState[]): string {
+  if (rows.length === 0) return '(no rollout has a state for this device)';
+  return rows
+    .map((row) =>
+      [
+        `rollout ${row.rolloutId} "${row.rolloutName}" (${row.rolloutStatus}) to ${row.version}: ${row.state.state}, wave ${row.state.wave}, ` +
+          `attempts ${row.state.attempts}${row.state.failureMessage ? `, ${row.state.failureMessage}` : ''}`,
+        ...row.history.map((t) => `  ${new Date(t.at).toISOString()}  ${t.state.padEnd(11)}${t.message ? `  ${t.message}` : ''}`),
+      ].join('\n'),
+    )
+    .join('\n');
+}
+
+const pct = (value: number): string => `${Math.round(value * 1000) / 10}%`;
 
 const rolloutColumns: (keyof RolloutView)[] = [
   'id',
@@ -28,6 +81,14 @@ export function registerRolloutCommands(program: Command): void {
     .option('--priority <n>', '1 is most urgent', positiveInt('--priority'), 1)
     .requiredOption('--start <date>', 'start date, "YYYY-MM-DD HH:MM:SS" UTC')
     .option('--downgrade', 'offer even to devices on a newer version')
+    .option('--wave <bound>', 'a cumulative wave bound, "10%" or a number of devices (repeat: --wave 10% --wave 30% --wave 100%)', collect)
+    .option('--success-threshold <share>', 'confirmed share of a wave that starts the next one (0.9 or 90%)', share('--success-threshold'))
+    .option(
+      '--error-threshold <share>',
+      'failed and fell-back share of a wave above which the rollout pauses itself',
+      share('--error-threshold'),
+    )
+    .addOption(new Option('--approval <mode>', 'how the next wave starts').choices(ROLLOUT_APPROVALS).default('auto'))
     .addOption(jsonOption())
     .action(
       (o: {
@@ -38,6 +99,10 @@ export function registerRolloutCommands(program: Command): void {
         priority: number;
         start: string;
         downgrade?: boolean;
+        wave?: string[];
+        successThreshold?: number;
+        errorThreshold?: number;
+        approval: RolloutApproval;
         json?: boolean;
       }) =>
         run(
@@ -50,6 +115,10 @@ export function registerRolloutCommands(program: Command): void {
               priority: o.priority,
               startDate: o.start,
               downgrade: !!o.downgrade,
+              waves: o.wave,
+              successThreshold: o.successThreshold,
+              errorThreshold: o.errorThreshold,
+              approval: o.approval,
             }),
           !!o.json,
           (r) => `rollout ${r.id} "${r.name}" created (${r.status}); start it with: firmledger rollout start ${r.id} --tenant ${o.tenant}`,
@@ -70,17 +139,46 @@ export function registerRolloutCommands(program: Command): void {
   }
   rollout
     .command('show <id>')
-    .description('one rollout with its progress: targeted, updated, pending, last activity')
+    .description('one rollout with its progress: per wave, devices in each state; the reason of an automatic pause')
+    .addOption(tenantOption())
+    .addOption(jsonOption())
+    .action((id: string, o: { tenant: string; json?: boolean }) =>
+      run(async (get) => get(RolloutPlanService).get(await tenantId(get, o.tenant), positiveInt('rollout id')(id)), !!o.json, showRollout),
+    );
+  rollout
+    .command('approve <id>')
+    .description('start the next wave of a rollout with manual approval whose current wave passed its success threshold')
     .addOption(tenantOption())
     .addOption(jsonOption())
     .action((id: string, o: { tenant: string; json?: boolean }) =>
       run(
-        async (get) => get(RolloutPlanService).get(await tenantId(get, o.tenant), positiveInt('rollout id')(id)),
+        async (get) => get(RolloutPlanService).approve(await tenantId(get, o.tenant), positiveInt('rollout id')(id)),
         !!o.json,
-        (r) =>
-          `rollout ${r.id} "${r.name}": ${r.status}, firmware ${r.firmwareId}, group ${r.groupId}, priority ${r.priority}, start ${r.startDate}\n` +
-          `targeted ${r.targeted}, updated ${r.updated}, pending ${r.pending}, last activity ${r.lastActivity ?? 'none'}`,
+        (r) => `rollout ${r.id}: wave ${r.currentWave} started`,
       ),
+    );
+  rollout
+    .command('retry <id>')
+    .description('offer the rollout again to its failed and fell-back devices (back to pending)')
+    .addOption(tenantOption())
+    .addOption(jsonOption())
+    .action((id: string, o: { tenant: string; json?: boolean }) =>
+      run(
+        async (get) => get(RolloutPlanService).retry(await tenantId(get, o.tenant), positiveInt('rollout id')(id)),
+        !!o.json,
+        ({ retried, rollout: r }) =>
+          `rollout ${r.id}: ${retried} devices back to pending; it is ${r.status}` +
+          (r.status === 'paused' ? ` (resume it: firmledger rollout resume ${r.id})` : ''),
+      ),
+    );
+  rollout
+    .command('history')
+    .argument('<mac>', 'hardware address, any notation', macOf)
+    .description("a device's state in each rollout, with every change's time and message")
+    .addOption(tenantOption())
+    .addOption(jsonOption())
+    .action((mac: string, o: { tenant: string; json?: boolean }) =>
+      run(async (get) => get(FleetService).deviceRollouts(await tenantId(get, o.tenant), macOf(mac)), !!o.json, showHistory),
     );
   rollout
     .command('list')
@@ -93,4 +191,10 @@ export function registerRolloutCommands(program: Command): void {
         (rows) => table(rows, rolloutColumns),
       ),
     );
+}
+
+function macOf(text: string): string {
+  const mac = canonicalMac(text);
+  if (mac === null) throw new InvalidArgumentError(`${text} is not a hardware address`);
+  return mac;
 }

@@ -22,6 +22,12 @@ export function registerSimulateCommand(program: Command): void {
     .option('--vc-url <url>', 'version controller base URL (default: VC_URL)')
     .option('--bc-url <url>', 'blockchain lookup base URL (default: BC_URL)')
     .option('--ipfs-url <url>', 'IPFS download server base URL (default: IPFS_URL)')
+    .option('--fail-rate <share>', 'share of devices (0 to 1, the same ones every run) that send a failure report instead of success', '0')
+    .option(
+      '--fallback-rate <share>',
+      'share of devices (0 to 1, the same ones every run) whose new image does not boot: success reported, then back on the old version',
+      '0',
+    )
     .option('--print-macs', 'only print the macs the devices use, one per line (to put them in a group)')
     .addOption(jsonOption())
     .action(async (o: Record<string, string | number | boolean | undefined>) => {
@@ -44,6 +50,8 @@ export function registerSimulateCommand(program: Command): void {
           concurrency: Number(o['concurrency']),
           macPrefix: String(o['macPrefix']),
           firmwareVersion: String(o['firmwareVersion']),
+          failRate: shareOf('--fail-rate', String(o['failRate'])),
+          fallbackRate: shareOf('--fallback-rate', String(o['fallbackRate'])),
         },
         o['json'] ? undefined : (line) => process.stderr.write(`\r${line}`),
       );
@@ -51,4 +59,10 @@ export function registerSimulateCommand(program: Command): void {
       print(summary, !!o['json'], formatSummary);
       if (Object.values(summary.failures).some((n) => n > 0)) process.exitCode = 1;
     });
+}
+
+function shareOf(option: string, text: string): number {
+  const value = /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
+  if (!(value >= 0 && value <= 1)) throw new CliError(`${option} must be a share from 0 to 1`);
+  return value;
 }

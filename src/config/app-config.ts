@@ -54,6 +54,11 @@ export interface AppConfig {
   loginRateLimit: number;
   /** Login rate-limit window, seconds. */
   loginRateWindowSeconds: number;
+  /**
+   * How long a device that reported rollout success may stay silent before the update counts as
+   * failed (it never reported the target version), seconds.
+   */
+  rolloutConfirmationWindowSeconds: number;
   /** Honour `X-Forwarded-For` for the client IP (fastify `trustProxy` semantics). */
   trustProxy: boolean | number | string;
   /** Nest log levels to print. */
@@ -183,6 +188,11 @@ export const ENVIRONMENT: readonly Variable[] = [
   { name: 'AUTH_MAX_SKEW_SECONDS', default: '300', description: 'Accepted clock skew of a login timestamp, seconds' },
   { name: 'LOGIN_RATE_LIMIT', default: '10', description: 'Logins per client IP and device key per window' },
   { name: 'LOGIN_RATE_WINDOW_SECONDS', default: '60', description: 'Login rate-limit window, seconds' },
+  {
+    name: 'ROLLOUT_CONFIRMATION_WINDOW_SECONDS',
+    default: '3600',
+    description: 'After a success report, how long a device may stay silent before its update counts as failed, seconds',
+  },
   { name: 'TRUST_PROXY', default: 'false', description: 'Honour X-Forwarded-For: true, a hop count, or addresses/CIDRs' },
   { name: 'LOG_LEVEL', default: 'log', description: 'Least severe level printed: error, warn, log, debug, verbose' },
   {
@@ -262,6 +272,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     authMaxSkewSeconds: integer('AUTH_MAX_SKEW_SECONDS', get('AUTH_MAX_SKEW_SECONDS') ?? '300', 1, 86_400),
     loginRateLimit: integer('LOGIN_RATE_LIMIT', get('LOGIN_RATE_LIMIT') ?? '10', 1, 1_000_000),
     loginRateWindowSeconds: integer('LOGIN_RATE_WINDOW_SECONDS', get('LOGIN_RATE_WINDOW_SECONDS') ?? '60', 1, 86_400),
+    rolloutConfirmationWindowSeconds: integer(
+      'ROLLOUT_CONFIRMATION_WINDOW_SECONDS',
+      get('ROLLOUT_CONFIRMATION_WINDOW_SECONDS') ?? '3600',
+      1,
+      31_536_000,
+    ),
     trustProxy: trustProxy(get('TRUST_PROXY') ?? 'false'),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1),
     reportFallbackFonts: get('REPORT_FALLBACK_FONTS')

@@ -7,6 +7,7 @@ import { Device } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup, GroupMember } from '#src/group/device-group.entity.js';
 import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
+import { RolloutDeviceState, RolloutDeviceTransition } from '#src/rollout/rollout-device-state.entity.js';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
@@ -15,6 +16,7 @@ import { OperatorQueryIndexes1763912000000 } from './migrations/1763912000000-Op
 import { FirmwareDownloads1764100000000 } from './migrations/1764100000000-FirmwareDownloads.js';
 import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
 import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
+import { RolloutDeviceStates1764400000000 } from './migrations/1764400000000-RolloutDeviceStates.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
@@ -27,6 +29,8 @@ export const ENTITIES = [
   GroupMember,
   Rollout,
   RolloutSuccess,
+  RolloutDeviceState,
+  RolloutDeviceTransition,
   LedgerEntry,
   LoginNonce,
   LoginRate,
@@ -41,6 +45,7 @@ export const MIGRATIONS = [
   OperatorQueryIndexes1763912000000,
   FirmwareDownloads1764100000000,
   OperatorAccounts1764200000000,
+  RolloutDeviceStates1764400000000,
 ];
 
 /**

@@ -4,13 +4,14 @@ import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { DeviceController } from './device.controller.js';
 import { DeviceRepository } from './device.repository.js';
 import { DeviceService } from './device.service.js';
+import { DeviceVersionReports } from './device-version-reports.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 
 /** Register, delete, get and list devices (CONTRACT.md §6). */
 @Module({
   imports: [AuthModule, LedgerModule],
   controllers: [DeviceController],
-  providers: [DeviceRepository, DeviceService, LastSeenWriter],
-  exports: [DeviceService],
+  providers: [DeviceRepository, DeviceService, LastSeenWriter, DeviceVersionReports],
+  exports: [DeviceService, DeviceVersionReports],
 })
 export class DeviceModule {}

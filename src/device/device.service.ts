@@ -9,6 +9,7 @@ import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { DeviceRepository, type DeviceFilter, type VersionCountRow } from './device.repository.js';
+import { DeviceVersionReports } from './device-version-reports.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 import type { DeviceResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
@@ -45,12 +46,14 @@ export class DeviceService {
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
     private readonly lastSeen: LastSeenWriter,
+    private readonly versionReports: DeviceVersionReports,
   ) {}
 
   /**
    * Registers a device under the principal's tenant and device key (its type becomes `dType`).
    * An existing mac answers `Device exists!` and leaves the record unchanged, also when two
-   * registrations race (the unique constraint decides).
+   * registrations race (the unique constraint decides); the version it reports is passed to
+   * {@link DeviceVersionReports} (a rollout's confirmation).
    */
   async register(principal: DevicePrincipal, dto: RegisterDeviceDto): Promise<MessageResponse> {
     try {
@@ -71,8 +74,9 @@ export class DeviceService {
       });
       return { message: DeviceMessages.inserted };
     } catch (error) {
-      if (error instanceof DeviceExists || isUniqueViolation(error)) return { message: DeviceMessages.exists };
-      throw error;
+      if (!(error instanceof DeviceExists || isUniqueViolation(error))) throw error;
+      await this.versionReports.reported(principal.tenantId, dto.mac, dto.firmware_version);
+      return { message: DeviceMessages.exists };
     }
   }
 

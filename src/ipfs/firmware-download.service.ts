@@ -9,6 +9,7 @@ import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { DeviceService } from '#src/device/device.service.js';
 import { ArtifactStore } from '#src/firmware/artifact-store.js';
 import { FirmwareService, type StoredArtifact } from '#src/firmware/firmware.service.js';
+import { DeviceStateService } from '#src/rollout/device-state.service.js';
 import { FirmwareDownloadRepository } from './firmware-download.repository.js';
 import { readUpdaterHeaders, type UpdaterReport } from './updater-headers.js';
 
@@ -58,6 +59,7 @@ export class FirmwareDownloadService {
     private readonly artifacts: ArtifactStore,
     private readonly devices: DeviceService,
     private readonly downloads: FirmwareDownloadRepository,
+    private readonly rolloutStates: DeviceStateService,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
   ) {}
@@ -119,7 +121,11 @@ export class FirmwareDownloadService {
     return undefined;
   }
 
-  /** Records the download, attributed to the device the updater's MAC header names, if the tenant has it. */
+  /**
+   * Records the download, attributed to the device the updater's MAC header names, if the tenant
+   * has it; that device is then `downloading` in the active rollouts of this firmware that
+   * offered it (README "Rollout semantics").
+   */
   private async record(principal: DevicePrincipal, updater: UpdaterReport, artifact: StoredArtifact, start: number, end: number) {
     const device = updater.mac === null ? null : await this.devices.find(principal.tenantId, updater.mac);
     await this.unitOfWork.transaction((manager) =>
@@ -135,6 +141,7 @@ export class FirmwareDownloadService {
         requestedAt: this.clock.now(),
       }),
     );
+    if (device) await this.rolloutStates.downloading(device, artifact.firmwareId);
     this.logger.debug(`${artifact.cid} bytes ${start}-${end} to ${updater.mac ?? `device key ${principal.deviceKeyId}`}`);
   }
 }

@@ -3,6 +3,7 @@ import { Gauge, Registry } from 'prom-client';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import type { RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
+import { DEVICE_STATES } from '#src/rollout/device-state.js';
 
 /** Rollout states whose progress is exported: the ones still running. */
 const EXPORTED_STATUSES: readonly RolloutStatus[] = ['active', 'paused'];
@@ -15,8 +16,10 @@ interface Progress {
 }
 
 /**
- * `firmledger_rollout_targeted`, `firmledger_rollout_updated` and `firmledger_rollout_pending`
- * (devices), labelled by tenant name, rollout id and status, for active and paused rollouts.
+ * `firmledger_rollout_targeted`, `firmledger_rollout_updated` (confirmed) and
+ * `firmledger_rollout_pending` (devices), labelled by tenant name, rollout id and status, and
+ * `firmledger_rollout_devices` by state as well (README "Rollout semantics"), for active and
+ * paused rollouts.
  * Computed at scrape time from {@link RolloutPlanService}'s progress view, the one operators see.
  * When the database cannot be read the gauges are left empty and the cause is logged.
  */
@@ -47,8 +50,23 @@ export class RolloutMetrics {
       });
     };
     gauge('firmledger_rollout_targeted', 'Devices a running rollout targets (members of its group)', (r) => r.targeted);
-    gauge('firmledger_rollout_updated', 'Devices that reported success for a running rollout', (r) => r.updated);
-    gauge('firmledger_rollout_pending', 'Devices a running rollout still waits for', (r) => r.pending);
+    gauge('firmledger_rollout_updated', 'Devices confirmed on a running rollout’s version (they reported running it)', (r) => r.updated);
+    gauge('firmledger_rollout_pending', 'Devices a running rollout still waits for (not confirmed, failed or fell back)', (r) => r.pending);
+    const read = () => this.progress();
+    new Gauge({
+      name: 'firmledger_rollout_devices',
+      help: 'Devices of a running rollout in each state (pending, offered, downloading, installed, confirmed, failed, fell_back)',
+      labelNames: [...LABELS, 'state'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const { tenant, rollout } of await read()) {
+          for (const state of DEVICE_STATES) {
+            this.set({ tenant, rollout: String(rollout.id), status: rollout.status, state }, rollout.devices[state]);
+          }
+        }
+      },
+    });
   }
 
   private progress(): Promise<Progress[]> {

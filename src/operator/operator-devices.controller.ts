@@ -14,6 +14,7 @@ import {
   deviceSummaryResponse,
 } from './dto/fleet.dto.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
+import { DeviceRolloutStateResponse, deviceRolloutStateResponse } from './dto/rollout.dto.js';
 import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
@@ -70,5 +71,27 @@ export class OperatorDevicesController {
   ])
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', MacParamPipe) mac: string): Promise<DeviceDetailResponse> {
     return deviceDetailResponse(await this.fleet.describeDevice(tenant.id, mac));
+  }
+
+  /**
+   * `GET /tenants/:tenant/devices/:mac/rollouts` → 200 the device's state in each rollout it has
+   * one in, by rollout id, with each state's time and message; 400 bad mac; 404.
+   */
+  @Get(':mac/rollouts')
+  @ApiOperation({
+    summary: "A device's history across rollouts: its state, wave and attempts in each, every change with its time and message",
+  })
+  @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (CONTRACT.md §6).', example: 'ac-67-b2-01-02-03' })
+  @ApiOkResponse({ type: [DeviceRolloutStateResponse], description: 'One entry per rollout the device has a state in, by rollout id.' })
+  @ApiMessageResponse(400, 'The path parameter is not a hardware address.', INVALID_MAC)
+  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device with this mac.', [
+    OperatorExamples.tenantNotFound,
+    deviceNotFound('AC:67:B2:01:02:03'),
+  ])
+  async rollouts(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('mac', MacParamPipe) mac: string,
+  ): Promise<DeviceRolloutStateResponse[]> {
+    return (await this.fleet.deviceRollouts(tenant.id, mac)).map(deviceRolloutStateResponse);
   }
 }

@@ -11,9 +11,14 @@ import {
   RolloutFieldMessages,
   RolloutListQuery,
   RolloutPage,
+  RetryResponse,
+  RolloutDevicePage,
+  RolloutDeviceQuery,
   RolloutResponse,
+  rolloutDeviceResponse,
   rolloutResponse,
 } from './dto/rollout.dto.js';
+import { DEVICE_STATES } from '#src/rollout/device-state.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -64,6 +69,9 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.priorityMax,
     RolloutFieldMessages.startDateUtc,
     RolloutFieldMessages.downgradeBoolean,
+    'each wave must be a share like "10%" or a whole number of devices like 50',
+    RolloutFieldMessages.successThreshold,
+    RolloutFieldMessages.approval,
   ])
   @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no such firmware or group.', [
     OperatorExamples.tenantNotFound,
@@ -85,6 +93,10 @@ export class OperatorRolloutsController {
       priority: body.priority,
       startDate: body.start_date,
       downgrade: body.downgrade,
+      waves: body.waves,
+      successThreshold: body.success_threshold,
+      errorThreshold: body.error_threshold,
+      approval: body.approval,
       actor,
     });
     return rolloutResponse(created);
@@ -176,6 +188,70 @@ export class OperatorRolloutsController {
     @OperatorActor() actor: Actor,
   ): Promise<RolloutResponse> {
     return this.apply(tenant, id, 'cancel', actor);
+  }
+
+  /**
+   * `POST /tenants/:tenant/rollouts/:id/approve`: starts the next wave of a rollout with manual
+   * approval whose current wave reached its success threshold. 200 the rollout; 409 when no wave waits.
+   */
+  @Post(':id/approve')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Approve the next wave of a rollout with manual approval (its current wave reached its success threshold)',
+  })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ description: 'The rollout, its next wave started.', type: RolloutResponse })
+  @ApiRolloutNotFound()
+  @ApiMessageResponse(409, 'No wave of the rollout waits for approval.', 'Rollout 1 has no wave waiting for approval')
+  @ApiOperatorChange()
+  async approve(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<RolloutResponse> {
+    return rolloutResponse(await this.rollouts.approve(tenant.id, id, actor));
+  }
+
+  /**
+   * `POST /tenants/:tenant/rollouts/:id/retry`: failed and fell-back devices back to `pending`
+   * (offered again). 200 {retried, rollout}; 409 for a draft or cancelled rollout.
+   */
+  @Post(':id/retry')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Offer a rollout again to its failed and fell-back devices',
+    description:
+      'They go back to `pending` and are offered the rollout again when they next ask. A finished rollout becomes active ' +
+      'again; a paused one stays paused until resumed (README "Rollout semantics").',
+  })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ description: 'How many devices were retried, and the rollout.', type: RetryResponse })
+  @ApiRolloutNotFound()
+  @ApiMessageResponse(409, 'A draft or cancelled rollout has nothing to retry.', 'Rollout 1 is draft: there is nothing to retry')
+  @ApiOperatorChange()
+  async retry(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @OperatorActor() actor: Actor,
+  ): Promise<RetryResponse> {
+    const { retried, rollout } = await this.rollouts.retry(tenant.id, id, actor);
+    return { retried, rollout: rolloutResponse(rollout) };
+  }
+
+  /** `GET /tenants/:tenant/rollouts/:id/devices?state=&wave=&page=&per_page=` → 200 one page of its devices' states. */
+  @Get(':id/devices')
+  @ApiOperation({ summary: "A rollout's devices with their state, wave and attempts (paged, optionally of one state or wave)" })
+  @ApiIdParam('Rollout id.')
+  @ApiOkResponse({ type: RolloutDevicePage, description: 'One page of devices, by wave then device id.' })
+  @ApiListQueryErrors(`state must be one of ${DEVICE_STATES.join(', ')}`)
+  @ApiRolloutNotFound()
+  async devices(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: RolloutDeviceQuery,
+  ): Promise<RolloutDevicePage> {
+    const page = await this.rollouts.devices(tenant.id, id, { state: query.state, wave: query.wave }, sliceOf(query));
+    return pageAnswer(page, query, rolloutDeviceResponse);
   }
 
   private async apply(tenant: Tenant, id: number, action: 'start' | 'pause' | 'resume' | 'cancel', actor: Actor): Promise<RolloutResponse> {

@@ -3,6 +3,9 @@ import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { DeviceService, deviceView, type DeviceView } from '#src/device/device.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
+import type { DeviceState } from './device-state.js';
+import { DeviceStateRepository, type DeviceRolloutState } from './device-state.repository.js';
+import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
@@ -51,6 +54,10 @@ export interface DeviceRolloutView {
   reportedAt: string | null;
   /** The version the device reported with it, or `null`. */
   reportedVersion: string | null;
+  /** Its state in the rollout (README "Rollout semantics"), `null` when it has none yet. */
+  state: DeviceState | null;
+  /** Its wave, `null` when it has no state yet. */
+  wave: number | null;
 }
 
 /** A device with its groups and rollout history. */
@@ -71,8 +78,22 @@ export class FleetService {
     private readonly devices: DeviceService,
     private readonly groups: GroupService,
     private readonly rollouts: RolloutRepository,
+    private readonly states: DeviceStateRepository,
+    private readonly offers: OfferWriter,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * The device's state in every rollout of the tenant it has one in, by rollout id, each with its
+   * history (README "Rollout semantics").
+   * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
+   */
+  async deviceRollouts(tenantId: number, mac: string): Promise<DeviceRolloutState[]> {
+    const device = await this.devices.find(tenantId, mac);
+    if (!device) throw new NotFoundException(deviceNotFound(mac));
+    await this.offers.flush();
+    return this.states.deviceStates(tenantId, device.id);
+  }
 
   /**
    * The tenant's fleet at a glance: devices, devices seen in the last hour and day, and devices
@@ -128,6 +149,7 @@ export class FleetService {
   async describeDevice(tenantId: number, mac: string): Promise<DeviceDetail> {
     const device = await this.devices.describe(tenantId, mac);
     if (!device) throw new NotFoundException(deviceNotFound(mac));
+    await this.offers.flush();
     const [groups, history] = await Promise.all([this.groups.groupsOfDevice(tenantId, mac), this.rollouts.deviceHistory(tenantId, device)]);
     return {
       ...deviceView(device),
@@ -142,6 +164,8 @@ export class FleetService {
         succeeded: row.reportedAt !== null,
         reportedAt: row.reportedAt === null ? null : new Date(row.reportedAt).toISOString(),
         reportedVersion: row.reportedVersion,
+        state: row.state,
+        wave: row.wave,
       })),
     };
   }

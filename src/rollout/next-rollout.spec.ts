@@ -14,6 +14,10 @@ function candidate(overrides: Partial<RolloutCandidate> & Pick<RolloutCandidate,
     downgrade: false,
     firmwareId: 100 + overrides.id,
     version: '2.0.0',
+    state: 'pending',
+    wave: 1,
+    currentWave: 1,
+    waveCount: 1,
     ...overrides,
   };
 }
@@ -140,6 +144,29 @@ describe(chooseNextRollout.name, () => {
         candidate({ id: 2, priority: 1, version: '0.9.0', downgrade: true }),
       ];
       for (const order of permutations(candidates)) assert.equal(chosenId(order, '1.0.0'), 2);
+    });
+  });
+
+  describe('device state and wave (README "Rollout semantics")', () => {
+    it('offers while pending, offered or downloading', () => {
+      for (const state of ['pending', 'offered', 'downloading'] as const) assert.equal(chosenId([candidate({ id: 1, state })], '1.0.0'), 1);
+    });
+
+    it('never after a success report, a failure (until retried) or a confirmation', () => {
+      for (const state of ['installed', 'confirmed', 'failed', 'fell_back'] as const) {
+        assert.equal(chosenId([candidate({ id: 1, state })], '1.0.0'), null, state);
+      }
+    });
+
+    it('passes over a rollout whose wave for the device has not started, for the next one', () => {
+      const candidates = [candidate({ id: 1, priority: 1, wave: 2, currentWave: 1, waveCount: 3 }), candidate({ id: 2, priority: 2 })];
+      for (const order of permutations(candidates)) assert.equal(chosenId(order, '1.0.0'), 2);
+    });
+
+    it('puts a device without a state (joined later) in the last wave', () => {
+      const joined = { state: null, wave: null, waveCount: 3 } as const;
+      assert.equal(chosenId([candidate({ id: 1, ...joined, currentWave: 2 })], '1.0.0'), null);
+      assert.equal(chosenId([candidate({ id: 1, ...joined, currentWave: 3 })], '1.0.0'), 1);
     });
   });
 });

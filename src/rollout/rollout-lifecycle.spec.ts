@@ -4,12 +4,12 @@ import { transition, type RolloutAction } from './rollout-lifecycle.js';
 import type { RolloutStatus } from './rollout.entity.js';
 
 const STATUSES: RolloutStatus[] = ['draft', 'active', 'paused', 'finished', 'cancelled'];
-const ACTIONS: RolloutAction[] = ['start', 'pause', 'resume', 'cancel', 'finish'];
+const ACTIONS: RolloutAction[] = ['start', 'pause', 'resume', 'cancel', 'finish', 'reopen'];
 
 /**
  * The lifecycle written out by hand from the docstring:
- * `draft` → `active` ⇄ `paused` → `finished`; `cancelled` from any unfinished state.
- * A rollout finishes once every targeted device reports success, which happens while active.
+ * `draft` → `active` ⇄ `paused` → `finished` (→ `active` again on a retry); `cancelled` from any
+ * unfinished state. A rollout finishes once every targeted device is confirmed, failed or fell back.
  */
 const ALLOWED: Record<string, RolloutStatus> = {
   'draft start': 'active',
@@ -20,6 +20,7 @@ const ALLOWED: Record<string, RolloutStatus> = {
   'paused resume': 'active',
   'paused cancel': 'cancelled',
   'paused finish': 'finished',
+  'finished reopen': 'active',
 };
 
 describe(transition.name, () => {
@@ -43,10 +44,9 @@ describe(transition.name, () => {
     }
   });
 
-  it('finished and cancelled are terminal', () => {
-    for (const from of ['finished', 'cancelled'] as const) {
-      for (const action of ACTIONS) assert.equal(transition(from, action), null, `${from} ${action}`);
-    }
+  it('cancelled is terminal; finished only reopens (a retry of its failed devices)', () => {
+    for (const action of ACTIONS) assert.equal(transition('cancelled', action), null, `cancelled ${action}`);
+    for (const action of ACTIONS) assert.equal(transition('finished', action), action === 'reopen' ? 'active' : null, `finished ${action}`);
   });
 
   it('a draft cannot be paused, resumed or finished before it starts', () => {

@@ -7,13 +7,16 @@ export const ROLLOUT_ACTIONS = {
   resume: { from: ['paused'], to: 'active' },
   cancel: { from: ['draft', 'active', 'paused'], to: 'cancelled' },
   finish: { from: ['active', 'paused'], to: 'finished' },
+  /** A retry of a finished rollout's failed devices makes it run again. */
+  reopen: { from: ['finished'], to: 'active' },
 } as const satisfies Record<string, { from: readonly RolloutStatus[]; to: RolloutStatus }>;
 
 export type RolloutAction = keyof typeof ROLLOUT_ACTIONS;
 
 /**
  * The state an action leads to from `status`, or `null` when the transition is not allowed.
- * `draft` → `active` ⇄ `paused` → `finished`; `cancelled` from any unfinished state.
+ * `draft` → `active` ⇄ `paused` → `finished` (→ `active` again on a retry); `cancelled` from any
+ * unfinished state.
  */
 export function transition(status: RolloutStatus, action: RolloutAction): RolloutStatus | null {
   const rule = ROLLOUT_ACTIONS[action];

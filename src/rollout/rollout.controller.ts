@@ -7,7 +7,14 @@ import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { INVALID_MAC } from '#src/common/mac.js';
 import { DeviceMessages } from '#src/device/device.service.js';
 import { ApiDeviceAuth, ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
-import { NextRolloutDto, ROLLOUT_RESPONSE_SCHEMA, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
+import {
+  MAX_FAILURE_MESSAGE,
+  NextRolloutDto,
+  ROLLOUT_RESPONSE_SCHEMA,
+  RolloutFailureDto,
+  RolloutResponse,
+  RolloutSuccessDto,
+} from './dto/rollout.dto.js';
 import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutMessages, RolloutService } from './rollout.service.js';
 import { ShortcutWith } from '#src/common/route-shortcut.js';
@@ -77,13 +84,37 @@ export class RolloutController {
   @ApiOperation({
     summary: 'Report that a device completed a rollout',
     description:
-      'The first report for (rollout, device) answers `Successfully inserted!`, sets the device’s `firmware-version` and ' +
-      'counts toward the rollout’s progress; later ones answer `Existing Record` (CONTRACT.md §6).',
+      'The first report for (rollout, device) answers `Successfully inserted!`: the device is `installed`, or `confirmed` ' +
+      'at once when the report carries the rollout’s target version (then it also becomes the device’s ' +
+      '`firmware-version`; another version changes it neither back nor forward). A device that reported another version ' +
+      'is confirmed by its next poll or registration on the target version, or counts as fallen back on any other ' +
+      '(README "Rollout semantics"). Later reports answer `Existing Record` (CONTRACT.md §6).',
   })
   @ApiMessageResponse(200, 'Recorded, or already recorded.', [RolloutMessages.inserted, RolloutMessages.existing])
   @ApiMessageResponse(404, 'The rollout does not exist in the tenant or does not target the device.', RolloutMessages.notFound)
   @ApiJsonBodyErrors([INVALID_MAC, 'rollout_id must be a string'])
   success(@Principal() principal: DevicePrincipal, @Body() body: RolloutSuccessDto): Promise<MessageResponse> {
     return this.rollouts.success(principal, body);
+  }
+
+  /**
+   * `POST /api/device/failure/rollout` → 200 `Failure recorded` | `Existing Record`; 404 `Rollout not found`.
+   * Beyond the documented device interface and optional for devices (README "Rollout semantics").
+   */
+  @Post('failure/rollout')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Report that a rollout failed on a device',
+    description:
+      'Optional for devices, beyond the documented device interface. Same tenant and target rules as the success report. ' +
+      'The device counts as `failed` in the rollout, with its message, and is not offered the rollout again until an ' +
+      'operator retries it: `Failure recorded`. A device already confirmed, failed or fallen back in the rollout is left as ' +
+      'it is: `Existing Record`. The device’s `firmware-version` is not changed (README "Rollout semantics").',
+  })
+  @ApiMessageResponse(200, 'Recorded, or left as it was.', [RolloutMessages.failureRecorded, RolloutMessages.existing])
+  @ApiMessageResponse(404, 'The rollout does not exist in the tenant or does not target the device.', RolloutMessages.notFound)
+  @ApiJsonBodyErrors([INVALID_MAC, 'rollout_id must be a string', `message must be at most ${MAX_FAILURE_MESSAGE} characters`])
+  failure(@Principal() principal: DevicePrincipal, @Body() body: RolloutFailureDto): Promise<MessageResponse> {
+    return this.rollouts.failure(principal, body);
   }
 }

@@ -40,7 +40,46 @@ export class Rollout {
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
+
+  /**
+   * Cumulative wave bounds as JSON text: `"10%"` (share of the devices targeted at start) or a
+   * whole number of devices; the last wave also takes the rest and later joiners (see waves.ts).
+   */
+  @Column({ type: 'varchar', length: 512, default: '["100%"]' })
+  waves: string;
+
+  /** Confirmed share of a wave (0 to 1) at which the next wave may start. */
+  @Column({ name: 'success_threshold', type: 'float', default: 0.9 })
+  successThreshold: number;
+
+  /** Failed and fell-back share of a wave (0 to 1) above which the rollout pauses itself; `null`: never. */
+  @Column({ name: 'error_threshold', type: 'float', nullable: true })
+  errorThreshold: number | null;
+
+  /** `auto`: the next wave starts by itself; `manual`: after an operator approves it. */
+  @Column({ type: 'varchar', length: 8, default: 'auto' })
+  approval: RolloutApproval;
+
+  /** The latest wave started (1-based); devices of later waves are not offered the rollout. */
+  @Column({ name: 'current_wave', type: 'integer', default: 1 })
+  currentWave: number;
+
+  /** Manual approval: the current wave reached its success threshold and waits for an operator. */
+  @Column({ name: 'awaiting_approval', type: 'boolean', default: false })
+  awaitingApproval: boolean;
+
+  /** Why the rollout paused itself (error threshold); `null` otherwise, cleared on resume. */
+  @Column({ name: 'pause_reason', type: 'varchar', length: 512, nullable: true })
+  pauseReason: string | null;
+
+  /** JSON array of the start time (epoch ms) of each wave started so far. */
+  @Column({ name: 'wave_starts', type: 'varchar', length: 1024, default: '[]' })
+  waveStarts: string;
 }
+
+/** How a rollout's next wave starts. */
+export const ROLLOUT_APPROVALS = ['auto', 'manual'] as const;
+export type RolloutApproval = (typeof ROLLOUT_APPROVALS)[number];
 
 /** A device's first success report for a rollout (CONTRACT.md §6). */
 @Entity('rollout_success')

@@ -4,7 +4,10 @@ import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { GroupModule } from '#src/group/group.module.js';
+import { DeviceStateRepository } from './device-state.repository.js';
+import { DeviceStateService } from './device-state.service.js';
 import { FleetService } from './fleet.service.js';
+import { OfferWriter } from './offer-writer.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
 import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutController } from './rollout.controller.js';
@@ -15,7 +18,16 @@ import { RolloutService } from './rollout.service.js';
 @Module({
   imports: [AuthModule, LedgerModule, DeviceModule, FirmwareModule, GroupModule],
   controllers: [RolloutController],
-  providers: [RolloutRepository, RolloutService, NextRolloutShortcut, RolloutPlanService, FleetService],
-  exports: [RolloutPlanService, FleetService],
+  providers: [
+    RolloutRepository,
+    DeviceStateRepository,
+    DeviceStateService,
+    OfferWriter,
+    RolloutService,
+    NextRolloutShortcut,
+    RolloutPlanService,
+    FleetService,
+  ],
+  exports: [RolloutPlanService, FleetService, DeviceStateService],
 })
 export class RolloutModule {}

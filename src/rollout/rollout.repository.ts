@@ -4,9 +4,11 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { PreparedRead } from '#src/database/sql.js';
 import type { DeviceVersion } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
-import { DeviceGroup, GroupMember } from '#src/group/device-group.entity.js';
+import { DeviceGroup } from '#src/group/device-group.entity.js';
 import type { RolloutCandidate } from './next-rollout.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
+import type { DeviceState } from './device-state.js';
+import type { InstalledRollout } from './device-state.repository.js';
 import { isStoredId } from '#src/common/input-rules.js';
 
 /** A rollout that targets a device, with the device's success report for it. */
@@ -23,34 +25,44 @@ export interface DeviceRolloutRow {
   reportedAt: number | null;
   /** The version it reported. */
   reportedVersion: string | null;
+  /** Its state in the rollout (README "Rollout semantics"), `null` when it has none yet. */
+  state: DeviceState | null;
+  /** Its wave, `null` when it has no state yet. */
+  wave: number | null;
 }
 
 /**
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
  * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the id and version
- * of the tenant's device with mac $3 (NULL when absent) and, one row each, the rollouts that pass
- * the database filters of CONTRACT.md §8 at time $4 (NULL when none): active, started, firmware
- * for the device's type (checked first: a probe of the small firmware table drops most
- * rollouts), targeting a group of the device, no success reported by the device. No row: the
+ * of the tenant's device with mac $3 (NULL when absent) and, one row each, (a) the rollouts that
+ * pass the database filters of CONTRACT.md §8 at time $4: active, started, firmware for the
+ * device's type (checked first: a probe of the small firmware table drops most rollouts),
+ * targeting a group of the device; and (b) the rollouts the device reported success for and has
+ * not confirmed (state `installed`, whatever the rollout's status: the version it reports now
+ * confirms the update or shows it fell back). Each with the device's state and wave in it (NULL
+ * when it has none) and the rollout's waves; NULL columns when there is none. Whether a rollout
+ * may be offered (its state and wave) is decided by `mayOffer` (device-state.ts). No row: the
  * key is gone or of another tenant. One statement instead of three: one round trip on
  * PostgreSQL, one batched call on SQLite. Columns in the order of {@link NextRolloutViewRow}.
  */
 const NEXT_ROLLOUT_VIEW = `SELECT k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
     r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
-    f.id AS r_firmware_id, f.version AS r_version
+    f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
+    s.state AS s_state, s.wave AS s_wave
   FROM device_key k
   LEFT JOIN device d ON d.tenant_id = k.tenant_id AND d.mac = $3
-  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND r.status = 'active' AND r.start_date <= $4
-    AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
-    AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac)
-    AND NOT EXISTS (SELECT 1 FROM rollout_success s WHERE s.rollout_id = r.id AND s.device_id = d.id)
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND ((r.status = 'active' AND r.start_date <= $4
+      AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
+      AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac))
+    OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
+  LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
   LEFT JOIN firmware f ON f.id = r.firmware_id
   WHERE k.id = $1 AND k.tenant_id = $2`;
 
 /**
  * A row of {@link NEXT_ROLLOUT_VIEW} as an array (rows as arrays cost less to build): the key's
- * revocation time, the device (or NULLs), one candidate (or NULLs), as the drivers return them
- * (PostgreSQL: `bigint` as text, `boolean` as boolean).
+ * revocation time, the device (or NULLs), one rollout (or NULLs) with the device's state in it,
+ * as the drivers return them (PostgreSQL: `bigint` as text, `boolean` as boolean).
  */
 type NextRolloutViewRow = [
   keyRevokedAt: number | string | null,
@@ -63,7 +75,24 @@ type NextRolloutViewRow = [
   downgrade: boolean | number | null,
   firmwareId: number | string | null,
   version: string | null,
+  waves: string | null,
+  currentWave: number | string | null,
+  state: DeviceState | null,
+  wave: number | string | null,
 ];
+
+const waveCounts = new Map<string, number>();
+
+/** How many waves a rollout's `waves` text lists (remembered per text: a few distinct texts are read on every request). */
+function waveCount(waves: string): number {
+  let count = waveCounts.get(waves);
+  if (count === undefined) {
+    const parsed = JSON.parse(waves) as unknown;
+    count = Array.isArray(parsed) && parsed.length > 0 ? parsed.length : 1;
+    if (waveCounts.size < 1000) waveCounts.set(waves, count);
+  }
+  return count;
+}
 
 /** What a next-rollout request needs to know, read at once (see {@link RolloutRepository.nextRolloutView}). */
 export interface NextRolloutView {
@@ -73,6 +102,8 @@ export interface NextRolloutView {
   device: DeviceVersion | null;
   /** Rollouts passing the database filters of CONTRACT.md §8 for the device (none without a device). */
   candidates: RolloutCandidate[];
+  /** Rollouts the device reported success for and has not confirmed yet (state `installed`). */
+  installed: InstalledRollout[];
 }
 
 /** Database access for rollouts and success records (groups: {@link GroupRepository}). */
@@ -95,8 +126,13 @@ export class RolloutRepository {
     const [[keyRevokedAt, deviceId, deviceVersion]] = rows;
     const device = deviceId === null ? null : { id: Number(deviceId), firmwareVersion: deviceVersion! };
     const candidates: RolloutCandidate[] = [];
-    for (const [, , , id, name, priority, startDate, downgrade, firmwareId, version] of rows) {
+    const installed: InstalledRollout[] = [];
+    for (const [, , , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave] of rows) {
       if (id === null) continue;
+      if (state === 'installed') {
+        installed.push({ rolloutId: Number(id), version: version! });
+        continue;
+      }
       candidates.push({
         id: Number(id),
         name: name!,
@@ -105,9 +141,13 @@ export class RolloutRepository {
         downgrade: downgrade === true || downgrade === 1,
         firmwareId: Number(firmwareId),
         version: version!,
+        state,
+        wave: wave === null ? null : Number(wave),
+        currentWave: Number(currentWave),
+        waveCount: waveCount(waves!),
       });
     }
-    return { keyRevoked: keyRevokedAt !== null, device, candidates };
+    return { keyRevoked: keyRevokedAt !== null, device, candidates, installed };
   }
 
   /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
@@ -133,28 +173,43 @@ export class RolloutRepository {
     return manager.save(Rollout, manager.create(Rollout, rollout));
   }
 
-  async setStatus(manager: EntityManager, id: number, status: RolloutStatus): Promise<void> {
-    await manager.update(Rollout, { id }, { status });
+  /** Changes columns of a rollout. */
+  async update(manager: EntityManager, id: number, changes: Partial<Omit<Rollout, 'id'>>): Promise<void> {
+    await manager.update(Rollout, { id }, changes);
+  }
+
+  /**
+   * Changes columns of a rollout only while it still matches `where` (a value, or a list of
+   * allowed values, per column): a guarded update that concurrent writers (also on other
+   * instances) cannot both pass.
+   * @returns whether the rollout changed.
+   */
+  async guardedUpdate(
+    manager: EntityManager,
+    id: number,
+    where: Partial<Record<keyof Rollout, unknown>>,
+    changes: Partial<Omit<Rollout, 'id'>>,
+  ): Promise<boolean> {
+    const conditions: Record<string, unknown> = { id };
+    for (const [column, value] of Object.entries(where)) conditions[column] = Array.isArray(value) ? In(value) : value;
+    const result = await manager.update(Rollout, conditions, changes);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The version of a firmware (a rollout's target version). */
+  async targetVersion(firmwareId: number): Promise<string> {
+    const firmware = await this.dataSource.getRepository(Firmware).findOneByOrFail({ id: firmwareId });
+    return firmware.version;
+  }
+
+  /** A rollout by id, whatever its tenant. */
+  findById(manager: EntityManager, id: number): Promise<Rollout | null> {
+    return manager.findOneBy(Rollout, { id });
   }
 
   /** Inserts a success record; a second one for the same (rollout, device) is a unique violation. */
   async insertSuccess(manager: EntityManager, success: Omit<RolloutSuccess, 'id'>): Promise<void> {
     await manager.insert(RolloutSuccess, success);
-  }
-
-  /** Targeted (group members), updated (success reports) and last activity (epoch ms) of a rollout. */
-  async progress(
-    rollout: Pick<Rollout, 'id' | 'groupId'>,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<{ targeted: number; updated: number; lastActivity: number | null }> {
-    const targeted = await manager.countBy(GroupMember, { groupId: rollout.groupId });
-    const row = await manager
-      .createQueryBuilder(RolloutSuccess, 's')
-      .select('COUNT(*)', 'updated')
-      .addSelect('MAX(s.created_at)', 'last')
-      .where('s.rollout_id = :id', { id: rollout.id })
-      .getRawOne<{ updated: unknown; last: unknown }>();
-    return { targeted, updated: Number(row?.updated ?? 0), lastActivity: row?.last == null ? null : Number(row.last) };
   }
 
   /**
@@ -169,17 +224,23 @@ export class RolloutRepository {
       .innerJoin(DeviceGroup, 'g', 'g.id = r.group_id')
       .innerJoin(Firmware, 'f', 'f.id = r.firmware_id')
       .leftJoin(RolloutSuccess, 's', 's.rollout_id = r.id AND s.device_id = :deviceId', { deviceId: device.id })
+      .leftJoin('rollout_device_state', 'ds', 'ds.rollout_id = r.id AND ds.device_id = :deviceId', { deviceId: device.id })
       .select(['r.id AS id', 'r.name AS name', 'r.status AS status', 'g.id AS "groupId"', 'g.name AS "groupName"'])
       .addSelect([
         'f.id AS "firmwareId"',
         'f.version AS version',
         's.created_at AS "reportedAt"',
         's.firmware_version AS "reportedVersion"',
+        'ds.state AS state',
+        'ds.wave AS wave',
       ])
       .where('r.tenant_id = :tenantId', { tenantId })
-      .andWhere('(s.id IS NOT NULL OR EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = :mac))', {
-        mac: device.mac,
-      })
+      .andWhere(
+        '(s.id IS NOT NULL OR ds.device_id IS NOT NULL OR EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = :mac))',
+        {
+          mac: device.mac,
+        },
+      )
       .orderBy('r.id', 'ASC')
       .getRawMany<Record<keyof DeviceRolloutRow, string | number | null>>();
     return rows.map((row) => ({
@@ -192,6 +253,8 @@ export class RolloutRepository {
       version: String(row.version),
       reportedAt: row.reportedAt == null ? null : Number(row.reportedAt),
       reportedVersion: row.reportedVersion == null ? null : String(row.reportedVersion),
+      state: row.state == null ? null : (String(row.state) as DeviceState),
+      wave: row.wave == null ? null : Number(row.wave),
     }));
   }
 }

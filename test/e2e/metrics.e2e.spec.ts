@@ -115,7 +115,7 @@ describe('metrics', () => {
     }
   });
 
-  it('follows a rollout: targeted, updated and pending by tenant and rollout, only while it runs', async () => {
+  it('follows a rollout: targeted, updated, pending and devices per state by tenant and rollout, only while it runs', async () => {
     const firmware = await app.publishFirmware(tenant, '1.1.0', Buffer.from('firmware 1.1.0'));
     await app.createGroup(tenant, 'metrics-group', [MAC, OTHER_MAC]);
     const draft = await app.createRollout(tenant, { firmwareId: firmware.id, group: 'metrics-group', start: false });
@@ -140,6 +140,17 @@ describe('metrics', () => {
     assert.equal(valueOf(samples, 'firmledger_rollout_targeted', labels), 2);
     assert.equal(valueOf(samples, 'firmledger_rollout_updated', labels), 1);
     assert.equal(valueOf(samples, 'firmledger_rollout_pending', labels), 1);
+    // Per state (README "Rollout semantics"): the report of the target version confirmed it at once.
+    for (const [state, devices] of [
+      ['pending', 1],
+      ['offered', 0],
+      ['installed', 0],
+      ['confirmed', 1],
+      ['failed', 0],
+      ['fell_back', 0],
+    ] as const) {
+      assert.equal(valueOf(samples, 'firmledger_rollout_devices', { ...labels, state }), devices, state);
+    }
   });
 
   it('counts a rate-limited login', async () => {

@@ -93,6 +93,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     assert.deepEqual(Object.keys(documents.bc.paths), ['/device/get', '/device/{id}', '/firmware/get', '/firmware/{id}']);
     assert.deepEqual(Object.keys(documents.vc.paths), [
       '/api/device',
+      '/api/device/failure/rollout',
       '/api/device/next/rollout',
       '/api/device/register',
       '/api/device/success/rollout',
@@ -113,6 +114,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/device-keys/{id}/revoke',
       '/tenants/{tenant}/devices',
       '/tenants/{tenant}/devices/{mac}',
+      '/tenants/{tenant}/devices/{mac}/rollouts',
       '/tenants/{tenant}/firmware',
       '/tenants/{tenant}/firmware/{id}',
       '/tenants/{tenant}/fleet',
@@ -122,9 +124,12 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/groups/{group}/members/remove',
       '/tenants/{tenant}/rollouts',
       '/tenants/{tenant}/rollouts/{id}',
+      '/tenants/{tenant}/rollouts/{id}/approve',
       '/tenants/{tenant}/rollouts/{id}/cancel',
+      '/tenants/{tenant}/rollouts/{id}/devices',
       '/tenants/{tenant}/rollouts/{id}/pause',
       '/tenants/{tenant}/rollouts/{id}/resume',
+      '/tenants/{tenant}/rollouts/{id}/retry',
       '/tenants/{tenant}/rollouts/{id}/start',
     ]);
     // Health, readiness and metrics are outside the documents.

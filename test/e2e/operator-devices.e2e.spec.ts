@@ -23,6 +23,8 @@ interface DeviceRollout {
   succeeded: boolean;
   reported_at: string | null;
   reported_version: string | null;
+  state: string | null;
+  wave: number | null;
 }
 interface DeviceDetail extends Device {
   groups: { id: number; name: string }[];
@@ -232,6 +234,8 @@ describe('operator API: devices (CONTRACT.md §6, §9)', () => {
             succeeded: true,
             reported_at: reportedAt,
             reported_version: '1.1',
+            state: 'confirmed',
+            wave: 1,
           },
         ],
       } satisfies DeviceDetail);

@@ -33,7 +33,18 @@ const ROLLOUT_KEYS = [
   'updated',
   'pending',
   'last_activity_at',
+  'devices',
+  'waves',
+  'current_wave',
+  'success_threshold',
+  'error_threshold',
+  'approval',
+  'awaiting_approval',
+  'pause_reason',
 ];
+
+/** State counts of no device (README "Rollout semantics"). */
+const NO_DEVICES = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
 
 type State = 'draft' | 'active' | 'paused' | 'finished' | 'cancelled';
 type Action = 'start' | 'pause' | 'resume' | 'cancel';
@@ -168,6 +179,14 @@ describe('operator API: rollouts (CONTRACT.md §8, §9)', () => {
           updated: 0,
           pending: 3,
           last_activity_at: null,
+          devices: { ...NO_DEVICES, targeted: 3, pending: 3 },
+          waves: [{ wave: 1, bound: '100%', status: 'waiting', started_at: null, devices: { ...NO_DEVICES, targeted: 3, pending: 3 } }],
+          current_wave: 1,
+          success_threshold: 0.9,
+          error_threshold: null,
+          approval: 'auto',
+          awaiting_approval: false,
+          pause_reason: null,
         },
       );
       assert.deepEqual(await read(body.id), body);
@@ -275,7 +294,7 @@ describe('operator API: rollouts (CONTRACT.md §8, §9)', () => {
         .find({ where: { subject: Subject.rollout(id) }, order: { seq: 'ASC' } });
       assert.deepEqual(
         entries.map((e) => e.type),
-        ['rollout.created', 'rollout.started', 'rollout.paused', 'rollout.resumed', 'rollout.cancelled'],
+        ['rollout.created', 'rollout.started', 'rollout.wave_started', 'rollout.paused', 'rollout.resumed', 'rollout.cancelled'],
       );
       assert.equal((await app.server.app.get(LedgerService).verify()).ok, true);
     });
@@ -355,7 +374,7 @@ describe('operator API: rollouts (CONTRACT.md §8, §9)', () => {
         .find({ where: { subject: Subject.rollout(rollout.id) }, order: { seq: 'ASC' } });
       assert.deepEqual(
         entries.map((e) => e.type),
-        ['rollout.created', 'rollout.started', 'rollout.finished'],
+        ['rollout.created', 'rollout.started', 'rollout.wave_started', ...FLEET.map(() => 'rollout.device_confirmed'), 'rollout.finished'],
       );
     });
 

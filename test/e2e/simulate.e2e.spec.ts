@@ -1,7 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { fateOf } from '#src/cli/simulate/device-cycle.js';
 import { simulate, simulatedMacs } from '#src/cli/simulate/simulator.js';
+import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
 import { startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 
@@ -37,7 +39,17 @@ describe('firmledger simulate (devices that download as the field SDKs do)', () 
       { updated: summary.updated, failures: summary.failures, examples: summary.failureExamples },
       {
         updated: macs.length,
-        failures: { login: 0, register: 0, 'next-rollout': 0, 'ledger-lookup': 0, download: 0, verify: 0, 'report-success': 0 },
+        failures: {
+          login: 0,
+          register: 0,
+          'next-rollout': 0,
+          'ledger-lookup': 0,
+          download: 0,
+          verify: 0,
+          'report-success': 0,
+          'report-failure': 0,
+          confirm: 0,
+        },
         examples: undefined,
       },
     );
@@ -46,5 +58,47 @@ describe('firmledger simulate (devices that download as the field SDKs do)', () 
       const [device] = await app.database.query<{ id: number }>('SELECT id FROM device WHERE mac = $1', [mac]);
       assert.equal((await downloads.forDevice(tenant.id, device.id)).length, 1, mac);
     }
+  });
+
+  it('--fail-rate and --fallback-rate: the same devices fail or fall back every run, and the rollout sees it', async () => {
+    const prefix = '02:5F:ED';
+    const fleet = simulatedMacs(prefix, 40);
+    const other = await app.createTenant('simulated fates', 'ESP32');
+    const firmware = await app.publishFirmware(other, '2.0.0', randomBytes(1024));
+    await app.createGroup(other, 'fates', fleet);
+    const options = {
+      authUrl: app.urls.auth,
+      vcUrl: app.urls.vc,
+      bcUrl: app.urls.bc,
+      ipfsUrl: app.urls.ipfs,
+      customerKey: other.customerKey,
+      deviceKey: other.deviceKey,
+      devices: fleet.length,
+      concurrency: 4,
+      macPrefix: prefix,
+      firmwareVersion: '1.0.0',
+      timestampStateDir: null,
+      failRate: 0.2,
+      fallbackRate: 0.3,
+    };
+    // First run registers the fleet (nothing to offer yet), so the rollout's start places every device.
+    assert.equal((await simulate(options)).upToDate, fleet.length);
+    const rollout = await app.createRollout(other, { firmwareId: firmware.id, group: 'fates' });
+    const summary = await simulate(options);
+    const fates = fleet.map((mac) => fateOf(mac, 0.2, 0.3));
+    const count = (fate: string) => fates.filter((f) => f === fate).length;
+    assert.deepEqual(
+      [summary.updated, summary.fellBack ?? 0, summary.reportedFailure ?? 0],
+      [count('ok'), count('fall-back'), count('fail')],
+    );
+    assert.ok(count('ok') > 0 && count('fall-back') > 0 && count('fail') > 0, 'forty devices meet all three fates');
+    const view = await app.server.app.get(RolloutPlanService).get(other.id, rollout.id);
+    assert.deepEqual(
+      [view.devices.confirmed, view.devices.fell_back, view.devices.failed, view.status],
+      [count('ok'), count('fall-back'), count('fail'), 'finished'],
+    );
+    // A second run: devices run what the server has for them; nothing is offered again.
+    const again = await simulate(options);
+    assert.equal(again.upToDate, fleet.length);
   });
 });

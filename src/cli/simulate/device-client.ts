@@ -189,6 +189,27 @@ export class DeviceClient {
     return message;
   }
 
+  /**
+   * `POST {vc}/api/device/failure/rollout` (README "Rollout semantics"); `Failure recorded` and
+   * `Existing Record` are fine.
+   */
+  async reportFailure(mac: string, version: string, rolloutId: string, message: string): Promise<string> {
+    const answer = await this.post('/api/device/failure/rollout', { mac, firmware_version: version, rollout_id: rolloutId, message });
+    const text = messageOf(answer);
+    if (answer.status !== 200 || (text !== 'Failure recorded' && text !== 'Existing Record')) {
+      throw new StepFailure('report-failure', describeAnswer(answer));
+    }
+    return text;
+  }
+
+  /** `GET {vc}/api/device/{mac}` → the version the server has for the device (`firmware-version`). */
+  async storedVersion(mac: string): Promise<string> {
+    const answer = await this.get(endpoint(this.endpoints.vc, `/api/device/${segment(mac)}`));
+    const version = isRecord(answer.body) ? answer.body['firmware-version'] : undefined;
+    if (answer.status !== 200 || typeof version !== 'string') throw new StepFailure('register', describeAnswer(answer));
+    return version;
+  }
+
   private post(path: string, json: unknown): Promise<JsonAnswer> {
     return this.transport.sendJson({ method: 'POST', url: endpoint(this.endpoints.vc, path), token: this.requireToken(), json });
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { computeDigests } from '#src/firmware/firmware-digest.js';
 import { DeviceClient, StepFailure, type Endpoints } from './device-client.js';
@@ -8,12 +9,30 @@ import type { SimulationStep } from './summary.js';
 /** Longest wait a 429's `Retry-After` is honoured for; longer asks count as a login failure. */
 export const MAX_RETRY_AFTER_SECONDS = 120;
 
+/**
+ * How a simulated device's update ends: `ok` (the new image boots), `fall-back` (it reports
+ * success, then its bootloader goes back to the old image), `fail` (it sends a failure report).
+ */
+export type UpdateFate = 'ok' | 'fall-back' | 'fail';
+
 /** One simulated device. */
 export interface SimulatedDevice {
   mac: string;
   name: string;
-  /** Version it runs before updating. */
+  /** Version it runs before updating (when the server has it registered: the version the server has). */
   firmwareVersion: string;
+  /** How its update ends; default `ok`. */
+  fate?: UpdateFate;
+}
+
+/**
+ * A device's fate, the same on every run: a hash of its mac, as a share in [0, 1), below
+ * `failRate` fails, below `failRate + fallbackRate` falls back.
+ */
+export function fateOf(mac: string, failRate: number, fallbackRate: number): UpdateFate {
+  const share = createHash('sha256').update(mac).digest().readUInt32BE(0) / 2 ** 32;
+  if (share < failRate) return 'fail';
+  return share < failRate + fallbackRate ? 'fall-back' : 'ok';
 }
 
 /** What a cycle needs from the run. */
@@ -27,11 +46,19 @@ export interface CycleContext {
 
 /** How a device's cycle ended. */
 export type CycleOutcome =
-  { kind: 'updated'; version: string } | { kind: 'up-to-date' } | { kind: 'failed'; step: SimulationStep; reason: string };
+  | { kind: 'updated'; version: string }
+  | { kind: 'fell-back' }
+  | { kind: 'reported-failure' }
+  | { kind: 'up-to-date' }
+  | { kind: 'failed'; step: SimulationStep; reason: string };
 
 /**
- * One device's cycle, as a field ESP32 runs it: login, register, next rollout, ledger lookups,
- * download, verify (MD5 and CID), report success. Never throws: the first unexpected answer,
+ * One device's cycle, as a field ESP32 runs it: login, register (a device the server already has
+ * runs the version the server has for it), next rollout, ledger lookups, download, verify (MD5
+ * and CID), report success with the version it ran (the ESP32 reports before its reboot), then
+ * after the "reboot" ask for the next rollout again on the new version, which confirms the update
+ * (README "Rollout semantics"). A device whose fate is `fall-back` asks again on its old version;
+ * one whose fate is `fail` sends a failure report instead of the success report. Never throws: the first unexpected answer,
  * connection error or timeout ends the cycle as a failure of the step it happened in.
  */
 export async function runDeviceCycle(device: SimulatedDevice, context: CycleContext, transport: DeviceTransport): Promise<CycleOutcome> {
@@ -41,10 +68,11 @@ export async function runDeviceCycle(device: SimulatedDevice, context: CycleCont
     await login(client, context);
 
     step = 'register';
-    await client.register(device.mac, device.firmwareVersion, device.name);
+    const registered = await client.register(device.mac, device.firmwareVersion, device.name);
+    const running = registered === 'Device exists!' ? await client.storedVersion(device.mac) : device.firmwareVersion;
 
     step = 'next-rollout';
-    const rollout = await client.nextRollout(device.mac, device.firmwareVersion);
+    const rollout = await client.nextRollout(device.mac, running);
     if (rollout === null) return { kind: 'up-to-date' };
 
     step = 'ledger-lookup';
@@ -61,8 +89,20 @@ export async function runDeviceCycle(device: SimulatedDevice, context: CycleCont
     step = 'download';
     await downloadAndVerify(client, firmware.cid, firmware.md, device.mac);
 
+    if (device.fate === 'fail') {
+      step = 'report-failure';
+      await client.reportFailure(device.mac, running, rollout.rollout_id, 'simulated: the new image failed its self-test');
+      return { kind: 'reported-failure' };
+    }
     step = 'report-success';
-    await client.reportSuccess(device.mac, rollout.version, rollout.rollout_id);
+    await client.reportSuccess(device.mac, running, rollout.rollout_id);
+
+    step = 'confirm';
+    if (device.fate === 'fall-back') {
+      await client.nextRollout(device.mac, running);
+      return { kind: 'fell-back' };
+    }
+    await client.nextRollout(device.mac, rollout.version);
     return { kind: 'updated', version: rollout.version };
   } catch (error) {
     if (error instanceof StepFailure) return { kind: 'failed', step: error.step, reason: error.message };

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { runDeviceCycle, type CycleContext } from './device-cycle.js';
+import { fateOf, runDeviceCycle, type CycleContext } from './device-cycle.js';
 import type { Endpoints } from './device-client.js';
 import { DeviceTransport } from './http-transport.js';
 import {
@@ -36,6 +36,10 @@ export interface SimulateOptions {
   macPrefix: string;
   /** Version the devices run before updating, e.g. `1.0.0`. */
   firmwareVersion: string;
+  /** Share of devices (0 to 1, chosen by a hash of the mac: the same ones every run) whose update fails: they send a failure report. Default 0. */
+  failRate?: number;
+  /** Share of devices (0 to 1, by the same hash, after the failing ones) whose new image does not boot: they report success, then ask again on the old version. Default 0. */
+  fallbackRate?: number;
   /** Name prefix; device i is named `<name>-<i>`. Default `sim`. */
   name?: string;
   /** The server's `AUTH_MAX_SKEW_SECONDS`. Default 300. */
@@ -92,6 +96,8 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   let requests = 0;
   let updated = 0;
   let upToDate = 0;
+  let fellBack = 0;
+  let reportedFailure = 0;
   let inFlight = 0;
   const failures = emptyFailures();
   const failureExamples: Partial<Record<SimulationStep, string>> = {};
@@ -102,9 +108,10 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   const report = (): void => {
     if (!progress) return;
     const seconds = elapsed();
-    const done = updated + upToDate + totalFailures(failures);
+    const done = updated + upToDate + fellBack + reportedFailure + totalFailures(failures);
     const line =
       `simulate: ${done}/${o.devices} done, ${updated} updated, ${upToDate} up to date, ` +
+      (fellBack + reportedFailure > 0 ? `${fellBack} fell back, ${reportedFailure} reported a failure, ` : '') +
       `${totalFailures(failures)} failed, ${inFlight} in flight, ${requests} requests ` +
       `(${(seconds > 0 ? requests / seconds : 0).toFixed(1)}/s)`;
     if (line === lastLine) return;
@@ -126,13 +133,17 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
         requests++;
       });
       try {
+        const mac = simulatedMac(prefix, index);
+        const fate = fateOf(mac, o.failRate, o.fallbackRate);
         const outcome = await runDeviceCycle(
-          { mac: simulatedMac(prefix, index), name: `${o.name}-${index + 1}`, firmwareVersion: o.firmwareVersion },
+          { mac, name: `${o.name}-${index + 1}`, firmwareVersion: o.firmwareVersion, fate },
           context,
           transport,
         );
         if (outcome.kind === 'updated') updated++;
         else if (outcome.kind === 'up-to-date') upToDate++;
+        else if (outcome.kind === 'fell-back') fellBack++;
+        else if (outcome.kind === 'reported-failure') reportedFailure++;
         else {
           failures[outcome.step]++;
           failureExamples[outcome.step] ??= outcome.reason;
@@ -156,6 +167,8 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
     devices: o.devices,
     updated,
     upToDate,
+    ...(fellBack > 0 ? { fellBack } : {}),
+    ...(reportedFailure > 0 ? { reportedFailure } : {}),
     failures,
     requests,
     seconds,
@@ -191,6 +204,10 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     }
     return value;
   };
+  const rate = (label: string, value: number): number => {
+    if (!(value >= 0 && value <= 1)) throw new RangeError(`${label} must be a share from 0 to 1, got ${value}`);
+    return value;
+  };
   const text = (label: string, value: string, max: number): string => {
     if (typeof value !== 'string' || value.length === 0 || value.length > max) {
       throw new TypeError(`${label} must be 1 to ${max} characters`);
@@ -213,5 +230,7 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     maxSkewSeconds: integer('maxSkewSeconds', options.maxSkewSeconds ?? 300, 0, 86_400),
     requestTimeoutMs: integer('requestTimeoutMs', options.requestTimeoutMs ?? 30_000, 1, 3_600_000),
     timestampStateDir: options.timestampStateDir === undefined ? defaultTimestampStateDir() : options.timestampStateDir,
+    failRate: rate('failRate', options.failRate ?? 0),
+    fallbackRate: rate('fallbackRate', options.fallbackRate ?? 0),
   };
 }

@@ -1,15 +1,29 @@
 /** The steps of a device's cycle, in order; failures are counted by step. */
-export const SIMULATION_STEPS = ['login', 'register', 'next-rollout', 'ledger-lookup', 'download', 'verify', 'report-success'] as const;
+export const SIMULATION_STEPS = [
+  'login',
+  'register',
+  'next-rollout',
+  'ledger-lookup',
+  'download',
+  'verify',
+  'report-success',
+  'report-failure',
+  'confirm',
+] as const;
 
 /** One step of a device's cycle. */
 export type SimulationStep = (typeof SIMULATION_STEPS)[number];
 
 /** Outcome of a simulation run. */
 export interface SimulateSummary {
-  /** Devices simulated. `devices = updated + upToDate + sum(failures)`. */
+  /** Devices simulated. `devices = updated + upToDate + fellBack + reportedFailure + sum(failures)`. */
   devices: number;
-  /** Devices that downloaded, verified and reported a rollout. */
+  /** Devices that downloaded, verified and reported a rollout, then asked again on its version (confirmed). */
   updated: number;
+  /** Devices told to fall back (`--fallback-rate`): they reported success, then asked again on their old version. */
+  fellBack?: number;
+  /** Devices told to fail (`--fail-rate`): they sent a failure report after the download. */
+  reportedFailure?: number;
   /** Devices told there is no rollout (`{}`). */
   upToDate: number;
   /** Failed devices by the step that failed; every step is present, 0 when none failed. */
@@ -48,6 +62,8 @@ export function formatSummary(s: SimulateSummary): string {
     `Devices simulated: ${s.devices}`,
     `  updated:     ${num(s.updated)}`,
     `  up to date:  ${num(s.upToDate)}`,
+    ...(s.fellBack ? [`  fell back:   ${num(s.fellBack)}`] : []),
+    ...(s.reportedFailure ? [`  reported a failure: ${s.reportedFailure}`] : []),
     `  failed:      ${num(failed)}`,
   ];
   const steps = [...SIMULATION_STEPS, ...Object.keys(s.failures).filter((k) => !(SIMULATION_STEPS as readonly string[]).includes(k))];

@@ -1,3 +1,4 @@
+import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { parseIsoTime } from '#src/common/iso-time.js';
@@ -173,6 +174,17 @@ export class DeviceRolloutResponse {
 
   @ApiProperty({ description: 'the version the device reported with its success, or null', example: '1.1.0', nullable: true, type: String })
   reported_version: string | null;
+
+  @ApiProperty({
+    description: 'its state in the rollout (README "Rollout semantics"); null when it has none yet (not placed or offered)',
+    enum: DEVICE_STATES,
+    nullable: true,
+    example: 'confirmed',
+  })
+  state: DeviceState | null;
+
+  @ApiProperty({ description: 'its wave (1-based); null when it has no state yet', type: Number, nullable: true, example: 1 })
+  wave: number | null;
 }
 
 /** One device with its groups, current version, last seen time and rollout history. */
@@ -198,6 +210,8 @@ export class DeviceDetailResponse extends DeviceSummaryResponse {
         succeeded: true,
         reported_at: '2026-11-21T10:06:00.000Z',
         reported_version: '1.1.0',
+        state: 'confirmed',
+        wave: 1,
       },
     ],
   })
@@ -226,6 +240,8 @@ function deviceRolloutResponse(view: DeviceRolloutView): DeviceRolloutResponse {
     succeeded: view.succeeded,
     reported_at: view.reportedAt,
     reported_version: view.reportedVersion,
+    state: view.state,
+    wave: view.wave,
   };
 }
 

@@ -1,10 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
   IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Length,
@@ -16,8 +20,11 @@ import {
 } from 'class-validator';
 import { parseUtc } from '#src/common/clock.js';
 import { OptionalField } from '#src/common/dto-fields.js';
-import { MAX_PRIORITY, type RolloutView } from '#src/rollout/rollout-plan.service.js';
-import { ROLLOUT_STATUSES, type RolloutStatus } from '#src/rollout/rollout.entity.js';
+import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/rollout/rollout.entity.js';
+import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
+import { MAX_WAVES } from '#src/rollout/waves.js';
+import type { DeviceRolloutState, RolloutDeviceRow } from '#src/rollout/device-state.repository.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -38,6 +45,10 @@ export const RolloutFieldMessages = {
   startDateString: 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)',
   startDateUtc: 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
   downgradeBoolean: 'downgrade must be true or false',
+  wavesList: `waves must list 1 to ${MAX_WAVES} wave bounds`,
+  successThreshold: 'success_threshold must be a share from 0 to 1',
+  errorThreshold: 'error_threshold must be a share from 0 to 1, or null',
+  approval: `approval must be one of ${ROLLOUT_APPROVALS.join(', ')}`,
   status: `status must be one of ${ROLLOUT_STATUSES.join(', ')}`,
 } as const;
 
@@ -102,6 +113,67 @@ export class CreateRolloutDto {
   @OptionalField()
   @IsBoolean({ message: RolloutFieldMessages.downgradeBoolean })
   downgrade: boolean = false;
+
+  @ApiPropertyOptional({
+    description:
+      'cumulative wave bounds in the rollout’s stable order of devices (by device id): `"10%"` is the first 10 % of the ' +
+      'devices targeted at start (rounded up), a whole number the first that many devices. The last wave also takes the ' +
+      'rest and every device that joins the group later. Default one wave, `["100%"]` (README "Rollout semantics").',
+    type: 'array',
+    items: {
+      oneOf: [
+        { type: 'string', pattern: '^\\d{1,3}(\\.\\d{1,2})?%$' },
+        { type: 'integer', minimum: 1 },
+      ],
+    },
+    minItems: 1,
+    maxItems: MAX_WAVES,
+    example: ['10%', '30%', '100%'],
+  })
+  @OptionalField()
+  @ArrayMaxSize(MAX_WAVES, { message: RolloutFieldMessages.wavesList })
+  @ArrayMinSize(1, { message: RolloutFieldMessages.wavesList })
+  @IsArray({ message: RolloutFieldMessages.wavesList })
+  waves?: (string | number)[];
+
+  @ApiPropertyOptional({
+    description: 'confirmed share of a wave, 0 to 1, at which the next wave starts (or may be approved)',
+    example: 0.8,
+    default: DEFAULT_SUCCESS_THRESHOLD,
+    minimum: 0,
+    maximum: 1,
+  })
+  @OptionalField()
+  @Max(1, { message: RolloutFieldMessages.successThreshold })
+  @Min(0, { message: RolloutFieldMessages.successThreshold })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: RolloutFieldMessages.successThreshold })
+  success_threshold?: number;
+
+  @ApiPropertyOptional({
+    description: 'failed and fell-back share of a started wave, 0 to 1, above which the rollout pauses itself; null: never',
+    example: 0.2,
+    default: null,
+    minimum: 0,
+    maximum: 1,
+    type: Number,
+    nullable: true,
+  })
+  @IsOptional()
+  @Max(1, { message: RolloutFieldMessages.errorThreshold })
+  @Min(0, { message: RolloutFieldMessages.errorThreshold })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: RolloutFieldMessages.errorThreshold })
+  error_threshold?: number | null;
+
+  @ApiPropertyOptional({
+    description:
+      '`auto`: the next wave starts by itself once the current one reached its success threshold; `manual`: after an operator approves it',
+    enum: ROLLOUT_APPROVALS,
+    default: 'auto',
+    example: 'auto',
+  })
+  @OptionalField()
+  @IsIn(ROLLOUT_APPROVALS, { message: RolloutFieldMessages.approval })
+  approval?: RolloutApproval;
 }
 
 /** `?page=&per_page=&status=` of `GET /tenants/:tenant/rollouts`. */
@@ -112,7 +184,65 @@ export class RolloutListQuery extends PageQuery {
   status?: RolloutStatus;
 }
 
-/** A rollout with its progress (CONTRACT.md §9). */
+/** How many devices are in each state (README "Rollout semantics"). */
+export class DeviceStateCounts {
+  @ApiProperty({ description: 'devices counted', example: 100 })
+  targeted: number;
+
+  @ApiProperty({ description: 'not offered yet (its wave not started, or not asked yet)', example: 10 })
+  pending: number;
+
+  @ApiProperty({ description: 'the next-rollout answer named the rollout', example: 5 })
+  offered: number;
+
+  @ApiProperty({ description: 'fetched the rollout’s firmware from the IPFS component', example: 5 })
+  downloading: number;
+
+  @ApiProperty({ description: 'reported success; its version not seen yet', example: 5 })
+  installed: number;
+
+  @ApiProperty({ description: 'reported the target version', example: 70 })
+  confirmed: number;
+
+  @ApiProperty({ description: 'reported a failure, or silent past the confirmation window after its success report', example: 2 })
+  failed: number;
+
+  @ApiProperty({ description: 'after its success report, reported another (its old) version', example: 3 })
+  fell_back: number;
+}
+
+/** One wave of a rollout. */
+export class WaveResponse {
+  @ApiProperty({ description: '1-based wave number', example: 1 })
+  wave: number;
+
+  @ApiProperty({ description: 'its cumulative bound as planned: `"10%"` or a whole number of devices', example: '10%' })
+  bound: string;
+
+  @ApiProperty({
+    description: '`waiting`: not started; `running`: started, success threshold not reached; `passed`: reached it',
+    enum: ['waiting', 'running', 'passed'],
+    example: 'passed',
+  })
+  status: 'waiting' | 'running' | 'passed';
+
+  @ApiProperty({
+    description: 'when it started, ISO 8601 UTC; null before',
+    type: String,
+    nullable: true,
+    example: '2026-12-01T08:00:00.000Z',
+  })
+  started_at: string | null;
+
+  @ApiProperty({
+    type: DeviceStateCounts,
+    description: 'its devices per state',
+    example: { targeted: 100, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 85, failed: 5, fell_back: 10 },
+  })
+  devices: DeviceStateCounts;
+}
+
+/** A rollout with its progress (CONTRACT.md §9, README "Rollout semantics"). */
 export class RolloutResponse {
   @ApiProperty({ description: 'rollout id (the rollout_id devices see)', example: 1 })
   id: number;
@@ -145,19 +275,72 @@ export class RolloutResponse {
   @ApiProperty({ description: 'devices targeted: members of the group', example: 100 })
   targeted: number;
 
-  @ApiProperty({ description: 'targeted devices that have reported success', example: 40 })
+  @ApiProperty({
+    description: 'confirmed devices: they reported the target version (before device states: devices that reported success)',
+    example: 70,
+  })
   updated: number;
 
-  @ApiProperty({ description: 'targeted devices that have not reported success yet', example: 60 })
+  @ApiProperty({ description: 'targeted devices the rollout still waits for: not confirmed, failed or fell back', example: 25 })
   pending: number;
 
   @ApiProperty({
-    description: 'time of the latest success report, ISO 8601 UTC; null before the first',
+    description: 'time of the latest change of a device’s state, ISO 8601 UTC; null before the first',
     example: '2026-12-01T09:30:00.000Z',
     type: String,
     nullable: true,
   })
   last_activity_at: string | null;
+
+  @ApiProperty({
+    type: DeviceStateCounts,
+    description: 'devices per state, all waves',
+    example: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+  })
+  devices: DeviceStateCounts;
+
+  @ApiProperty({
+    type: [WaveResponse],
+    description: 'the waves in order (one wave `100%` for a rollout planned without waves)',
+    example: [
+      {
+        wave: 1,
+        bound: '100%',
+        status: 'running',
+        started_at: '2026-12-01T08:00:00.000Z',
+        devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+      },
+    ],
+  })
+  waves: WaveResponse[];
+
+  @ApiProperty({ description: 'the latest wave started (1 until started)', example: 1 })
+  current_wave: number;
+
+  @ApiProperty({ description: 'confirmed share of a wave, 0 to 1, at which the next wave starts', example: 0.9 })
+  success_threshold: number;
+
+  @ApiProperty({
+    description: 'failed and fell-back share of a wave, 0 to 1, above which the rollout pauses itself; null: never',
+    type: Number,
+    nullable: true,
+    example: 0.2,
+  })
+  error_threshold: number | null;
+
+  @ApiProperty({ description: 'how the next wave starts', enum: ROLLOUT_APPROVALS, example: 'auto' })
+  approval: RolloutApproval;
+
+  @ApiProperty({ description: 'manual approval: the current wave reached its success threshold and waits for an operator', example: false })
+  awaiting_approval: boolean;
+
+  @ApiProperty({
+    description: 'why the rollout paused itself (its error threshold); null otherwise, cleared on resume',
+    type: String,
+    nullable: true,
+    example: null,
+  })
+  pause_reason: string | null;
 }
 
 const ROLLOUT_EXAMPLE: RolloutResponse = {
@@ -173,6 +356,22 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
   updated: 40,
   pending: 60,
   last_activity_at: '2026-12-01T09:30:00.000Z',
+  devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+  waves: [
+    {
+      wave: 1,
+      bound: '100%',
+      status: 'running',
+      started_at: '2026-12-01T08:00:00.000Z',
+      devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+    },
+  ],
+  current_wave: 1,
+  success_threshold: 0.9,
+  error_threshold: null,
+  approval: 'auto',
+  awaiting_approval: false,
+  pause_reason: null,
 };
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */
@@ -193,5 +392,170 @@ export function rolloutResponse(view: RolloutView): RolloutResponse {
     updated: view.updated,
     pending: view.pending,
     last_activity_at: view.lastActivity,
+    devices: { ...view.devices },
+    waves: view.waves.map((wave) => ({
+      wave: wave.wave,
+      bound: wave.bound,
+      status: wave.status,
+      started_at: wave.startedAt,
+      devices: { ...wave.devices },
+    })),
+    current_wave: view.currentWave,
+    success_threshold: view.successThreshold,
+    error_threshold: view.errorThreshold,
+    approval: view.approval,
+    awaiting_approval: view.awaitingApproval,
+    pause_reason: view.pauseReason,
+  };
+}
+
+/** Answer of `POST /tenants/:tenant/rollouts/:id/retry`. */
+export class RetryResponse {
+  @ApiProperty({ description: 'failed and fell-back devices sent back to pending', example: 12 })
+  retried: number;
+
+  @ApiProperty({ type: RolloutResponse, description: 'the rollout after the retry', example: ROLLOUT_EXAMPLE })
+  rollout: RolloutResponse;
+}
+
+/** `?page=&per_page=&state=&wave=` of `GET /tenants/:tenant/rollouts/:id/devices`. */
+export class RolloutDeviceQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'only devices in this state', enum: DEVICE_STATES, example: 'fell_back' })
+  @IsOptional()
+  @IsIn(DEVICE_STATES, { message: `state must be one of ${DEVICE_STATES.join(', ')}` })
+  state?: DeviceState;
+
+  @ApiPropertyOptional({ description: 'only devices of this wave (1-based)', example: 2, minimum: 1, maximum: MAX_WAVES })
+  @IsOptional()
+  @Type(() => Number)
+  @Max(MAX_WAVES, { message: `wave must be a whole number from 1 to ${MAX_WAVES}` })
+  @Min(1, { message: `wave must be a whole number from 1 to ${MAX_WAVES}` })
+  @IsInt({ message: `wave must be a whole number from 1 to ${MAX_WAVES}` })
+  wave?: number;
+}
+
+/** A targeted device's state in a rollout. */
+export class RolloutDeviceResponse {
+  @ApiProperty({ description: 'canonical mac', example: 'AC:67:B2:01:02:03' })
+  mac: string;
+
+  @ApiProperty({ example: 'sim-1' })
+  name: string;
+
+  @ApiProperty({ description: 'its wave (1-based)', example: 1 })
+  wave: number;
+
+  @ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' })
+  state: DeviceState;
+
+  @ApiProperty({ description: 'times the rollout was offered to it', example: 1 })
+  attempts: number;
+
+  @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
+  updated_at: string;
+
+  @ApiProperty({ description: 'its failure message, or why it counts as failed or fell back', type: String, nullable: true, example: null })
+  failure_message: string | null;
+}
+
+/** One page of `GET /tenants/:tenant/rollouts/:id/devices`, by wave then device id. */
+export class RolloutDevicePage extends PageOf(RolloutDeviceResponse, {
+  description: 'devices of this page, by wave then device id',
+  example: [
+    {
+      mac: 'AC:67:B2:01:02:03',
+      name: 'sim-1',
+      wave: 1,
+      state: 'confirmed',
+      attempts: 1,
+      updated_at: '2026-12-01T09:30:00.000Z',
+      failure_message: null,
+    },
+  ],
+}) {}
+
+/** A change of a device's state in a rollout. */
+export class DeviceTransitionResponse {
+  @ApiProperty({ enum: DEVICE_STATES, example: 'offered' })
+  state: DeviceState;
+
+  @ApiProperty({ description: 'ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
+  at: string;
+
+  @ApiProperty({ description: 'failure message, why the server moved it, or `retried`', type: String, nullable: true, example: null })
+  message: string | null;
+}
+
+/** A device's state in one rollout, with its history. */
+export class DeviceRolloutStateResponse {
+  @ApiProperty({ example: 1 })
+  rollout_id: number;
+
+  @ApiProperty({ example: '1.2.0 to field test' })
+  rollout_name: string;
+
+  @ApiProperty({ enum: ROLLOUT_STATUSES, example: 'active' })
+  rollout_status: RolloutStatus;
+
+  @ApiProperty({ description: 'target version', example: '1.2.0' })
+  version: string;
+
+  @ApiProperty({ description: 'its wave (1-based)', example: 1 })
+  wave: number;
+
+  @ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' })
+  state: DeviceState;
+
+  @ApiProperty({ description: 'times the rollout was offered to it', example: 1 })
+  attempts: number;
+
+  @ApiProperty({ description: 'its failure message, or why it counts as failed or fell back', type: String, nullable: true, example: null })
+  failure_message: string | null;
+
+  @ApiProperty({ description: 'version of its latest success or failure report', type: String, nullable: true, example: '1.1.0' })
+  reported_version: string | null;
+
+  @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
+  updated_at: string;
+
+  @ApiProperty({
+    type: [DeviceTransitionResponse],
+    description: 'every change, oldest first',
+    example: [
+      { state: 'pending', at: '2026-12-01T08:00:00.000Z', message: null },
+      { state: 'offered', at: '2026-12-01T09:00:00.000Z', message: null },
+      { state: 'confirmed', at: '2026-12-01T09:30:00.000Z', message: null },
+    ],
+  })
+  history: DeviceTransitionResponse[];
+}
+
+/** Wire shape of a device's state in a rollout. */
+export function deviceRolloutStateResponse(row: DeviceRolloutState): DeviceRolloutStateResponse {
+  return {
+    rollout_id: row.rolloutId,
+    rollout_name: row.rolloutName,
+    rollout_status: row.rolloutStatus,
+    version: row.version,
+    wave: row.state.wave,
+    state: row.state.state,
+    attempts: row.state.attempts,
+    failure_message: row.state.failureMessage,
+    reported_version: row.state.reportedVersion,
+    updated_at: new Date(row.state.updatedAt).toISOString(),
+    history: row.history.map((t) => ({ state: t.state, at: new Date(t.at).toISOString(), message: t.message })),
+  };
+}
+
+/** Wire shape of a row of a rollout's device list. */
+export function rolloutDeviceResponse(row: RolloutDeviceRow): RolloutDeviceResponse {
+  return {
+    mac: row.mac,
+    name: row.name,
+    wave: row.wave,
+    state: row.state,
+    attempts: row.attempts,
+    updated_at: new Date(row.updatedAt).toISOString(),
+    failure_message: row.failureMessage,
   };
 }

@@ -1,6 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsString, Length } from 'class-validator';
+import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { FirmwareVersionField, MacField } from '#src/common/dto-fields.js';
 import { canonicalMac } from '#src/common/mac.js';
 import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
@@ -62,6 +62,26 @@ export class RolloutSuccessDto {
   @IsString({ message: 'rollout_id must be a string' })
   @Length(1, 20, { message: 'rollout_id must be 1 to 20 characters' })
   rollout_id: string;
+}
+
+/** Longest failure message a device may send, characters. */
+export const MAX_FAILURE_MESSAGE = 500;
+
+/**
+ * Body of `POST /api/device/failure/rollout`: a device reports that a rollout failed on it (beyond
+ * the documented device interface and optional for devices; README "Rollout semantics").
+ */
+export class RolloutFailureDto extends RolloutSuccessDto {
+  /** What went wrong, in the device's words. */
+  @ApiPropertyOptional({
+    description: `What went wrong, in the device's words: up to ${MAX_FAILURE_MESSAGE} characters.`,
+    maxLength: MAX_FAILURE_MESSAGE,
+    example: 'image verification failed',
+  })
+  @IsOptional()
+  @IsString({ message: 'message must be a string' })
+  @MaxLength(MAX_FAILURE_MESSAGE, { message: `message must be at most ${MAX_FAILURE_MESSAGE} characters` })
+  message?: string;
 }
 
 /**

@@ -55,10 +55,15 @@ export class AuthController {
     INVALID_CREDENTIALS,
     RATE_LIMIT_HEADERS,
   )
-  @ApiMessageResponse(429, 'LOGIN_RATE_LIMIT failed logins of this client IP and device key in the window: every login of the pair is refused until it ends.', ErrorMessages.tooManyRequests, {
-    ...RATE_LIMIT_HEADERS,
-    'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer', example: 42 } },
-  })
+  @ApiMessageResponse(
+    429,
+    'LOGIN_RATE_LIMIT failed logins of this client IP and device key in the window: every login of the pair is refused until it ends.',
+    ErrorMessages.tooManyRequests,
+    {
+      ...RATE_LIMIT_HEADERS,
+      'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer', example: 42 } },
+    },
+  )
   login(@Body() body: LoginDto, @Ip() ip: string, @RequestId() requestId: string): Promise<LoginResponse> {
     return this.auth.login(body, { ip, requestId });
   }

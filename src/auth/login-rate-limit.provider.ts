@@ -17,7 +17,13 @@ import { RedisLoginRateLimitStorage } from './redis-login-rate-limit.storage.js'
 export const loginRateLimitStorageProvider: FactoryProvider<LoginRateLimitStorage> = {
   provide: LoginRateLimitStorage,
   inject: [REDIS, APP_CONFIG, DataSource, UnitOfWork, Clock],
-  useFactory: (redis: Redis | null, config: AppConfig, dataSource: DataSource, unitOfWork: UnitOfWork, clock: Clock): LoginRateLimitStorage =>
+  useFactory: (
+    redis: Redis | null,
+    config: AppConfig,
+    dataSource: DataSource,
+    unitOfWork: UnitOfWork,
+    clock: Clock,
+  ): LoginRateLimitStorage =>
     redis
       ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock)
       : new DatabaseLoginRateLimitStorage(dataSource, unitOfWork, clock),

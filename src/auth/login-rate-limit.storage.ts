@@ -103,6 +103,6 @@ export class DatabaseLoginRateLimitStorage extends LoginRateLimitStorage {
     const now = this.clock.now();
     const [row] = await this.read.all([key]);
     const resetsAt = row === undefined ? 0 : Number(row.resets_at);
-    return resetsAt > now ? rateRecord(Number(row!.hits), resetsAt, now, limit) : rateRecord(0, now + ttl, now, limit);
+    return resetsAt > now ? rateRecord(Number(row.hits), resetsAt, now, limit) : rateRecord(0, now + ttl, now, limit);
   }
 }

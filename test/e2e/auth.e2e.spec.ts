@@ -301,7 +301,7 @@ describe('login (docs/decisions.md §1, §4)', () => {
       assert.notEqual((first.body as { token: string }).token, (second.body as { token: string }).token, 'each login its own token (jti)');
     });
 
-    it('accepts a single-device key\'s (device key, timestamp) once; the second login with it is 401 Invalid credentials', async () => {
+    it("accepts a single-device key's (device key, timestamp) once; the second login with it is 401 Invalid credentials", async () => {
       const tenant = await app.createDeviceKey(await app.createTenant(), 'ESP32', { singleDevice: true });
       const body = loginBody(tenant, freshTimestamp(instance, tenant.deviceKey));
       assert.equal((await login(instance, body)).status, 200);

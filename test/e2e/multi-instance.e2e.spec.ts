@@ -260,7 +260,7 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
       for (let i = 1; i < 4; i += 1) assert.notEqual(instances[i], instances[i - 1], `nginx alternates: ${instances.join(', ')}`);
     });
 
-    it('(b) refuses a single-device key\'s login replayed to the other instance with 401 Invalid credentials', async () => {
+    it("(b) refuses a single-device key's login replayed to the other instance with 401 Invalid credentials", async () => {
       const tenant = await newTenant({ singleDevice: true });
       const body = signedLogin(tenant);
       const first = await login('redis', body);
@@ -305,7 +305,7 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
       );
     });
 
-    it('refuses a single-device key\'s login replayed to the other instance', async () => {
+    it("refuses a single-device key's login replayed to the other instance", async () => {
       const tenant = await newTenant({ singleDevice: true });
       const body = signedLogin(tenant);
       const first = await login('db', body);

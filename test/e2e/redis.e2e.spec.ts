@@ -132,7 +132,7 @@ describe('login bookkeeping in Redis (REDIS_URL, docs/decisions.md §4)', () => 
     assert.deepEqual(await app.database.query('SELECT * FROM login_nonce'), [], 'nothing recorded in the database');
   });
 
-  it('accepts the same timestamp for another single-device key, and a shared key\'s byte-identical logins', async () => {
+  it("accepts the same timestamp for another single-device key, and a shared key's byte-identical logins", async () => {
     const shared = await app.createTenant();
     const body = signedLoginBody(shared, Math.floor(app.clock.now() / 1000));
     for (const instance of [target, other, target]) assert.equal((await login(instance, body)).status, 200, 'shared key');

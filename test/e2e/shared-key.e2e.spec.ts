@@ -105,7 +105,7 @@ describe('single-device keys and new device keys over the operator API (docs/dec
   });
   after(() => app.close());
 
-  it('refuses a single-device key\'s byte-identical second login as a replay (401, not counted)', async () => {
+  it("refuses a single-device key's byte-identical second login as a replay (401, not counted)", async () => {
     const created = await op.post(`/tenants/${tenant.id}/device-keys`, { device_type: 'ESP32', single_device: true });
     assert.equal(created.status, 201, created.text);
     const key = created.body as { key: string; single_device: boolean };

@@ -1,20 +1,20 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Ip, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type HeadersObject } from '@nestjs/swagger';
 import { ErrorMessages } from '#src/common/http-error.filter.js';
 import { RequestId } from '#src/logging/request-id.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
 import { AuthService, INVALID_CREDENTIALS } from './auth.service.js';
 import { LoginDto, LoginFieldMessages, LoginResponse } from './dto/login.dto.js';
-import { LoginThrottlerGuard } from './login-throttler.guard.js';
+import { LoginLimitGuard } from './login-limit.js';
 
-/** The rate-limit headers of every login answer (200, 400, 401, 429; CONTRACT.md §4). */
+/** The rate-limit headers of every login answer (200, 400, 401, 429; docs/decisions.md §4). */
 const RATE_LIMIT_HEADERS: HeadersObject = {
   'X-RateLimit-Limit': {
-    description: 'Logins allowed per client IP and device key per window (LOGIN_RATE_LIMIT).',
+    description: 'Failed logins allowed per client IP and device key per window (LOGIN_RATE_LIMIT).',
     schema: { type: 'integer', example: 10 },
   },
   'X-RateLimit-Remaining': {
-    description: 'Logins left in the current window.',
+    description: 'Failed logins (wrong signature, unknown or revoked key) left in the current window.',
     schema: { type: 'integer', example: 9 },
   },
   'X-RateLimit-Reset': {
@@ -23,7 +23,7 @@ const RATE_LIMIT_HEADERS: HeadersObject = {
   },
 };
 
-/** The authentication component (INTERFACE.md), mounted at `AUTH_URL`. */
+/** The authentication component (docs/device-interface.md), mounted at `AUTH_URL`. */
 @ApiTags('Authentication')
 @ApiServerError()
 @Controller('auth')
@@ -32,31 +32,39 @@ export class AuthController {
 
   /**
    * `POST {auth_url}/auth/login` → 200 `{token}`; 400 bad body; 401 `Invalid credentials`;
-   * 429 `Too many requests in this time frame`. Rate-limit headers on every answer (CONTRACT.md §4).
+   * 429 `Too many requests in this time frame` once the client address and device key used up
+   * their failed logins. Rate-limit headers on every answer (docs/decisions.md §4).
    */
   @Post('login')
   @HttpCode(200)
-  @UseGuards(LoginThrottlerGuard)
+  @UseGuards(LoginLimitGuard)
   @ApiOperation({
     summary: 'Log a device in: device key, timestamp and signature for a JWT',
     description:
-      'No token is needed. A `(device_key, timestamp)` pair is accepted once. Unknown or revoked device key, wrong ' +
-      'signature, stale timestamp and replay all answer the same 401 (CONTRACT.md §4). Every answer carries the ' +
-      'rate-limit headers.',
+      'No token is needed. Devices sharing a device key may send byte-identical logins: each is accepted. For a key ' +
+      'created with `single_device`, a `(device_key, timestamp)` pair is accepted once. Unknown or revoked device key, ' +
+      'wrong signature, stale timestamp and replay all answer the same 401 (docs/decisions.md §4). Only failed logins ' +
+      '(wrong signature, unknown or revoked key) count toward the rate limit of the client IP and device key. Every ' +
+      'answer carries the rate-limit headers.',
   })
   @ApiOkResponse({ description: 'Logged in: the device JWT.', type: LoginResponse, headers: RATE_LIMIT_HEADERS })
   @ApiJsonBodyErrors([LoginFieldMessages.timestamp, LoginFieldMessages.deviceKey], RATE_LIMIT_HEADERS)
   @ApiMessageResponse(
     401,
-    'Unknown or revoked device key, wrong signature, timestamp outside the skew window, or a replayed timestamp.',
+    'Unknown or revoked device key, wrong signature, timestamp outside the skew window, or a replayed timestamp of a single-device key.',
     INVALID_CREDENTIALS,
     RATE_LIMIT_HEADERS,
   )
-  @ApiMessageResponse(429, 'Over LOGIN_RATE_LIMIT logins per client IP and device key in the window.', ErrorMessages.tooManyRequests, {
-    ...RATE_LIMIT_HEADERS,
-    'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer', example: 42 } },
-  })
-  login(@Body() body: LoginDto, @RequestId() requestId: string): Promise<LoginResponse> {
-    return this.auth.login(body, requestId);
+  @ApiMessageResponse(
+    429,
+    'LOGIN_RATE_LIMIT failed logins of this client IP and device key in the window: every login of the pair is refused until it ends.',
+    ErrorMessages.tooManyRequests,
+    {
+      ...RATE_LIMIT_HEADERS,
+      'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer', example: 42 } },
+    },
+  )
+  login(@Body() body: LoginDto, @Ip() ip: string, @RequestId() requestId: string): Promise<LoginResponse> {
+    return this.auth.login(body, { ip, requestId });
   }
 }

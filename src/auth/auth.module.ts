@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
 import { createSecretKey } from 'node:crypto';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
-import { ErrorMessages } from '#src/common/http-error.filter.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { REDIS, RedisModule } from '#src/redis/redis.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
@@ -15,13 +13,13 @@ import { DeviceTokenGuard } from './device-token.guard.js';
 import { DeviceTokenService } from './device-token.service.js';
 import { LoginNonceRepository } from './login-nonce.repository.js';
 import { loginRateLimitStorageProvider } from './login-rate-limit.provider.js';
-import { LoginThrottlerGuard } from './login-throttler.guard.js';
+import { LoginLimit, LoginLimitGuard } from './login-limit.js';
 import { RedisReplayStore, ReplayStore } from './replay-store.js';
 
 /**
- * Device login, device tokens and the guard of device endpoints (CONTRACT.md §4).
- * Login rate-limit counters and the replay store are in Redis when `REDIS_URL` is set, else in
- * the database; either way every instance shares them.
+ * Device login, device tokens and the guard of device endpoints (docs/decisions.md §4).
+ * Failed-login counters and the replay store of single-device keys are in Redis when `REDIS_URL`
+ * is set, else in the database; either way every instance shares them.
  * The JWT secret is handed to @nestjs/jwt, which verifies tokens, as a KeyObject built once here:
  * with a plain string its underlying library rebuilds a key on every verify, about 50 times
  * slower. Tokens are signed by DeviceTokenService (`signHs256`), not by @nestjs/jwt.
@@ -37,21 +35,14 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
         verifyOptions: { algorithms: ['HS256'] },
       }),
     }),
-    ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        throttlers: [{ name: 'login', ttl: config.loginRateWindowSeconds * 1000, limit: config.loginRateLimit }],
-        errorMessage: ErrorMessages.tooManyRequests,
-        setHeaders: false,
-      }),
-    }),
   ],
   controllers: [AuthController],
   providers: [
     AuthService,
     DeviceTokenService,
     DeviceTokenGuard,
-    LoginThrottlerGuard,
+    LoginLimit,
+    LoginLimitGuard,
     loginRateLimitStorageProvider,
     {
       provide: ReplayStore,

@@ -4,6 +4,7 @@ import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:cr
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { TenantRepository } from '#src/tenant/tenant.repository.js';
+import { admitDeviceKey } from './device-key-admission.js';
 import type { DevicePrincipal } from './device-principal.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
@@ -64,14 +65,14 @@ export class DeviceTokenService {
     const claims = this.claims(token);
     if (claims === null) return null;
     const key = await this.tenants.findTokenKey(Number(claims.sub));
-    if (!key || key.revokedAt !== null || key.tenantId !== claims.tid) return null;
+    if (!admitDeviceKey(key, claims.tid)) return null;
     return { tenantId: key.tenantId, deviceKeyId: key.id, deviceType: key.deviceType };
   }
 
   /**
    * The tenant and device key a token names when its signature is valid and it has not expired,
    * else `null`. The device key itself is NOT checked: a caller that uses this instead of
-   * {@link verify} checks the key in its own read (RolloutService.next does).
+   * {@link verify} reads the key itself and applies {@link admitDeviceKey} (RolloutService.next does).
    */
   signedKey(token: string): Pick<DevicePrincipal, 'tenantId' | 'deviceKeyId'> | null {
     const claims = this.claims(token);

@@ -1,5 +1,6 @@
 import type { FactoryProvider } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
@@ -10,12 +11,20 @@ import { RedisLoginRateLimitStorage } from './redis-login-rate-limit.storage.js'
 
 /**
  * The {@link LoginRateLimitStorage} of a module: in Redis when `REDIS_URL` is set, else in the
- * database; either way shared by every instance. The module imports `RedisModule`. Device logins
- * and console sign-ins count in it under keys of their own.
+ * database; either way shared by every instance. The module imports `RedisModule`. Failed device
+ * logins, console sign-ins and failed operator authentications count in it under keys of their own.
  */
 export const loginRateLimitStorageProvider: FactoryProvider<LoginRateLimitStorage> = {
   provide: LoginRateLimitStorage,
-  inject: [REDIS, APP_CONFIG, UnitOfWork, Clock],
-  useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork, clock: Clock): LoginRateLimitStorage =>
-    redis ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock) : new DatabaseLoginRateLimitStorage(unitOfWork, clock),
+  inject: [REDIS, APP_CONFIG, DataSource, UnitOfWork, Clock],
+  useFactory: (
+    redis: Redis | null,
+    config: AppConfig,
+    dataSource: DataSource,
+    unitOfWork: UnitOfWork,
+    clock: Clock,
+  ): LoginRateLimitStorage =>
+    redis
+      ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock)
+      : new DatabaseLoginRateLimitStorage(dataSource, unitOfWork, clock),
 };

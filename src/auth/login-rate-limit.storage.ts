@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
-import { NativePrepared, query } from '#src/database/sql.js';
+import { PreparedRead, query } from '#src/database/sql.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 
-/** A throttler storage record plus the epoch second at which the window resets. */
+/** A fixed-window counter as read or just counted. */
 export interface LoginRateRecord {
   totalHits: number;
   /** Seconds until the window resets. */
   timeToExpire: number;
+  /** Whether the hits are over the limit (`totalHits > limit`). */
   isBlocked: boolean;
   /** Seconds until a blocked client may try again. */
   timeToBlockExpire: number;
@@ -23,17 +24,24 @@ interface CounterRow {
 }
 
 /**
- * Fixed-window login counters per client IP and device key (CONTRACT.md §4), shared by every
- * instance: in the database ({@link DatabaseLoginRateLimitStorage}, the default) or in Redis
- * when `REDIS_URL` is set (`RedisLoginRateLimitStorage`). The auth module picks one.
+ * Fixed-window counters (failed device logins, console sign-ins, failed operator
+ * authentications; docs/decisions.md §4), shared by every instance: in the database
+ * ({@link DatabaseLoginRateLimitStorage}, the default) or in Redis when `REDIS_URL` is set
+ * (`RedisLoginRateLimitStorage`). The auth module picks one.
  */
-export abstract class LoginRateLimitStorage implements ThrottlerStorage {
+export abstract class LoginRateLimitStorage {
   /**
-   * Counts one hit for `key` in its current window.
+   * Counts one hit for `key` in its current window (a new window starts when the last one ended).
    * @param ttl window length, milliseconds.
    * @param limit hits allowed per window.
    */
   abstract increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord>;
+
+  /**
+   * The current window of `key` without counting anything: 0 hits and a window of `ttl` from now
+   * when there is none (or it has ended).
+   */
+  abstract peek(key: string, ttl: number, limit: number): Promise<LoginRateRecord>;
 }
 
 /**
@@ -56,52 +64,45 @@ const UPSERT = `INSERT INTO login_rate (key, hits, resets_at) VALUES ($1, 1, $2)
     hits = CASE WHEN login_rate.resets_at <= $3 THEN 1 ELSE login_rate.hits + 1 END,
     resets_at = CASE WHEN login_rate.resets_at <= $3 THEN $2 ELSE login_rate.resets_at END`;
 
+const READ = 'SELECT hits, resets_at FROM login_rate WHERE key = $1';
+
 /**
- * Login counters in the `login_rate` table (`INSERT ... ON CONFLICT`, the same SQL on SQLite and
- * PostgreSQL); expired rows are pruned now and then. On better-sqlite3 the upsert returns the
- * counter itself (`RETURNING`): one statement, prepared once, committed on its own, run
- * synchronously when no transaction is open (the login hot path). On the other drivers one
- * upsert and one read in one transaction.
+ * Counters in the `login_rate` table (`INSERT ... ON CONFLICT`, the same SQL on SQLite and
+ * PostgreSQL); expired rows are pruned now and then. Counting (upsert and read back) is one
+ * transaction; a peek is one prepared read, the only one on the path of a successful login.
  */
 @Injectable()
 export class DatabaseLoginRateLimitStorage extends LoginRateLimitStorage {
   private sincePrune = 0;
-  private upsertReturning: NativePrepared | undefined;
+  private readonly read: PreparedRead<CounterRow>;
 
   constructor(
+    dataSource: DataSource,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
   ) {
     super();
+    this.read = new PreparedRead(dataSource, READ);
   }
 
-  private count(key: string, now: number, ttl: number): Promise<CounterRow> {
-    const native = this.unitOfWork.native;
-    if (native !== undefined) {
-      const upsert = (this.upsertReturning ??= new NativePrepared(native, `${UPSERT} RETURNING hits, resets_at`));
-      return this.unitOfWork.writeNative(() => upsert.statement.all(...upsert.args([key, now + ttl, now]))[0] as CounterRow);
-    }
-    return this.unitOfWork.transaction(async (manager) => {
-      await query(manager, UPSERT, [key, now + ttl, now]);
-      const counters = await query<CounterRow[]>(manager, 'SELECT hits, resets_at FROM login_rate WHERE key = $1', [key]);
-      return counters[0];
-    });
-  }
-
-  /**
-   * Counts one hit for `key`.
-   * @param ttl window length, milliseconds.
-   * @param limit hits allowed per window.
-   */
   override async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
     const now = this.clock.now();
-    const row = await this.count(key, now, ttl);
-    const hits = Number(row.hits);
-    const resetsAtMs = Number(row.resets_at);
+    const row = await this.unitOfWork.transaction(async (manager) => {
+      await query(manager, UPSERT, [key, now + ttl, now]);
+      const counters = await query<CounterRow[]>(manager, READ, [key]);
+      return counters[0];
+    });
     if (++this.sincePrune >= 1000) {
       this.sincePrune = 0;
       await this.unitOfWork.write((manager) => query(manager, 'DELETE FROM login_rate WHERE resets_at <= $1', [now]));
     }
-    return rateRecord(hits, resetsAtMs, now, limit);
+    return rateRecord(Number(row.hits), Number(row.resets_at), now, limit);
+  }
+
+  override async peek(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
+    const now = this.clock.now();
+    const [row] = await this.read.all([key]);
+    const resetsAt = row === undefined ? 0 : Number(row.resets_at);
+    return resetsAt > now ? rateRecord(Number(row.hits), resetsAt, now, limit) : rateRecord(0, now + ttl, now, limit);
   }
 }

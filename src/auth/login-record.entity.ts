@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { epochMs } from '#src/database/columns.js';
 
-/** An accepted login `(device key, timestamp)`: a second one is a replay (CONTRACT.md §4). */
+/** An accepted login `(device key, timestamp)` of a single-device key: a second one is a replay (docs/decisions.md §4). */
 @Entity('login_nonce')
 export class LoginNonce {
   @PrimaryColumn({ name: 'device_key_id', type: 'integer' })
@@ -15,7 +15,7 @@ export class LoginNonce {
   createdAt: number;
 }
 
-/** A fixed-window login counter per client IP and device key (CONTRACT.md §4). */
+/** A fixed-window counter: failed logins per client IP and device key, sign-ins, … (docs/decisions.md §4). */
 @Entity('login_rate')
 export class LoginRate {
   @PrimaryColumn({ type: 'varchar', length: 320 })

@@ -16,15 +16,22 @@ end
 return {hits, left}
 `;
 
-type HitCommand = (key: string, windowMs: number) => Promise<[number, number]>;
+/** Reads a counter and its time left in one step: `[hits, ms left]`, `[0, -2]` when there is none. */
+const PEEK_SCRIPT = `
+local hits = redis.call('GET', KEYS[1])
+if not hits then return {0, -2} end
+return {tonumber(hits), redis.call('PTTL', KEYS[1])}
+`;
+
+type CounterCommand = (key: string, windowMs?: number) => Promise<[number, number]>;
 
 /**
- * Fixed-window login counters in Redis (`REDIS_URL`), shared by every instance using that
- * Redis: one key per client IP and device key, `firmledger:login-rate:<key>`, that expires with
- * its window (CONTRACT.md §4).
+ * Fixed-window counters in Redis (`REDIS_URL`), shared by every instance using that Redis: one
+ * key per counter, `firmledger:login-rate:<key>`, that expires with its window (docs/decisions.md §4).
  */
 export class RedisLoginRateLimitStorage extends LoginRateLimitStorage {
-  private readonly hit: HitCommand;
+  private readonly hit: CounterCommand;
+  private readonly read: CounterCommand;
 
   /** @param prefix namespace of the keys, `firmledger:`. */
   constructor(
@@ -35,18 +42,21 @@ export class RedisLoginRateLimitStorage extends LoginRateLimitStorage {
     super();
     // defineCommand sends EVALSHA, and the script itself once if Redis does not know it yet.
     if (!('firmledgerLoginHit' in redis)) redis.defineCommand('firmledgerLoginHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-    const command = (redis as unknown as { firmledgerLoginHit: HitCommand }).firmledgerLoginHit;
-    this.hit = command.bind(redis);
+    if (!('firmledgerLoginPeek' in redis)) redis.defineCommand('firmledgerLoginPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    const commands = redis as unknown as { firmledgerLoginHit: CounterCommand; firmledgerLoginPeek: CounterCommand };
+    this.hit = commands.firmledgerLoginHit.bind(redis);
+    this.read = commands.firmledgerLoginPeek.bind(redis);
   }
 
-  /**
-   * Counts one hit for `key`.
-   * @param ttl window length, milliseconds.
-   * @param limit hits allowed per window.
-   */
   override async increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
     const [hits, msLeft] = await this.hit(`${this.prefix}login-rate:${key}`, ttl);
     const now = this.clock.now();
     return rateRecord(Number(hits), now + Number(msLeft), now, limit);
+  }
+
+  override async peek(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
+    const [hits, msLeft] = await this.read(`${this.prefix}login-rate:${key}`);
+    const now = this.clock.now();
+    return Number(msLeft) > 0 ? rateRecord(Number(hits), now + Number(msLeft), now, limit) : rateRecord(0, now + ttl, now, limit);
   }
 }

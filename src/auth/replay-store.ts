@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 
-/** A login's `(device key, timestamp)` pair, which is accepted once (CONTRACT.md §4). */
+/** A login's `(device key, timestamp)` pair, accepted once for a single-device key (docs/decisions.md §4). */
 export interface LoginClaim {
   deviceKeyId: number;
   /** The device key text as sent. */
@@ -10,8 +10,9 @@ export interface LoginClaim {
 }
 
 /**
- * The replay store (CONTRACT.md §4): remembers every accepted `(device key, timestamp)` so a
- * second login with it fails, across every instance. In the database (`LoginNonceRepository`,
+ * The replay store (docs/decisions.md §4): remembers every accepted `(device key, timestamp)` of
+ * a single-device key so a second login with it fails, across every instance. Keys shared by
+ * many devices are never claimed (their devices send byte-identical logins). In the database (`LoginNonceRepository`,
  * the default) or in Redis when `REDIS_URL` is set ({@link RedisReplayStore}).
  */
 export abstract class ReplayStore {

@@ -10,12 +10,17 @@ export function registerDeviceKeyCommands(program: Command): void {
     .command('create')
     .addOption(tenantOption())
     .requiredOption('--type <dType>', 'device type, e.g. ESP32')
+    .option(
+      '--single-device',
+      'the key belongs to one device: each login (key, timestamp) is accepted once; without it devices sharing the key may send identical logins',
+    )
     .addOption(jsonOption())
-    .action((o: { tenant: string; type: string; json?: boolean }) =>
+    .action((o: { tenant: string; type: string; singleDevice?: boolean; json?: boolean }) =>
       run(
-        async (get) => get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type),
+        async (get) =>
+          get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type, undefined, { singleDevice: !!o.singleDevice }),
         !!o.json,
-        (k) => `device key ${k.id} (${k.deviceType}): ${k.key}`,
+        (k) => `device key ${k.id} (${k.deviceType}${k.singleDevice ? ', single device' : ''}): ${k.key}`,
       ),
     );
   deviceKey
@@ -38,7 +43,7 @@ export function registerDeviceKeyCommands(program: Command): void {
       run(
         async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
         !!o.json,
-        (rows) => table(rows, ['id', 'key', 'deviceType', 'revoked', 'createdAt']),
+        (rows) => table(rows, ['id', 'key', 'deviceType', 'singleDevice', 'revoked', 'createdAt']),
       ),
     );
 }

@@ -57,39 +57,45 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger('HttpError');
-
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    const [status, message] = this.describe(error, request);
-    if (status >= 500 && !(error instanceof RetryLaterException)) {
-      // The path only: a query string may carry a token.
-      this.logger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
-    }
-    if (reply.sent) return;
-    if (error instanceof HttpErrorWithHeaders) void reply.headers(error.headers);
-    void reply
-      .status(status)
-      .type('application/json; charset=utf-8')
-      .send({ message } satisfies MessageResponse);
+    answerError(error, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
+}
 
-  private describe(error: unknown, request: FastifyRequest): [number, string] {
-    if (request.is404 && error instanceof HttpException && error.getStatus() === 404) {
-      return [404, ErrorMessages.notFound];
-    }
-    // Fastify's own errors arrive as they are, or wrapped by Nest with the original as `cause`.
-    const code = fastifyCode(error) ?? fastifyCode((error as { cause?: unknown } | null)?.cause);
-    if (code) return FASTIFY_ERRORS[code];
-    if (error instanceof HttpException) {
-      const status = error.getStatus();
-      if (status >= 500 && !(error instanceof RetryLaterException)) return [status, ErrorMessages.serverError];
-      return [status, messageOf(error) ?? HttpStatus[status] ?? 'Error'];
-    }
-    return [500, ErrorMessages.serverError];
+const errorLogger = new Logger('HttpError');
+
+/**
+ * The one error path: answers `error` as {@link HttpErrorFilter} does, for code that serves a
+ * request before Nest's pipeline (a route shortcut that refuses the request).
+ */
+export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const [status, message] = describe(error, request);
+  if (status >= 500 && !(error instanceof RetryLaterException)) {
+    // The path only: a query string may carry a token.
+    errorLogger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
   }
+  if (reply.sent) return;
+  if (error instanceof HttpErrorWithHeaders) void reply.headers(error.headers);
+  void reply
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send({ message } satisfies MessageResponse);
+}
+
+function describe(error: unknown, request: FastifyRequest): [number, string] {
+  if (request.is404 && error instanceof HttpException && error.getStatus() === 404) {
+    return [404, ErrorMessages.notFound];
+  }
+  // Fastify's own errors arrive as they are, or wrapped by Nest with the original as `cause`.
+  const code = fastifyCode(error) ?? fastifyCode((error as { cause?: unknown } | null)?.cause);
+  if (code) return FASTIFY_ERRORS[code];
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    if (status >= 500 && !(error instanceof RetryLaterException)) return [status, ErrorMessages.serverError];
+    return [status, messageOf(error) ?? HttpStatus[status] ?? 'Error'];
+  }
+  return [500, ErrorMessages.serverError];
 }
 
 function fastifyCode(error: unknown): string | undefined {

@@ -16,6 +16,7 @@ import { OperatorQueryIndexes1763912000000 } from './migrations/1763912000000-Op
 import { FirmwareDownloads1764100000000 } from './migrations/1764100000000-FirmwareDownloads.js';
 import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
 import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
+import { SingleDeviceKeys1764300000000 } from './migrations/1764300000000-SingleDeviceKeys.js';
 import { RolloutDeviceStates1764400000000 } from './migrations/1764400000000-RolloutDeviceStates.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   OperatorQueryIndexes1763912000000,
   FirmwareDownloads1764100000000,
   OperatorAccounts1764200000000,
+  SingleDeviceKeys1764300000000,
   RolloutDeviceStates1764400000000,
 ];
 

@@ -23,11 +23,19 @@ import { TenantPipe } from './tenant.pipe.js';
 export class OperatorDeviceKeysController {
   constructor(private readonly tenants: TenantService) {}
 
-  /** `POST /tenants/:tenant/device-keys` `{device_type}` → 201 device key; 400 naming `device_type`; 404 tenant. */
+  /**
+   * `POST /tenants/:tenant/device-keys` `{device_type, single_device?}` → 201 device key; 400
+   * naming the field; 404 tenant. `single_device`: byte-identical logins are replays (docs/decisions.md §4).
+   */
   @Post()
-  @ApiOperation({ summary: 'Create a device key for devices of one type' })
+  @ApiOperation({
+    summary: 'Create a device key for devices of one type',
+    description:
+      'A key is shared by the devices of one type unless `single_device` is true: then a login (device key, timestamp) ' +
+      'is accepted once.',
+  })
   @ApiCreatedResponse({ type: DeviceKeyResponse, description: 'The new device key.' })
-  @ApiJsonBodyErrors(['device_type must be a string', OperatorExamples.deviceType])
+  @ApiJsonBodyErrors(['device_type must be a string', OperatorExamples.deviceType, 'single_device must be true or false'])
   @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
   @ApiOperatorChange()
   async create(
@@ -35,7 +43,7 @@ export class OperatorDeviceKeysController {
     @Body() body: CreateDeviceKeyDto,
     @OperatorActor() actor: Actor,
   ): Promise<DeviceKeyResponse> {
-    return deviceKeyResponse(await this.tenants.createDeviceKey(tenant.id, body.device_type, actor));
+    return deviceKeyResponse(await this.tenants.createDeviceKey(tenant.id, body.device_type, actor, { singleDevice: body.single_device }));
   }
 
   /** `GET /tenants/:tenant/device-keys?page&per_page` → 200 one page of keys by id (revoked ones included). */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { PreparedRead } from '#src/database/sql.js';
+import type { AdmissibleKey } from '#src/auth/device-key-admission.js';
 import type { DeviceVersion } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/group/device-group.entity.js';
@@ -42,29 +43,30 @@ export interface DeviceRolloutRow {
  * confirms the update or shows it fell back). Each with the device's state and wave in it (NULL
  * when it has none) and the rollout's waves; NULL columns when there is none. Whether a rollout
  * may be offered (its state and wave) is decided by `mayOffer` (device-state.ts). No row: the
- * key is gone or of another tenant. One statement instead of three: one round trip on
+ * key is gone. One statement instead of three: one round trip on
  * PostgreSQL, one batched call on SQLite. Columns in the order of {@link NextRolloutViewRow}.
  */
-const NEXT_ROLLOUT_VIEW = `SELECT k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
+const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
     r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
     f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
     s.state AS s_state, s.wave AS s_wave
   FROM device_key k
-  LEFT JOIN device d ON d.tenant_id = k.tenant_id AND d.mac = $3
+  LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
   LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND ((r.status = 'active' AND r.start_date <= $4
       AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
       AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac))
     OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
   LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
   LEFT JOIN firmware f ON f.id = r.firmware_id
-  WHERE k.id = $1 AND k.tenant_id = $2`;
+  WHERE k.id = $1`;
 
 /**
  * A row of {@link NEXT_ROLLOUT_VIEW} as an array (rows as arrays cost less to build): the key's
- * revocation time, the device (or NULLs), one rollout (or NULLs) with the device's state in it,
- * as the drivers return them (PostgreSQL: `bigint` as text, `boolean` as boolean).
+ * tenant and revocation time, the device (or NULLs), one rollout (or NULLs) with the device's state
+ * in it, as the drivers return them (PostgreSQL: `bigint` as text, `boolean` as boolean).
  */
 type NextRolloutViewRow = [
+  keyTenantId: number | string,
   keyRevokedAt: number | string | null,
   deviceId: number | null,
   deviceVersion: string | null,
@@ -96,8 +98,8 @@ function waveCount(waves: string): number {
 
 /** What a next-rollout request needs to know, read at once (see {@link RolloutRepository.nextRolloutView}). */
 export interface NextRolloutView {
-  /** Whether the device key has been revoked. */
-  keyRevoked: boolean;
+  /** The token's device key, for the admission rule (`admitDeviceKey`). */
+  key: AdmissibleKey;
   /** Id and firmware version of the tenant's device with the mac, or `null`. */
   device: DeviceVersion | null;
   /** Rollouts passing the database filters of CONTRACT.md §8 for the device (none without a device). */
@@ -118,16 +120,17 @@ export class RolloutRepository {
   /**
    * The device key `keyId` of tenant `tenantId`, id and version of the tenant's device with
    * `mac` and that device's candidate rollouts at `nowMs` (epoch ms), in one prepared statement
-   * ({@link NEXT_ROLLOUT_VIEW}); `null` when the key does not exist in that tenant.
+   * ({@link NEXT_ROLLOUT_VIEW}); `null` when the key does not exist. The caller applies
+   * `admitDeviceKey` to the key (revoked, other tenant).
    */
   async nextRolloutView(keyId: number, tenantId: number, mac: string, nowMs: number): Promise<NextRolloutView | null> {
     const rows = await this.nextRolloutRead.all([keyId, tenantId, mac, nowMs]);
     if (rows.length === 0) return null;
-    const [[keyRevokedAt, deviceId, deviceVersion]] = rows;
+    const [[keyTenantId, keyRevokedAt, deviceId, deviceVersion]] = rows;
     const device = deviceId === null ? null : { id: Number(deviceId), firmwareVersion: deviceVersion! };
     const candidates: RolloutCandidate[] = [];
     const installed: InstalledRollout[] = [];
-    for (const [, , , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave] of rows) {
+    for (const [, , , , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave] of rows) {
       if (id === null) continue;
       if (state === 'installed') {
         installed.push({ rolloutId: Number(id), version: version! });
@@ -147,7 +150,8 @@ export class RolloutRepository {
         waveCount: waveCount(waves!),
       });
     }
-    return { keyRevoked: keyRevokedAt !== null, device, candidates, installed };
+    const key = { tenantId: Number(keyTenantId), revokedAt: keyRevokedAt === null ? null : Number(keyRevokedAt) };
+    return { key, device, candidates, installed };
   }
 
   /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */

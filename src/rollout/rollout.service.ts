@@ -2,6 +2,7 @@ import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/co
 import { Clock, formatUtc } from '#src/common/clock.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
+import { admitDeviceKey } from '#src/auth/device-key-admission.js';
 import { INVALID_TOKEN } from '#src/auth/device-token.guard.js';
 import { DeviceMessages, DeviceService } from '#src/device/device.service.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
@@ -42,8 +43,8 @@ export class RolloutService {
    * chosen by CONTRACT.md §8 and the device's state and wave in it, or `{}`; the device is then
    * `offered` in it (written behind, {@link DeviceStateService.offered}). Reads the token's device key, the device and its candidate
    * rollouts in one statement ({@link RolloutRepository.nextRolloutView}), so the key is checked
-   * here again (the same rule as {@link DeviceTokenService.verify}); nothing is written before
-   * both checks passed.
+   * here with the one admission rule ({@link admitDeviceKey}, as {@link DeviceTokenService.verify}
+   * does); nothing is written before both checks passed.
    * @param token the tenant and device key of a token whose signature and expiry are checked.
    * @throws UnauthorizedException `JWT is not valid` when the device key is revoked, gone or of
    *   another tenant (CONTRACT.md §3).
@@ -55,7 +56,7 @@ export class RolloutService {
   ): Promise<RolloutResponse | Record<string, never>> {
     const now = this.clock.now();
     const view = await this.rollouts.nextRolloutView(token.deviceKeyId, token.tenantId, dto.mac, now);
-    if (view === null || view.keyRevoked) throw new UnauthorizedException(INVALID_TOKEN);
+    if (!admitDeviceKey(view?.key, token.tenantId)) throw new UnauthorizedException(INVALID_TOKEN);
     if (view.device === null) throw new NotFoundException(DeviceMessages.absent);
     await this.devices.reportVersion(view.device, dto.firmware_version);
     const device = { id: view.device.id, tenantId: token.tenantId, mac: dto.mac };

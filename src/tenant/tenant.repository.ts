@@ -13,6 +13,8 @@ export interface LoginKey {
   deviceType: string;
   revokedAt: number | null;
   customerKey: string;
+  /** A `(device key, timestamp)` is accepted once (docs/decisions.md §4). */
+  singleDevice: boolean;
 }
 
 /** A `device_key` row for token checks, as the drivers return it. */
@@ -26,6 +28,8 @@ interface TokenKeyRow {
 /** A device key with its tenant's customer key, as the drivers return it. */
 interface LoginKeyRow extends TokenKeyRow {
   customer_key: string;
+  /** SQLite answers 0 or 1, PostgreSQL a boolean. */
+  single_device: boolean | number;
 }
 
 /** What token checks and logins need of a key row, with PostgreSQL's `bigint` text made numbers. */
@@ -39,7 +43,7 @@ function tokenKeyOf(row: TokenKeyRow): Pick<DeviceKey, 'id' | 'tenantId' | 'devi
 }
 
 const FIND_LOGIN_KEY = `SELECT k.id AS id, k.tenant_id AS tenant_id, k.device_type AS device_type, k.revoked_at AS revoked_at,
-    t.customer_key AS customer_key
+    k.single_device AS single_device, t.customer_key AS customer_key
   FROM device_key k INNER JOIN tenant t ON t.id = k.tenant_id WHERE k.key = $1`;
 
 const FIND_TOKEN_KEY = 'SELECT id, tenant_id, device_type, revoked_at FROM device_key WHERE id = $1';
@@ -121,6 +125,6 @@ export class TenantRepository {
   /** The key a login names, with its tenant's customer key; `null` when unknown. One lookup, prepared once. */
   async findLoginKey(key: string): Promise<LoginKey | null> {
     const [row] = await this.loginKeyRead.all([key]);
-    return row ? { ...tokenKeyOf(row), customerKey: row.customer_key } : null;
+    return row ? { ...tokenKeyOf(row), customerKey: row.customer_key, singleDevice: Boolean(row.single_device) } : null;
   }
 }

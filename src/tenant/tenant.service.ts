@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { Clock } from '#src/common/clock.js';
 import { NO_CONTROL } from '#src/common/dto-fields.js';
 import type { Counted, Slice } from '#src/common/paging.js';
@@ -34,6 +34,8 @@ export interface DeviceKeyView {
   tenantId: number;
   key: string;
   deviceType: string;
+  /** The key belongs to one device: a `(device key, timestamp)` logs in once (docs/decisions.md §4). */
+  singleDevice: boolean;
   revoked: boolean;
   createdAt: string;
 }
@@ -142,19 +144,28 @@ export class TenantService {
   }
 
   /**
-   * Creates a device key for devices of one type (`dType`, e.g. `ESP32`).
+   * Creates a device key for devices of one type (`dType`, e.g. `ESP32`): {@link newDeviceKey}.
    * @throws BadRequestException when the type is not 1 to 64 printable characters.
    * @param actor who creates it (recorded on the ledger).
+   * @param options.singleDevice the key belongs to one device: each `(device key, timestamp)` is
+   *   accepted once; otherwise (the default) devices sharing the key may send byte-identical logins.
    */
-  async createDeviceKey(tenantId: number, deviceType: string, actor?: Actor): Promise<DeviceKeyView> {
+  async createDeviceKey(
+    tenantId: number,
+    deviceType: string,
+    actor?: Actor,
+    options: { singleDevice?: boolean } = {},
+  ): Promise<DeviceKeyView> {
+    const singleDevice = options.singleDevice ?? false;
     if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
       throw new BadRequestException('device_type must be 1 to 64 printable characters, e.g. ESP32');
     }
     const key = await this.unitOfWork.transaction(async (manager) => {
       const created = await this.tenants.insertDeviceKey(manager, {
         tenantId,
-        key: randomBytes(16).toString('hex'),
+        key: newDeviceKey(),
         deviceType,
+        singleDevice,
         revokedAt: null,
         createdAt: this.clock.now(),
       });
@@ -163,7 +174,7 @@ export class TenantService {
         type: 'device-key.created',
         subject: Subject.deviceKey(created.id),
         actor,
-        state: { id: created.id, deviceType, revoked: false },
+        state: { id: created.id, deviceType, singleDevice, revoked: false },
       });
       return created;
     });
@@ -204,7 +215,24 @@ export class TenantService {
   }
 }
 
-/** 24 random bytes, base64url: the HMAC key of device signatures (CONTRACT.md §1). */
+/** Letters and digits: a device key is typed into sketches and shells as it is. */
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Characters of a new device key: 22 × log2(62) ≈ 131 bits of randomness. */
+export const DEVICE_KEY_LENGTH = 22;
+
+/**
+ * A new device key: {@link DEVICE_KEY_LENGTH} characters drawn uniformly (crypto `randomInt`)
+ * from {@link KEY_ALPHABET}, about 131 bits. At most 31 characters because the ESP8266 SDK
+ * signs `timestamp + device key` in a fixed 42-byte buffer (docs/decisions.md §5).
+ */
+export function newDeviceKey(): string {
+  let key = '';
+  for (let i = 0; i < DEVICE_KEY_LENGTH; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)];
+  return key;
+}
+
+/** 24 random bytes, base64url: the HMAC key of device signatures (docs/decisions.md §1). */
 function newCustomerKey(): string {
   return randomBytes(24).toString('base64url');
 }
@@ -219,6 +247,7 @@ function toView(key: DeviceKey): DeviceKeyView {
     tenantId: key.tenantId,
     key: key.key,
     deviceType: key.deviceType,
+    singleDevice: key.singleDevice,
     revoked: key.revokedAt !== null,
     createdAt: new Date(key.createdAt).toISOString(),
   };

@@ -119,7 +119,7 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
-describe('login (CONTRACT.md §1, §4)', () => {
+describe('login (docs/decisions.md §1, §4)', () => {
   let app: TestApp;
   let instance: Instance;
 
@@ -290,16 +290,28 @@ describe('login (CONTRACT.md §1, §4)', () => {
     });
   });
 
-  describe('replay', () => {
-    it('accepts a (device key, timestamp) once; the second login with it is 401 Invalid credentials', async () => {
+  describe('replay (docs/decisions.md §4)', () => {
+    it('accepts a byte-identical second login with a shared key (devices sharing a key send them)', async () => {
       const tenant = await app.createTenant();
+      const body = loginBody(tenant, nowSeconds(instance));
+      const first = await login(instance, body);
+      const second = await login(instance, body);
+      assert.equal(first.status, 200, first.text);
+      assert.equal(second.status, 200, second.text);
+      assert.notEqual((first.body as { token: string }).token, (second.body as { token: string }).token, 'each login its own token (jti)');
+    });
+
+    it("accepts a single-device key's (device key, timestamp) once; the second login with it is 401 Invalid credentials", async () => {
+      const tenant = await app.createDeviceKey(await app.createTenant(), 'ESP32', { singleDevice: true });
       const body = loginBody(tenant, freshTimestamp(instance, tenant.deviceKey));
       assert.equal((await login(instance, body)).status, 200);
-      assertMessage(await login(instance, body), 401, INVALID_CREDENTIALS, 'replay');
+      const replay = await login(instance, body);
+      assertMessage(replay, 401, INVALID_CREDENTIALS, 'replay');
+      assert.equal(replay.headers.get('x-ratelimit-remaining'), String(app.config.loginRateLimit), 'a replay is not a failed guess');
     });
 
     it('treats the same timestamp re-sent as digit text or with an uppercase signature as the same replay', async () => {
-      const tenant = await app.createTenant();
+      const tenant = await app.createDeviceKey(await app.createTenant(), 'ESP32', { singleDevice: true });
       const timestamp = freshTimestamp(instance, tenant.deviceKey);
       assert.equal((await login(instance, loginBody(tenant, timestamp))).status, 200);
       assertMessage(await login(instance, loginBody(tenant, String(timestamp))), 401, INVALID_CREDENTIALS, 'replay as text');
@@ -308,9 +320,9 @@ describe('login (CONTRACT.md §1, §4)', () => {
       assertMessage(await login(instance, upper), 401, INVALID_CREDENTIALS, 'replay uppercase');
     });
 
-    it('keys replays by device key: another key may use the same timestamp', async () => {
-      const tenant = await app.createTenant();
-      const second = await app.createDeviceKey(tenant, 'ESP8266');
+    it('keys replays by device key: another single-device key may use the same timestamp', async () => {
+      const tenant = await app.createDeviceKey(await app.createTenant(), 'ESP32', { singleDevice: true });
+      const second = await app.createDeviceKey(tenant, 'ESP8266', { singleDevice: true });
       const timestamp = nowSeconds(instance) - 7;
       assert.equal((await login(instance, loginBody(tenant, timestamp))).status, 200);
       const other = await login(instance, loginBody(second, timestamp));
@@ -484,7 +496,12 @@ describe('login (CONTRACT.md §1, §4)', () => {
   });
 });
 
-describe('login rate limit (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', () => {
+/** A login body of the tenant's key with a wrong signature: a failed guess. */
+function wrongBody(tenant: Pick<TestTenant, 'customerKey' | 'deviceKey'>, timestamp: number): Record<string, unknown> {
+  return { ...loginBody(tenant, timestamp), device_signature: '0'.repeat(64) };
+}
+
+describe('login rate limit: failed logins (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', () => {
   let app: TestApp;
   let instance: Instance;
 
@@ -504,36 +521,55 @@ describe('login rate limit (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', 
     assert.ok(reset >= Math.floor(now) && reset <= Math.ceil(now) + 60, `${what}: X-RateLimit-Reset ${reset} within 60 s of ${now}`);
   }
 
-  it('counts every answer (200, 401, 400) down in the headers and answers the 4th with 429 and Retry-After', async () => {
+  it('counts wrong signatures and unknown keys down in the headers, not successes or 400s; the 4th guess is 429 with Retry-After', async () => {
     const tenant = await app.createTenant();
-    const ok = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
+    const now = nowSeconds(instance);
+    const ok = await login(instance, loginBody(tenant, now));
     assert.equal(ok.status, 200, ok.text);
-    assertRateHeaders(ok, 2, '1st (200)');
-    const wrong = await login(instance, {
-      ...loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)),
-      device_signature: '0'.repeat(64),
-    });
-    assertMessage(wrong, 401, INVALID_CREDENTIALS, '2nd');
-    assertRateHeaders(wrong, 1, '2nd (401)');
+    assertRateHeaders(ok, 3, '200');
+    const wrong = await login(instance, wrongBody(tenant, now));
+    assertMessage(wrong, 401, INVALID_CREDENTIALS, '1st guess');
+    assertRateHeaders(wrong, 2, '1st guess (401)');
     const invalid = await login(instance, { ...loginBody(tenant, 1), timestamp: 1.5 });
     assert.equal(invalid.status, 400, invalid.text);
-    assertRateHeaders(invalid, 0, '3rd (400)');
-    const limited = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
-    assertMessage(limited, 429, TOO_MANY, '4th');
-    assertRateHeaders(limited, 0, '4th (429)');
+    assertRateHeaders(invalid, 2, '400');
+    const stale = await login(instance, loginBody(tenant, now - 3600));
+    assertMessage(stale, 401, INVALID_CREDENTIALS, 'stale timestamp');
+    assertRateHeaders(stale, 2, 'stale timestamp (not a guess)');
+    const again = await login(instance, loginBody(tenant, now));
+    assert.equal(again.status, 200, again.text);
+    assertRateHeaders(again, 2, '200 after a guess');
+    assertRateHeaders(await login(instance, wrongBody(tenant, now)), 1, '2nd guess');
+    const third = await login(instance, wrongBody(tenant, now));
+    assertMessage(third, 401, INVALID_CREDENTIALS, '3rd guess');
+    assertRateHeaders(third, 0, '3rd guess (401)');
+    const limited = await login(instance, wrongBody(tenant, now));
+    assertMessage(limited, 429, TOO_MANY, '4th guess');
+    assertRateHeaders(limited, 0, '4th guess (429)');
     const retryAfter = Number(limited.headers.get('retry-after'));
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${limited.headers.get('retry-after')}`);
-    const again = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
-    assertMessage(again, 429, TOO_MANY, '5th');
-    assertRateHeaders(again, 0, '5th (429)');
+    const unknown = { ...loginBody(tenant, now), device_key: 'no-such-key' };
+    const guesses = [];
+    for (let i = 0; i < 4; i += 1) guesses.push(await login(instance, unknown));
+    assert.deepEqual(
+      guesses.map((answer) => answer.status),
+      [401, 401, 401, 429],
+      'unknown keys are counted per key text',
+    );
   });
 
-  it('refuses even a correct login once limited', async () => {
+  it('refuses even a correct login of a limited address and key, with 429', async () => {
     const tenant = await app.createTenant();
-    for (let i = 0; i < 3; i += 1) {
-      assert.equal((await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)))).status, 200);
-    }
-    assertMessage(await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))), 429, TOO_MANY, '4th correct login');
+    for (let i = 0; i < 3; i += 1) assert.equal((await login(instance, wrongBody(tenant, nowSeconds(instance)))).status, 401);
+    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'correct login after 3 guesses');
+  });
+
+  it('never counts successful logins: 50 byte-identical logins of one key from one address all get tokens', async () => {
+    const tenant = await app.createTenant();
+    const body = loginBody(tenant, nowSeconds(instance));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => login(instance, body)));
+    assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]));
+    assertRateHeaders(answers[49], 3, '50th');
   });
 
   it('puts the headers on malformed-JSON and not-an-object answers too', async () => {
@@ -543,49 +579,44 @@ describe('login rate limit (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW_SECONDS=60)', 
     });
     assert.equal(malformed.status, 400, malformed.text);
     assert.equal(malformed.headers.get('x-ratelimit-limit'), '3');
-    assert.match(malformed.headers.get('x-ratelimit-remaining') ?? '', /^[0-2]$/);
+    assert.match(malformed.headers.get('x-ratelimit-remaining') ?? '', /^[0-3]$/);
     assert.match(malformed.headers.get('x-ratelimit-reset') ?? '', /^\d+$/);
     const array = await request('POST', `${instance.auth}/auth/login`, { body: [1, 2, 3] });
     assert.equal(array.status, 400, array.text);
     assert.equal(array.headers.get('x-ratelimit-limit'), '3');
-    assert.match(array.headers.get('x-ratelimit-remaining') ?? '', /^[0-2]$/);
+    assert.match(array.headers.get('x-ratelimit-remaining') ?? '', /^[0-3]$/);
     assert.match(array.headers.get('x-ratelimit-reset') ?? '', /^\d+$/);
   });
 
   it('counts another device key from the same IP separately', async () => {
     const tenant = await app.createTenant();
     const sibling = await app.createDeviceKey(tenant, 'ESP32');
-    for (let i = 0; i < 3; i += 1) await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
-    assertMessage(await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))), 429, TOO_MANY, 'first key limited');
-    const other = await login(instance, loginBody(sibling, freshTimestamp(instance, sibling.deviceKey)));
+    for (let i = 0; i < 3; i += 1) await login(instance, wrongBody(tenant, nowSeconds(instance)));
+    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'first key limited');
+    const other = await login(instance, loginBody(sibling, nowSeconds(instance)));
     assert.equal(other.status, 200, other.text);
-    assertRateHeaders(other, 2, 'other key');
+    assertRateHeaders(other, 3, 'other key');
   });
 
   it('resets the counter once the window has passed', async () => {
     const tenant = await app.createTenant();
-    for (let i = 0; i < 3; i += 1) await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
-    assertMessage(await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))), 429, TOO_MANY, 'limited');
+    for (let i = 0; i < 3; i += 1) await login(instance, wrongBody(tenant, nowSeconds(instance)));
+    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'limited');
     app.clock.advance(30);
-    assertMessage(
-      await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey))),
-      429,
-      TOO_MANY,
-      'still limited 30 s later',
-    );
+    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'still limited 30 s later');
     app.clock.advance(31);
-    const fresh = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
+    const fresh = await login(instance, loginBody(tenant, nowSeconds(instance)));
     assert.equal(fresh.status, 200, `after the window: ${fresh.text}`);
-    assertRateHeaders(fresh, 2, 'after the window');
+    assertRateHeaders(fresh, 3, 'after the window');
   });
 
   it('does not let a client escape the limit by varying X-Forwarded-For when TRUST_PROXY is unset', async () => {
     const tenant = await app.createTenant();
     let last: Answer | undefined;
     for (let i = 1; i <= 4; i += 1) {
-      last = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)), { 'x-forwarded-for': `198.51.100.${i}` });
+      last = await login(instance, wrongBody(tenant, nowSeconds(instance)), { 'x-forwarded-for': `198.51.100.${i}` });
     }
-    assertMessage(last!, 429, TOO_MANY, '4th with a new X-Forwarded-For');
+    assertMessage(last!, 429, TOO_MANY, '4th guess with a new X-Forwarded-For');
   });
 });
 
@@ -602,10 +633,8 @@ describe('login rate limit behind a proxy (TRUST_PROXY=true)', () => {
   it('counts each forwarded client IP separately', async () => {
     const tenant = await app.createTenant();
     for (let i = 1; i <= 5; i += 1) {
-      const answer = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)), {
-        'x-forwarded-for': `203.0.113.${i}`,
-      });
-      assert.equal(answer.status, 200, `forwarded client ${i}: ${answer.text}`);
+      const answer = await login(instance, wrongBody(tenant, nowSeconds(instance)), { 'x-forwarded-for': `203.0.113.${i}` });
+      assert.equal(answer.status, 401, `forwarded client ${i}: ${answer.text}`);
       assert.equal(answer.headers.get('x-ratelimit-remaining'), '2', `forwarded client ${i} has its own counter`);
     }
   });
@@ -615,11 +644,11 @@ describe('login rate limit behind a proxy (TRUST_PROXY=true)', () => {
     const remaining: string[] = [];
     let last: Answer | undefined;
     for (let i = 0; i < 4; i += 1) {
-      last = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)), { 'x-forwarded-for': '203.0.113.77' });
+      last = await login(instance, wrongBody(tenant, nowSeconds(instance)), { 'x-forwarded-for': '203.0.113.77' });
       remaining.push(last.headers.get('x-ratelimit-remaining') ?? '');
     }
     assert.deepEqual(remaining, ['2', '1', '0', '0']);
-    assertMessage(last!, 429, TOO_MANY, '4th from one forwarded IP');
+    assertMessage(last!, 429, TOO_MANY, '4th guess from one forwarded IP');
   });
 });
 
@@ -653,7 +682,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
   async function newTenant(server: RunningServer): Promise<TestTenant> {
     const tenants = server.app.get(TenantService);
     const tenant = await tenants.createTenant(`shared-${Date.now()}-${Math.random()}`);
-    const key = await tenants.createDeviceKey(tenant.id, 'ESP32');
+    const key = await tenants.createDeviceKey(tenant.id, 'ESP32', undefined, { singleDevice: true });
     return { id: tenant.id, name: 'shared', customerKey: tenant.customerKey, deviceKey: key.key, deviceKeyId: key.id, deviceType: 'ESP32' };
   }
 
@@ -669,7 +698,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
   let firstClaims: Record<string, unknown> = {};
 
   it('keeps a token issued before a restart valid after it, and still refuses its replayed login', async () => {
-    const tenant = await first.createTenant();
+    const tenant = await first.createDeviceKey(await first.createTenant(), 'ESP32', { singleDevice: true });
     const firstInstance = asInstance(first);
     const body = loginBody(tenant, freshTimestamp(firstInstance, tenant.deviceKey));
     const issued = await login(firstInstance, body);
@@ -692,7 +721,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
     try {
       // The other instance has a tenant and key with the same ids, so only the secret differs.
       let twin = await other.createTenant();
-      while (twin.deviceKeyId < Number(firstClaims['sub'])) twin = await other.createTenant();
+      while (twin.deviceKeyId < Number(firstClaims['sub'])) twin = await other.createDeviceKey(twin, 'ESP32');
       assert.equal(String(twin.deviceKeyId), firstClaims['sub']);
       assert.equal(twin.id, firstClaims['tid']);
       const answer = await request('GET', `${other.urls.vc}/api/device/`, { token: firstToken });
@@ -715,17 +744,17 @@ describe('JWT secret kept in the data directory, instances sharing one database 
     assert.equal((await request('GET', `${b.vc}/api/device/`, { token })).status, 200, 'token of one instance works on the other');
   });
 
-  it('shares login rate-limit counters between instances on one database', async () => {
+  it('shares failed-login counters between instances on one database', async () => {
     const a = await startOnSameDataDir({ LOGIN_RATE_LIMIT: '3' });
     const b = await startOnSameDataDir({ LOGIN_RATE_LIMIT: '3' });
     const tenant = await newTenant(a.server);
     const remaining: string[] = [];
     let last: Answer | undefined;
     for (const instance of [a, b, a, b]) {
-      last = await login(instance, loginBody(tenant, freshTimestamp(instance, tenant.deviceKey)));
+      last = await login(instance, wrongBody(tenant, nowSeconds(instance)));
       remaining.push(last.headers.get('x-ratelimit-remaining') ?? '');
     }
     assert.deepEqual(remaining, ['2', '1', '0', '0']);
-    assertMessage(last!, 429, TOO_MANY, '4th login across two instances');
+    assertMessage(last!, 429, TOO_MANY, '4th guess across two instances');
   });
 });

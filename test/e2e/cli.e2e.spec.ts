@@ -97,6 +97,24 @@ describe('firmledger CLI', () => {
     assert.notEqual(key.key, customerKey);
   });
 
+  it('device-key create --single-device makes a key for one device (strict once-only logins)', async () => {
+    const key = await json<{ key: string; singleDevice?: boolean; single_device?: boolean }>(
+      'device-key',
+      'create',
+      '--tenant',
+      'acme',
+      '--type',
+      'ESP32',
+      '--single-device',
+      '--json',
+    );
+    assert.equal(key.singleDevice ?? key.single_device, true);
+    assert.match(key.key, /^[A-Za-z0-9]{22}$/);
+    const listed = await cli('device-key', 'list', '--tenant', 'acme');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${key.key}\\s+ESP32\\s+true`), listed.stdout);
+  });
+
   it('firmware publish computes md5, sha256 and the IPFS CIDv0', async () => {
     const firmware = await json<FirmwareView>(
       'firmware',

@@ -95,8 +95,11 @@ describe('metrics', () => {
       timestamp,
       device_signature: signature,
     });
-    assert.equal((await post(`${app.urls.auth}/auth/login`, body(now - 10))).status, 200);
-    assert.equal((await post(`${app.urls.auth}/auth/login`, body(now - 10))).status, 401, 'replay');
+    const single = await app.createDeviceKey(tenant, tenant.deviceType, { singleDevice: true });
+    const once = { ...body(now - 10), device_key: single.deviceKey };
+    once.device_signature = deviceSignature(single.customerKey, String(now - 10), single.deviceKey);
+    assert.equal((await post(`${app.urls.auth}/auth/login`, once)).status, 200);
+    assert.equal((await post(`${app.urls.auth}/auth/login`, once)).status, 401, 'replay of a single-device key');
     assert.equal((await post(`${app.urls.auth}/auth/login`, body(now - 11, 'ab'.repeat(32)))).status, 401, 'bad signature');
     assert.equal((await post(`${app.urls.auth}/auth/login`, body(now - 100_000))).status, 401, 'stale');
     const unknown = { ...body(now - 12), device_key: 'no-such-key' };

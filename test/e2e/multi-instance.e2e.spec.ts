@@ -171,13 +171,18 @@ async function stop(child: ChildProcess | undefined, signal: NodeJS.Signals = 'S
   await exited;
 }
 
-/** Timestamps used per device key: a (device key, timestamp) pair logs in once. */
+/** Timestamps used per device key: a single-device key's (device key, timestamp) logs in once. */
 const used = new Set<string>();
 function signedLogin(tenant: TestTenant): Record<string, unknown> {
   let timestamp = Math.floor(Date.now() / 1000);
   while (used.has(`${tenant.deviceKey}:${timestamp}`)) timestamp -= 1;
   used.add(`${tenant.deviceKey}:${timestamp}`);
   return signedLoginBody(tenant, timestamp);
+}
+
+/** A login of the tenant's key with a wrong signature: a failed guess. */
+function wrongLogin(tenant: TestTenant): Record<string, unknown> {
+  return { ...signedLoginBody(tenant, Math.floor(Date.now() / 1000)), device_signature: '0'.repeat(64) };
 }
 
 describe('several instances on one PostgreSQL database behind nginx', () => {
@@ -190,11 +195,11 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
     `http://127.0.0.1:${nginx.front[pool][component]}${path}`;
 
   /** A tenant with a device key, made by the operator services on the shared database. */
-  async function newTenant(): Promise<TestTenant> {
+  async function newTenant(options: { singleDevice?: boolean } = {}): Promise<TestTenant> {
     const tenants = services.get(TenantService);
     const name = `multi-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const tenant = await tenants.createTenant(name);
-    const key = await tenants.createDeviceKey(tenant.id, 'ESP32');
+    const key = await tenants.createDeviceKey(tenant.id, 'ESP32', undefined, options);
     return { id: tenant.id, name, customerKey: tenant.customerKey, deviceKey: key.key, deviceKeyId: key.id, deviceType: 'ESP32' };
   }
 
@@ -237,13 +242,13 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
   });
 
   describe('login rate limit and replay in Redis (REDIS_URL), X-Forwarded-For trusted from nginx (TRUST_PROXY=127.0.0.1)', () => {
-    it('(a) holds the limit across instances: requests alternate, the 4th is 429', async () => {
+    it('(a) holds the limit of failed logins across instances: requests alternate, the 4th guess is 429', async () => {
       const tenant = await newTenant();
       const answers: Answer[] = [];
-      for (let i = 0; i < 4; i += 1) answers.push(await login('redis', signedLogin(tenant)));
+      for (let i = 0; i < 4; i += 1) answers.push(await login('redis', wrongLogin(tenant)));
       assert.deepEqual(
         answers.map((a) => a.status),
-        [200, 200, 200, 429],
+        [401, 401, 401, 429],
       );
       assert.deepEqual(
         answers.map((a) => a.headers.get('x-ratelimit-remaining')),
@@ -255,8 +260,8 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
       for (let i = 1; i < 4; i += 1) assert.notEqual(instances[i], instances[i - 1], `nginx alternates: ${instances.join(', ')}`);
     });
 
-    it('(b) refuses a login replayed to the other instance with 401 Invalid credentials', async () => {
-      const tenant = await newTenant();
+    it("(b) refuses a single-device key's login replayed to the other instance with 401 Invalid credentials", async () => {
+      const tenant = await newTenant({ singleDevice: true });
       const body = signedLogin(tenant);
       const first = await login('redis', body);
       assert.equal(first.status, 200, first.text);
@@ -272,8 +277,8 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
       const two = { 'x-forwarded-for': '203.0.113.11' };
       const remaining: string[] = [];
       for (const headers of [one, one, one, two]) {
-        const answer = await login('redis', signedLogin(tenant), headers);
-        assert.equal(answer.status, 200, answer.text);
+        const answer = await login('redis', wrongLogin(tenant), headers);
+        assert.equal(answer.status, 401, answer.text);
         remaining.push(answer.headers.get('x-ratelimit-remaining') ?? '');
       }
       assert.deepEqual(remaining, ['2', '1', '0', '2']);
@@ -283,10 +288,10 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
   });
 
   describe('login rate limit and replay in the database (no REDIS_URL), TRUST_PROXY unset', () => {
-    it('holds the limit across instances through the shared database', async () => {
+    it('holds the limit of failed logins across instances through the shared database', async () => {
       const tenant = await newTenant();
       const answers: Answer[] = [];
-      for (let i = 0; i < 4; i += 1) answers.push(await login('db', signedLogin(tenant)));
+      for (let i = 0; i < 4; i += 1) answers.push(await login('db', wrongLogin(tenant)));
       assert.deepEqual(
         answers.map((a) => a.headers.get('x-ratelimit-remaining')),
         ['2', '1', '0', '0'],
@@ -295,13 +300,13 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
       assert.equal(new Set(answers.map(upstream)).size, 2, 'both instances answered');
       const rows = await database.query<{ hits: number }>('SELECT hits FROM login_rate');
       assert.ok(
-        rows.some((row) => Number(row.hits) === 4),
-        `one database counter holds all 4 hits: ${JSON.stringify(rows)}`,
+        rows.some((row) => Number(row.hits) === 3),
+        `one database counter holds the 3 failures (the 4th was refused before it was tried): ${JSON.stringify(rows)}`,
       );
     });
 
-    it('refuses a login replayed to the other instance', async () => {
-      const tenant = await newTenant();
+    it("refuses a single-device key's login replayed to the other instance", async () => {
+      const tenant = await newTenant({ singleDevice: true });
       const body = signedLogin(tenant);
       const first = await login('db', body);
       assert.equal(first.status, 200, first.text);
@@ -315,10 +320,33 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
       const tenant = await newTenant();
       const statuses: number[] = [];
       for (const ip of ['203.0.113.10', '203.0.113.10', '203.0.113.10', '203.0.113.11']) {
-        statuses.push((await login('db', signedLogin(tenant), { 'x-forwarded-for': ip })).status);
+        statuses.push((await login('db', wrongLogin(tenant), { 'x-forwarded-for': ip })).status);
       }
-      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      assert.deepEqual(statuses, [401, 401, 401, 429]);
     });
+  });
+
+  describe('500 devices sharing one device key log in within one second (docs/decisions.md §4)', () => {
+    for (const [pool, addresses] of [
+      ['redis', 'from 500 forwarded client addresses'],
+      ['db', 'from one address (nginx)'],
+    ] as const) {
+      it(`${pool}: 500 byte-identical logins ${addresses}, spread over both instances, all get tokens`, async () => {
+        const tenant = await newTenant();
+        const body = signedLoginBody(tenant, Math.floor(Date.now() / 1000));
+        const started = Date.now();
+        const answers = await Promise.all(
+          Array.from({ length: 500 }, (_, i) =>
+            login(pool, body, pool === 'redis' ? { 'x-forwarded-for': `10.${(i >> 8) & 255}.${i & 255}.7` } : {}),
+          ),
+        );
+        const refused = answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.text}`);
+        assert.deepEqual(refused.slice(0, 5), [], `${refused.length} of 500 refused`);
+        assert.equal(new Set(answers.map((a) => (a.body as { token: string }).token)).size, 500, 'each its own token');
+        assert.equal(new Set(answers.map(upstream)).size, 2, 'both instances answered');
+        assert.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms`);
+      });
+    }
   });
 
   describe('(d) concurrent duplicates spread over both instances', () => {

@@ -16,6 +16,7 @@ interface DeviceKey {
   id: number;
   key: string;
   device_type: string;
+  single_device: boolean;
   revoked: boolean;
   created_at: string;
 }
@@ -219,14 +220,15 @@ describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
       tenant = await createTenant('keyed');
     });
 
-    it('POST creates a key of a device type: 201 {id, key, device_type, revoked, created_at}', async () => {
+    it('POST creates a key of a device type: 201 {id, key, device_type, single_device, revoked, created_at}', async () => {
       const answer = await op.post(`/tenants/${tenant.id}/device-keys`, { device_type: 'ESP8266' });
       assert.equal(answer.status, 201, answer.text);
       const key = answer.body as DeviceKey;
-      assert.deepEqual(Object.keys(key), ['id', 'key', 'device_type', 'revoked', 'created_at']);
+      assert.deepEqual(Object.keys(key), ['id', 'key', 'device_type', 'single_device', 'revoked', 'created_at']);
       assert.equal(key.device_type, 'ESP8266');
+      assert.equal(key.single_device, false, 'shared by default');
       assert.equal(key.revoked, false);
-      assert.match(key.key, /^[0-9a-f]{32}$/);
+      assert.match(key.key, /^[A-Za-z0-9]{22}$/, 'at most 31 characters (the ESP8266 signing buffer)');
       assert.notEqual(key.key, tenant.customer_key);
     });
 
@@ -242,12 +244,13 @@ describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
     });
 
     for (const [label, body, message] of [
+      ['a single_device that is not a boolean', { device_type: 'ESP32', single_device: 'yes' }, /single_device must be true or false/],
       ['a missing device_type', {}, /device_type must be a string/],
       ['an empty device_type', { device_type: '' }, /device_type must be 1 to 64/],
       ['a device_type of 65 characters', { device_type: 'E'.repeat(65) }, /device_type must be 1 to 64/],
       ['a device_type with a control character', { device_type: 'ESP\n32' }, /device_type must be 1 to 64 printable/],
     ] as const) {
-      it(`answers 400 naming device_type for ${label}`, async () => {
+      it(`answers 400 naming the field for ${label}`, async () => {
         const answer = await op.post(`/tenants/${tenant.id}/device-keys`, body);
         assert.equal(answer.status, 400, answer.text);
         assert.match((answer.body as { message: string }).message, message);

@@ -15,7 +15,7 @@ import {
   type TestTenant,
 } from '#test/support/harness.js';
 
-// CONTRACT.md §4 with REDIS_URL: login rate-limit counters and the replay store live in Redis,
+// docs/decisions.md §4 with REDIS_URL: failed-login counters and the replay store live in Redis,
 // shared by every instance using it; nothing of it goes to the database. Each app has its own
 // Redis key prefix (harness), so parallel specs sharing the Redis server never meet.
 
@@ -29,6 +29,11 @@ interface Target {
 }
 
 const used = new Set<string>();
+
+/** A wrongly signed login body: a failed guess. */
+function wrongLogin(target: Target, tenant: TestTenant): Record<string, unknown> {
+  return { ...signedLoginBody(tenant, Math.floor(target.clock.now() / 1000)), device_signature: 'f'.repeat(64) };
+}
 
 /** A signed login body with a timestamp near the target's clock that this key has not used yet. */
 function freshLogin(target: Target, tenant: TestTenant): Record<string, unknown> {
@@ -46,7 +51,7 @@ function assertMessage(answer: Answer, status: number, expected: { message: stri
   assert.deepEqual(answer.body, expected, what);
 }
 
-describe('login bookkeeping in Redis (REDIS_URL, CONTRACT.md §4)', () => {
+describe('login bookkeeping in Redis (REDIS_URL, docs/decisions.md §4)', () => {
   let app: TestApp;
   let other: { server: RunningServer; auth: string; clock: TestClock };
   let redis: Redis;
@@ -71,16 +76,19 @@ describe('login bookkeeping in Redis (REDIS_URL, CONTRACT.md §4)', () => {
     return found.map((key) => key.slice(app.config.redisKeyPrefix.length));
   }
 
-  it('counts logins in Redis: 2, 1, 0 left, the 4th is 429 with Retry-After; login_rate stays empty', async () => {
+  it('counts failed logins in Redis: 2, 1, 0 left, the 4th is 429 with Retry-After; login_rate stays empty', async () => {
     const tenant = await app.createTenant();
+    const ok = await login(target, freshLogin(target, tenant));
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.headers.get('x-ratelimit-remaining'), '3', 'a success costs nothing');
     const remaining: string[] = [];
     let last: Answer | undefined;
     for (let i = 0; i < 4; i += 1) {
-      last = await login(target, freshLogin(target, tenant));
+      last = await login(target, wrongLogin(target, tenant));
       remaining.push(last.headers.get('x-ratelimit-remaining') ?? '');
     }
     assert.deepEqual(remaining, ['2', '1', '0', '0']);
-    assertMessage(last!, 429, TOO_MANY, '4th login');
+    assertMessage(last!, 429, TOO_MANY, '4th guess');
     const retryAfter = Number(last!.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     const reset = Number(last!.headers.get('x-ratelimit-reset'));
@@ -102,15 +110,15 @@ describe('login bookkeeping in Redis (REDIS_URL, CONTRACT.md §4)', () => {
     const remaining: string[] = [];
     let last: Answer | undefined;
     for (const instance of [target, other, target, other]) {
-      last = await login(instance, freshLogin(instance, tenant));
+      last = await login(instance, wrongLogin(instance, tenant));
       remaining.push(last.headers.get('x-ratelimit-remaining') ?? '');
     }
     assert.deepEqual(remaining, ['2', '1', '0', '0']);
-    assertMessage(last!, 429, TOO_MANY, '4th login across two instances');
+    assertMessage(last!, 429, TOO_MANY, '4th guess across two instances');
   });
 
-  it('refuses a replayed (device key, timestamp), also on the other instance; login_nonce stays empty', async () => {
-    const tenant = await app.createTenant();
+  it('refuses a replayed (device key, timestamp) of a single-device key, also on the other instance; login_nonce stays empty', async () => {
+    const tenant = await app.createDeviceKey(await app.createTenant(), 'ESP32', { singleDevice: true });
     const body = freshLogin(target, tenant);
     const accepted = await login(target, body);
     assert.equal(accepted.status, 200, accepted.text);
@@ -124,9 +132,12 @@ describe('login bookkeeping in Redis (REDIS_URL, CONTRACT.md §4)', () => {
     assert.deepEqual(await app.database.query('SELECT * FROM login_nonce'), [], 'nothing recorded in the database');
   });
 
-  it('accepts the same timestamp for another device key', async () => {
-    const first = await app.createTenant();
-    const second = await app.createDeviceKey(first, 'ESP32');
+  it("accepts the same timestamp for another single-device key, and a shared key's byte-identical logins", async () => {
+    const shared = await app.createTenant();
+    const body = signedLoginBody(shared, Math.floor(app.clock.now() / 1000));
+    for (const instance of [target, other, target]) assert.equal((await login(instance, body)).status, 200, 'shared key');
+    const first = await app.createDeviceKey(shared, 'ESP32', { singleDevice: true });
+    const second = await app.createDeviceKey(first, 'ESP32', { singleDevice: true });
     const timestamp = Math.floor(app.clock.now() / 1000) - 120;
     for (const tenant of [first, second]) {
       const answer = await login(target, signedLoginBody(tenant, timestamp));

@@ -33,7 +33,6 @@ describe('firmledger simulate (devices that download as the field SDKs do)', () 
       concurrency: 3,
       macPrefix: '02:5E:ED',
       firmwareVersion: '1.0.0',
-      timestampStateDir: null,
     });
     assert.deepEqual(
       { updated: summary.updated, failures: summary.failures, examples: summary.failureExamples },

@@ -163,7 +163,8 @@ export interface TestApp {
   /** Base URLs as clients reach them (127.0.0.1), without a trailing slash. */
   urls: Record<ComponentName, string>;
   createTenant(name?: string, deviceType?: string): Promise<TestTenant>;
-  createDeviceKey(tenant: TestTenant, deviceType: string): Promise<TestTenant>;
+  /** A new device key of the tenant; `singleDevice`: byte-identical logins are replays (docs/decisions.md §4). */
+  createDeviceKey(tenant: TestTenant, deviceType: string, options?: { singleDevice?: boolean }): Promise<TestTenant>;
   publishFirmware(tenant: TestTenant, version: string, bytes: Buffer, deviceType?: string): Promise<FirmwareView>;
   createGroup(tenant: TestTenant, name: string, macs: string[]): Promise<{ id: number; name: string }>;
   /** Plans and (unless `start: false`) starts a rollout. */
@@ -171,7 +172,7 @@ export interface TestApp {
     tenant: TestTenant,
     plan: { name?: string; firmwareId: number; group: string; priority?: number; startDate?: string; downgrade?: boolean; start?: boolean },
   ): Promise<RolloutView>;
-  /** Logs in as a device of the tenant; returns the token. Each call uses a fresh timestamp. */
+  /** Logs in as a device of the tenant, with the clock's current time; returns the token. */
   login(tenant: TestTenant): Promise<string>;
   /** Creates an operator token (as `firmledger operator-token create` does); returns the token. */
   createOperatorToken(name?: string): Promise<string>;
@@ -249,7 +250,6 @@ export async function startTestApp(env: Record<string, string> = {}, urls?: Base
   const server: RunningServer = { app: running.app, close: () => (closing ??= running.close()) };
   const get = <T>(type: new (...args: never[]) => T): T => server.app.get(type);
   const base = (url: URL) => url.href.replace(/\/$/, '');
-  let lastTimestamp = 0;
 
   const app: TestApp = {
     server,
@@ -262,8 +262,8 @@ export async function startTestApp(env: Record<string, string> = {}, urls?: Base
       const key = await get(TenantService).createDeviceKey(tenant.id, deviceType);
       return { id: tenant.id, name, customerKey: tenant.customerKey, deviceKey: key.key, deviceKeyId: key.id, deviceType };
     },
-    async createDeviceKey(tenant, deviceType) {
-      const key = await get(TenantService).createDeviceKey(tenant.id, deviceType);
+    async createDeviceKey(tenant, deviceType, options = {}) {
+      const key = await get(TenantService).createDeviceKey(tenant.id, deviceType, undefined, options);
       return { ...tenant, deviceKey: key.key, deviceKeyId: key.id, deviceType };
     },
     publishFirmware(tenant, version, bytes, deviceType = tenant.deviceType) {
@@ -287,9 +287,8 @@ export async function startTestApp(env: Record<string, string> = {}, urls?: Base
       return plan.start === false ? created : get(RolloutPlanService).apply(tenant.id, created.id, 'start');
     },
     async login(tenant) {
-      // Distinct timestamps: a (device key, timestamp) pair logs in once (CONTRACT.md §4).
-      lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(clock.now() / 1000) - 250);
-      const timestamp = lastTimestamp;
+      // Devices sharing a key may send byte-identical logins (docs/decisions.md §4): the current time.
+      const timestamp = Math.floor(clock.now() / 1000);
       const response = await post(`${app.urls.auth}/auth/login`, signedLoginBody(tenant, timestamp));
       if (response.status !== 200) throw new Error(`login failed: ${response.status} ${JSON.stringify(response.body)}`);
       return (response.body as { token: string }).token;

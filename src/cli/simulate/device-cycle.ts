@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { computeDigests } from '#src/firmware/firmware-digest.js';
 import { DeviceClient, StepFailure, type Endpoints } from './device-client.js';
 import type { DeviceTransport } from './http-transport.js';
-import type { TimestampGrant } from './login-timestamps.js';
 import type { SimulationStep } from './summary.js';
 
 /** Longest wait a 429's `Retry-After` is honoured for; longer asks count as a login failure. */
@@ -40,8 +39,6 @@ export interface CycleContext {
   endpoints: Endpoints;
   customerKey: string;
   deviceKey: string;
-  /** A login timestamp no other login of this key used. */
-  nextTimestamp(): TimestampGrant;
 }
 
 /** How a device's cycle ended. */
@@ -110,13 +107,13 @@ export async function runDeviceCycle(device: SimulatedDevice, context: CycleCont
   }
 }
 
-/** Login with a fresh timestamp; after a 429, waits as asked once and tries again. */
+/**
+ * Login with the current time, as a field device does (devices sharing a key may send
+ * byte-identical logins, docs/decisions.md §4); after a 429, waits as asked once and tries again.
+ */
 async function login(client: DeviceClient, context: CycleContext): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const grant = context.nextTimestamp();
-    const wait = grant.sendAtSeconds * 1000 - Date.now();
-    if (wait > 0) await sleep(wait);
-    const answer = await client.login(context.customerKey, context.deviceKey, grant.timestamp);
+    const answer = await client.login(context.customerKey, context.deviceKey, Math.floor(Date.now() / 1000));
     if ('token' in answer) return;
     const retryAfter = answer.retryAfterSeconds ?? 1;
     if (attempt >= 2 || retryAfter > MAX_RETRY_AFTER_SECONDS) {

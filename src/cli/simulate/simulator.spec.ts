@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { canonicalMac } from '#src/common/mac.js';
 import { retryAfterSeconds } from './device-client.js';
 import { endpoint, segment } from './http-transport.js';
-import { LoginTimestampAllocator, skewMarginSeconds } from './login-timestamps.js';
 import { simulatedMacs } from './macs.js';
 import { isLoopbackHost, loopbackSourceAddress } from './source-address.js';
 import { emptyFailures, formatSummary, type SimulateSummary } from './summary.js';
@@ -42,65 +41,6 @@ describe('simulatedMacs', () => {
     for (const count of [-1, 1.5, 0x1_00_00_00]) {
       assert.throws(() => simulatedMacs('02:F1:ED', count), RangeError, String(count));
     }
-  });
-});
-
-describe('LoginTimestampAllocator', () => {
-  const now = 1_763_700_000;
-  const reach = 300 - skewMarginSeconds(300);
-
-  it('keeps a margin inside the skew window', () => {
-    assert.equal(reach, 290);
-    assert.equal(30 - skewMarginSeconds(30), 23);
-  });
-
-  it('starts at now - reach and counts up, distinct per key', () => {
-    const allocator = new LoginTimestampAllocator();
-    const stamps = Array.from({ length: 5 }, () => allocator.allocate('key-a', now, reach).timestamp);
-    assert.deepEqual(stamps, [now - 290, now - 289, now - 288, now - 287, now - 286]);
-  });
-
-  it('hands out each timestamp once per key, all within the window when sent', () => {
-    const allocator = new LoginTimestampAllocator();
-    const seen = new Set<number>();
-    let clock = now;
-    for (let i = 0; i < 2000; i++) {
-      if (i % 7 === 0) clock++; // time passes while devices log in
-      const grant = allocator.allocate('key-a', clock, reach);
-      assert.ok(!seen.has(grant.timestamp), `timestamp ${grant.timestamp} handed out twice`);
-      seen.add(grant.timestamp);
-      assert.ok(grant.sendAtSeconds >= clock);
-      assert.ok(Math.abs(grant.sendAtSeconds - grant.timestamp) <= reach, `grant ${JSON.stringify(grant)} outside reach`);
-    }
-  });
-
-  it('does not wrap when the window is used up: it defers sending instead', () => {
-    const allocator = new LoginTimestampAllocator();
-    const grants = Array.from({ length: 2 * reach + 3 }, () => allocator.allocate('key-a', now, reach));
-    assert.equal(grants.at(-3)!.timestamp, now + reach);
-    assert.equal(grants.at(-3)!.sendAtSeconds, now);
-    assert.equal(grants.at(-1)!.timestamp, now + reach + 2);
-    assert.equal(grants.at(-1)!.sendAtSeconds, now + 2);
-  });
-
-  it('keeps separate counters per device key', () => {
-    const allocator = new LoginTimestampAllocator();
-    assert.equal(allocator.allocate('key-a', now, reach).timestamp, now - 290);
-    assert.equal(allocator.allocate('key-b', now, reach).timestamp, now - 290);
-    assert.equal(allocator.allocate('key-a', now, reach).timestamp, now - 289);
-  });
-
-  it('moves up with the clock once the counter fell behind', () => {
-    const allocator = new LoginTimestampAllocator();
-    allocator.allocate('key-a', now, reach);
-    assert.equal(allocator.allocate('key-a', now + 1000, reach).timestamp, now + 1000 - 290);
-  });
-
-  it('never reuses what reserveBelow marked as used, and never lowers the counter', () => {
-    const allocator = new LoginTimestampAllocator();
-    allocator.reserveBelow('key-a', now + 10);
-    allocator.reserveBelow('key-a', now - 100);
-    assert.equal(allocator.allocate('key-a', now, reach).timestamp, now + 10);
   });
 });
 

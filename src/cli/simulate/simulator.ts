@@ -2,13 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { fateOf, runDeviceCycle, type CycleContext } from './device-cycle.js';
 import type { Endpoints } from './device-client.js';
 import { DeviceTransport } from './http-transport.js';
-import {
-  defaultTimestampStateDir,
-  persistLoginTimestamps,
-  restoreLoginTimestamps,
-  sharedLoginTimestamps,
-  skewMarginSeconds,
-} from './login-timestamps.js';
 import { canonicalMacPrefix, MAX_SIMULATED_DEVICES, simulatedMac } from './macs.js';
 import { canBindLoopbackAliases, isLoopbackHost, loopbackSourceAddress } from './source-address.js';
 import { emptyFailures, totalFailures, type SimulateSummary, type SimulationStep } from './summary.js';
@@ -42,16 +35,8 @@ export interface SimulateOptions {
   fallbackRate?: number;
   /** Name prefix; device i is named `<name>-<i>`. Default `sim`. */
   name?: string;
-  /** The server's `AUTH_MAX_SKEW_SECONDS`. Default 300. */
-  maxSkewSeconds?: number;
   /** A request fails when no byte moves for this long, ms. Default 30 000. */
   requestTimeoutMs?: number;
-  /**
-   * Directory where the last login timestamp used per device key is remembered between runs
-   * (files named by a hash of the key), so a second run within the skew window does not replay
-   * the first run's timestamps. `null`: do not remember. Default `<os tmpdir>/firmledger-simulate`.
-   */
-  timestampStateDir?: string | null;
 }
 
 /** How often progress is reported, ms (at most ~4 lines a second). */
@@ -84,14 +69,7 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
     );
   }
 
-  const reach = o.maxSkewSeconds - skewMarginSeconds(o.maxSkewSeconds);
-  if (o.timestampStateDir !== null) await restoreLoginTimestamps(sharedLoginTimestamps, o.deviceKey, o.timestampStateDir);
-  const context: CycleContext = {
-    endpoints,
-    customerKey: o.customerKey,
-    deviceKey: o.deviceKey,
-    nextTimestamp: () => sharedLoginTimestamps.allocate(o.deviceKey, Math.floor(Date.now() / 1000), reach),
-  };
+  const context: CycleContext = { endpoints, customerKey: o.customerKey, deviceKey: o.deviceKey };
 
   let requests = 0;
   let updated = 0;
@@ -159,7 +137,6 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
     await Promise.all(Array.from({ length: Math.min(o.concurrency, Math.max(o.devices, 1)) }, worker));
   } finally {
     if (timer) clearInterval(timer);
-    if (o.timestampStateDir !== null) await persistLoginTimestamps(sharedLoginTimestamps, o.deviceKey, o.timestampStateDir);
   }
   const seconds = elapsed();
   report();
@@ -179,12 +156,11 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   return summary;
 }
 
-interface CheckedOptions extends Omit<Required<SimulateOptions>, 'timestampStateDir'> {
+interface CheckedOptions extends Required<SimulateOptions> {
   auth: URL;
   vc: URL;
   bc: URL;
   ipfs: URL;
-  timestampStateDir: string | null;
 }
 
 function checkOptions(options: SimulateOptions): CheckedOptions {
@@ -227,9 +203,7 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     firmwareVersion: text('firmwareVersion', options.firmwareVersion, 64),
     // names are 1..128 characters (CONTRACT.md §6); leave room for `-<index>`
     name: text('name', options.name ?? 'sim', 110),
-    maxSkewSeconds: integer('maxSkewSeconds', options.maxSkewSeconds ?? 300, 0, 86_400),
     requestTimeoutMs: integer('requestTimeoutMs', options.requestTimeoutMs ?? 30_000, 1, 3_600_000),
-    timestampStateDir: options.timestampStateDir === undefined ? defaultTimestampStateDir() : options.timestampStateDir,
     failRate: rate('failRate', options.failRate ?? 0),
     fallbackRate: rate('fallbackRate', options.fallbackRate ?? 0),
   };

@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsString } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsString } from 'class-validator';
+import { OptionalField } from '#src/common/dto-fields.js';
 import type { DeviceKeyView } from '#src/tenant/tenant.service.js';
 import { PageOf } from './paging.dto.js';
 
@@ -13,18 +14,37 @@ export class CreateDeviceKeyDto {
   })
   @IsString({ message: 'device_type must be a string' })
   device_type: string;
+
+  /** The key belongs to one device: each `(device key, timestamp)` logs in once (docs/decisions.md §4). */
+  @ApiPropertyOptional({
+    description:
+      'the key belongs to one device: a login (device key, timestamp) is accepted once, a byte-identical second one is ' +
+      'refused as a replay. Without it the key may be shared by many devices, which may send byte-identical logins ' +
+      '(docs/decisions.md §4).',
+    example: false,
+    default: false,
+  })
+  @OptionalField()
+  @IsBoolean({ message: 'single_device must be true or false' })
+  single_device: boolean = false;
 }
 
-/** A device key (CONTRACT.md §5): shared by devices of one type; revocable. */
+/** A device key (docs/decisions.md §5): shared by devices of one type; revocable. */
 export class DeviceKeyResponse {
   @ApiProperty({ description: 'device key id', example: 3 })
   id: number;
 
-  @ApiProperty({ description: 'the `device_key` devices send at login', example: '9f2c4e7a1b3d5f608192a3b4c5d6e7f8' })
+  @ApiProperty({
+    description: 'the `device_key` devices send at login: 22 letters and digits (about 131 random bits) for new keys',
+    example: 'q7Rk2ZpL9xWc4mTb8nYf3D',
+  })
   key: string;
 
   @ApiProperty({ description: 'device type (`dType`) of devices registered with the key', example: 'ESP32' })
   device_type: string;
+
+  @ApiProperty({ description: 'the key belongs to one device: each (device key, timestamp) logs in once', example: false })
+  single_device: boolean;
 
   @ApiProperty({ description: 'revoked keys log no device in, and their device tokens are refused', example: false })
   revoked: boolean;
@@ -37,10 +57,24 @@ export class DeviceKeyResponse {
 export class DeviceKeyPage extends PageOf(DeviceKeyResponse, {
   description: 'device keys by id, revoked ones included',
   example: [
-    { id: 3, key: '9f2c4e7a1b3d5f608192a3b4c5d6e7f8', device_type: 'ESP32', revoked: false, created_at: '2026-11-21T10:00:00.000Z' },
+    {
+      id: 3,
+      key: 'q7Rk2ZpL9xWc4mTb8nYf3D',
+      device_type: 'ESP32',
+      single_device: false,
+      revoked: false,
+      created_at: '2026-11-21T10:00:00.000Z',
+    },
   ],
 }) {}
 
 export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
-  return { id: view.id, key: view.key, device_type: view.deviceType, revoked: view.revoked, created_at: view.createdAt };
+  return {
+    id: view.id,
+    key: view.key,
+    device_type: view.deviceType,
+    single_device: view.singleDevice,
+    revoked: view.revoked,
+    created_at: view.createdAt,
+  };
 }

@@ -9,6 +9,7 @@ import { DevicesController } from './devices.controller.js';
 import { FleetController } from './fleet.controller.js';
 import { GroupsController } from './groups.controller.js';
 import { LedgerController } from './ledger.controller.js';
+import { OperatorLedgerProofController } from './operator-ledger-proof.controller.js';
 import { OperatorFirmwareController } from './firmware.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { OperatorRolloutController } from './rollout.controller.js';
@@ -27,6 +28,7 @@ import { TenantsController } from './tenants.controller.js';
     FleetController,
     GroupsController,
     LedgerController,
+    OperatorLedgerProofController,
     OperatorFirmwareController,
     OperatorRolloutController,
   ],

@@ -17,8 +17,8 @@ import {
   verifyCosignature,
   verifyNote,
 } from '#src/ledger/signed-note.js';
-import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { operatorClient, runCli, type OperatorClient } from '../support/operator.js';
+import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { operatorClient, runCli, type OperatorClient } from '#test/support/operator.js';
 
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 const b64 = (text: string): Buffer => Buffer.from(text, 'base64');

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MAX_ID } from '#src/common/input-rules.js';
-import type { ConsistencyView, EntryProofView, InclusionView } from '../ledger-proof.service.js';
+import type { ConsistencyView, EntryProofView, InclusionView } from '#src/ledger/ledger-proof.service.js';
 
 const HASH_EXAMPLE = 'bjQLnP+zepicpUTmu3gKLHiQHT+zNzh2hRGjBhevoB0=';
 const CHECKPOINT_EXAMPLE =

@@ -9,6 +9,7 @@ import { DeviceGroup, GroupMember } from '#src/group/device-group.entity.js';
 import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from '#src/rollout/rollout-device-state.entity.js';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
+import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from '#src/ledger/ledger-tree.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
 import { OperatorTokens1763800000000 } from './migrations/1763800000000-OperatorTokens.js';
@@ -18,6 +19,7 @@ import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
 import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
 import { SingleDeviceKeys1764300000000 } from './migrations/1764300000000-SingleDeviceKeys.js';
 import { RolloutDeviceStates1764400000000 } from './migrations/1764400000000-RolloutDeviceStates.js';
+import { LedgerTree1764500000000 } from './migrations/1764500000000-LedgerTree.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
@@ -33,6 +35,9 @@ export const ENTITIES = [
   RolloutDeviceState,
   RolloutDeviceTransition,
   LedgerEntry,
+  LedgerTreeNode,
+  LedgerCheckpoint,
+  LedgerCosignature,
   LoginNonce,
   LoginRate,
   OperatorToken,
@@ -48,6 +53,7 @@ export const MIGRATIONS = [
   OperatorAccounts1764200000000,
   SingleDeviceKeys1764300000000,
   RolloutDeviceStates1764400000000,
+  LedgerTree1764500000000,
 ];
 
 /**

@@ -70,6 +70,18 @@ describe('operator console in a browser', () => {
   const nav = (name: string) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true }).click();
   /** The text of the rollout page's progress sentence. */
   const progress = () => page.locator('.progress-line').innerText();
+  /** Waits until the rollout page's progress sentence says `text`. */
+  const progressShows = (text: string) => page.locator('.progress-line', { hasText: text }).waitFor();
+  /** The numbers of the rollout's legend, by state: `{ pending: 150, …, targeted: 200 }`. */
+  const legend = async (name = 'Progress of 1.1.0 to field test, per state') => {
+    const items = await page.getByRole('list', { name }).getByRole('listitem').allInnerTexts();
+    return Object.fromEntries(
+      items.map((item) => {
+        const [, state, devices] = /^(.+?) ([\d,]+)/.exec(item.replace(/\s+/g, ' ').trim())!;
+        return [state, Number(devices.replace(/,/g, ''))];
+      }),
+    );
+  };
   /** `firmledger simulate` as a separate process against the app, as a person would run it. */
   const simulate = async (devices: number) => {
     // The devices sign logins with the real time: the app's clock follows it for this scenario.
@@ -239,9 +251,19 @@ describe('operator console in a browser', () => {
     await page.getByRole('button', { name: 'Plan rollout' }).click();
     await page.getByText('Rollout planned as a draft.').waitFor();
     await page.locator('.badge', { hasText: 'draft' }).waitFor();
-    assert.equal(await progress(), `0 of ${FLEET} devices updated (0 %); last report never.`);
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.locator('.badge', { hasText: 'active' }).waitFor();
+    await progressShows(`0 of ${FLEET} devices confirmed (0 %); last change never.`);
+    assert.deepEqual(await legend(), {
+      pending: FLEET,
+      offered: 0,
+      downloading: 0,
+      installed: 0,
+      confirmed: 0,
+      failed: 0,
+      'fell back': 0,
+      targeted: FLEET,
+    });
     await nav('Rollouts');
     await page.getByRole('link', { name: '1.1.0 to field test' }).waitFor();
     await screenshots(page, 'rollouts');
@@ -252,11 +274,23 @@ describe('operator console in a browser', () => {
   it('shows the progress moving while devices update, without reloading the page', async () => {
     await page.evaluate('window.sameDocument = true');
     assert.equal((await simulate(50)).updated, 50);
-    await page.getByText(`50 of ${FLEET} devices updated (25 %)`).waitFor();
+    await progressShows(`50 of ${FLEET} devices confirmed (25 %)`);
+    assert.deepEqual(await legend(), {
+      pending: FLEET - 50,
+      offered: 0,
+      downloading: 0,
+      installed: 0,
+      confirmed: 50,
+      failed: 0,
+      'fell back': 0,
+      targeted: FLEET,
+    });
     assert.equal((await simulate(100)).updated, 50);
-    await page.getByText(`100 of ${FLEET} devices updated (50 %)`).waitFor();
+    await progressShows(`100 of ${FLEET} devices confirmed (50 %)`);
     const bar = page.getByRole('progressbar', { name: 'Progress of 1.1.0 to field test' });
     assert.equal(await bar.getAttribute('aria-valuenow'), '100');
+    assert.equal(await bar.getAttribute('aria-valuetext'), `100 of ${FLEET} confirmed; ${FLEET - 100} pending`);
+    assert.equal((await legend()).confirmed, 100);
     assert.equal(await page.evaluate('window.sameDocument'), true, 'no reload');
     await screenshots(page, 'rollout');
   });
@@ -268,12 +302,12 @@ describe('operator console in a browser', () => {
     const paused = await simulate(120);
     assert.deepEqual({ updated: paused.updated, upToDate: paused.upToDate }, { updated: 0, upToDate: 120 });
     await page.waitForTimeout(2_500); // a refresh later, still where it was
-    assert.match(await progress(), new RegExp(`^100 of ${FLEET} devices updated`));
+    assert.match(await progress(), new RegExp(`^100 of ${FLEET} devices confirmed`));
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.locator('.badge', { hasText: 'active' }).waitFor();
     assert.equal((await simulate(FLEET)).updated, FLEET - 100);
-    await page.getByText(`${FLEET} of ${FLEET} devices updated (100 %)`).waitFor();
+    await progressShows(`${FLEET} of ${FLEET} devices confirmed (100 %)`);
     await page.locator('.badge', { hasText: 'finished' }).waitFor();
     assert.equal(await page.getByRole('group', { name: 'Rollout actions' }).count(), 0, 'a finished rollout offers no action');
     assert.equal(await page.evaluate('window.sameDocument'), true, 'no reload');
@@ -330,10 +364,25 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'devices');
     await page.getByRole('link', { name: macs[FLEET - 1] }).click();
     await heading(`Device ${macs[FLEET - 1]}`).waitFor();
-    const history = await page.getByRole('region', { name: 'Rollout history' }).innerText();
+    const history = page.getByRole('region', { name: 'Rollout history' });
+    const entry = history.getByRole('listitem').filter({ has: page.getByRole('heading', { name: '1.1.0 to field test' }) });
     assert.match(
-      history,
-      /1\.1\.0 to field test\s+finished\s+field-test\s+1\.1\.0\s+updated at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, reporting 1\.1\.0/,
+      (await entry.locator('p').first().innerText()).replace(/\s+/g, ' '),
+      /^Version 1\.1\.0, wave 1: this device is confirmed, reporting 1\.1\.0\.$/,
+    );
+    // Each state it went through, with its time: targeted when the rollout started, confirmed by its report.
+    const states = (
+      await entry
+        .getByRole('list', { name: `States of ${macs[FLEET - 1]} in 1.1.0 to field test` })
+        .getByRole('listitem')
+        .allInnerTexts()
+    ).map((line) => line.replace(/\s+/g, ' ').trim());
+    assert.ok(states.length >= 3, states.join(' | '));
+    assert.match(states[0], /^pending \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, states.join(' | '));
+    assert.match(states.at(-1)!, /^confirmed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, states.join(' | '));
+    assert.ok(
+      states.some((line) => line.startsWith('offered ')),
+      states.join(' | '),
     );
     await screenshots(page, 'device');
   });

@@ -1,37 +1,69 @@
+import { barSegments, legendSegments, type StateCounts } from '#src/console/rollout-progress';
 import type { Rollout, RolloutStatus } from './api/types';
-import type { Segment } from './components/progress';
+import { SegmentedBar } from './components/progress';
 
 /**
- * The parts of a rollout's progress bar, devices done first. The operator API counts devices
- * that reported success (`updated`) and the rest (`pending`); a breakdown per device state adds
- * its states here, in the order they are reached.
+ * A progress bar of devices per state (confirmed first, failures at the right end) with a legend
+ * in the API's counting order; its value for screen readers is the confirmed devices.
  */
-export function progressSegments(rollout: Rollout): Segment[] {
-  return [
-    { key: 'updated', label: 'updated', count: rollout.updated },
-    { key: 'pending', label: 'pending', count: rollout.pending },
-  ];
+export function StateBar({ counts, label, legend = true }: { counts: StateCounts; label: string; legend?: boolean }) {
+  return (
+    <SegmentedBar
+      segments={barSegments(counts)}
+      legendSegments={legendSegments(counts)}
+      total={counts.targeted}
+      label={label}
+      done={counts.confirmed}
+      doneLabel="confirmed"
+      legend={legend}
+    />
+  );
+}
+
+/** Failed and fell-back devices of a rollout: what "retry" sends back. */
+export const retriable = (rollout: Rollout): number => rollout.devices.failed + rollout.devices.fell_back;
+
+/** The wave after the current one, when there is one. */
+export function nextWave(rollout: Rollout): number | undefined {
+  const current = rollout.current_wave ?? 1;
+  return rollout.waves && current < rollout.waves.length ? current + 1 : undefined;
 }
 
 /** An operator action on a rollout: `POST tenants/:tenant/rollouts/:id/<action>`. */
 export interface RolloutAction {
-  action: string;
-  label: string;
-  /** The states it is offered in. */
-  from: readonly RolloutStatus[];
+  action: 'start' | 'pause' | 'resume' | 'cancel' | 'approve' | 'retry';
+  /** The button's text. */
+  label: (rollout: Rollout) => string;
+  /** Whether the rollout's state allows it now. */
+  offered: (rollout: Rollout) => boolean;
   /** Asked again in a dialog (it cannot be undone). */
   confirm?: string;
 }
 
+const inStatus =
+  (...statuses: RolloutStatus[]) =>
+  (rollout: Rollout) =>
+    statuses.includes(rollout.status);
+
 /** The actions the operator API offers, in the order the console shows them. */
 export const ROLLOUT_ACTIONS: readonly RolloutAction[] = [
-  { action: 'start', label: 'Start', from: ['draft'] },
-  { action: 'pause', label: 'Pause', from: ['active'] },
-  { action: 'resume', label: 'Resume', from: ['paused'] },
+  { action: 'start', label: () => 'Start', offered: inStatus('draft') },
+  {
+    action: 'approve',
+    label: (r) => `Approve wave ${nextWave(r) ?? 'next'}`,
+    offered: (r) => r.awaiting_approval === true && (r.status === 'active' || r.status === 'paused'),
+  },
+  { action: 'pause', label: () => 'Pause', offered: inStatus('active') },
+  { action: 'resume', label: () => 'Resume', offered: inStatus('paused') },
+  {
+    action: 'retry',
+    label: (r) => `Retry failed devices (${retriable(r)})`,
+    offered: (r) => retriable(r) > 0 && r.status !== 'draft' && r.status !== 'cancelled',
+  },
   {
     action: 'cancel',
-    label: 'Cancel rollout',
-    from: ['draft', 'active', 'paused'],
+    label: () => 'Cancel rollout',
+    offered: inStatus('draft', 'active', 'paused'),
     confirm: 'Devices will no longer be offered this rollout. A cancelled rollout cannot be started again.',
   },
 ];

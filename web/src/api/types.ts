@@ -1,5 +1,7 @@
 /** Answers of the operator API, as `openapi/operator.json` documents them. */
 
+import type { DeviceState, StateCounts } from '#src/console/rollout-progress';
+
 export interface Page<T> {
   items: T[];
   page: number;
@@ -51,7 +53,7 @@ export interface GroupRef {
   name: string;
 }
 
-/** A rollout that targets a device, and what the device reported for it. */
+/** A rollout that targets a device, and where the device stands in it. */
 export interface DeviceRollout {
   id: number;
   name: string;
@@ -62,6 +64,31 @@ export interface DeviceRollout {
   succeeded: boolean;
   reported_at: string | null;
   reported_version: string | null;
+  /** The device's state in the rollout and its wave. */
+  state?: DeviceState;
+  wave?: number;
+}
+
+/** One change of a device's state in a rollout. */
+export interface StateChange {
+  state: DeviceState;
+  at: string;
+  message: string | null;
+}
+
+/** `GET tenants/:tenant/devices/:mac/rollouts`: a rollout that targets the device, with the device's history in it. */
+export interface DeviceRolloutHistory {
+  rollout_id: number;
+  rollout_name: string;
+  rollout_status: RolloutStatus;
+  version: string;
+  wave: number;
+  state: DeviceState;
+  attempts: number;
+  failure_message: string | null;
+  reported_version: string | null;
+  updated_at: string;
+  history: StateChange[];
 }
 
 export interface DeviceDetail extends Device {
@@ -103,6 +130,22 @@ export interface GroupDetail extends Group {
 export const ROLLOUT_STATUSES = ['draft', 'active', 'paused', 'finished', 'cancelled'] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
+export type { DeviceState, StateCounts };
+
+/** A wave's progress: `waiting` (not started), `running` (started, below its success threshold), `passed`. */
+export type WaveStatus = 'waiting' | 'running' | 'passed';
+
+export interface Wave {
+  wave: number;
+  /** Its cumulative bound as planned: `"10%"` or a whole number of devices. */
+  bound: string;
+  status: WaveStatus;
+  started_at: string | null;
+  devices: StateCounts;
+}
+
+export type Approval = 'auto' | 'manual';
+
 export interface Rollout {
   id: number;
   name: string;
@@ -113,9 +156,40 @@ export interface Rollout {
   start_date: string;
   downgrade: boolean;
   targeted: number;
+  /** Confirmed devices. */
   updated: number;
+  /** Devices the rollout still waits for: targeted − confirmed − failed − fell_back. */
   pending: number;
   last_activity_at: string | null;
+  /** Devices per state, all waves. */
+  devices: StateCounts;
+  waves?: Wave[];
+  current_wave?: number;
+  /** Shares 0..1. */
+  success_threshold?: number;
+  error_threshold?: number | null;
+  approval?: Approval;
+  awaiting_approval?: boolean;
+  /** Why the rollout paused itself; `null` when it did not (cleared on resume). */
+  pause_reason?: string | null;
+  finished?: boolean;
+}
+
+/** `POST …/rollouts/:id/retry`. */
+export interface RetryResult {
+  retried: number;
+  rollout: Rollout;
+}
+
+/** A targeted device of a rollout: `GET …/rollouts/:id/devices`. */
+export interface RolloutDevice {
+  mac: string;
+  name: string;
+  wave: number;
+  state: DeviceState;
+  attempts: number;
+  updated_at: string;
+  failure_message: string | null;
 }
 
 export interface LedgerEntry {

@@ -2,11 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/console/console-pages';
 import { get, segment } from '#web/api/client';
-import type { DeviceDetail } from '#web/api/types';
+import type { DeviceDetail, DeviceRolloutHistory } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';
 import { NoTenant, PageTitle } from '#web/components/page-title';
-import { StatusBadge } from '#web/components/status';
-import { Table } from '#web/components/table';
+import { StateBadge, StatusBadge } from '#web/components/status';
 import { ago, utc } from '#web/format';
 import { useTenant, withTenant } from '#web/tenant';
 
@@ -64,47 +63,55 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
           </ul>
         )}
       </section>
-      <section className="card wide" aria-labelledby="device-history">
-        <h2 id="device-history">Rollout history</h2>
-        {d.rollouts.length === 0 ? (
-          <p className="muted">No rollout has targeted this device.</p>
-        ) : (
-          <Table caption={`Rollouts that target ${d.mac}`} hideCaption>
-            <thead>
-              <tr>
-                <th scope="col">Rollout</th>
-                <th scope="col">Rollout status</th>
-                <th scope="col">Group</th>
-                <th scope="col">Target version</th>
-                <th scope="col">This device</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.rollouts.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link to={withTenant(CONSOLE_PAGES.rollout.replace(':id', String(r.id)), tenant)}>{r.name}</Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={r.status} />
-                  </td>
-                  <td>{r.group.name}</td>
-                  <td>{r.version}</td>
-                  <td>
-                    {r.succeeded ? (
-                      <>
-                        updated at {utc(r.reported_at)}, reporting {r.reported_version}
-                      </>
-                    ) : (
-                      'not updated yet'
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </section>
+      <History tenant={tenant} mac={d.mac} />
     </div>
+  );
+}
+
+/** The rollouts that target the device, newest first, each with the device's states in it and their times. */
+function History({ tenant, mac }: { tenant: string; mac: string }) {
+  const history = useQuery({
+    queryKey: ['device-rollouts', tenant, mac],
+    queryFn: () => get<DeviceRolloutHistory[]>(`tenants/${segment(tenant)}/devices/${segment(mac)}/rollouts`),
+    refetchInterval: 10_000,
+  });
+  const items = [...(history.data ?? [])].reverse();
+  return (
+    <section className="card wide" aria-labelledby="device-history">
+      <h2 id="device-history">Rollout history</h2>
+      <ErrorText error={history.error} />
+      {history.isPending ? <Loading what="the rollout history" /> : null}
+      {history.data?.length === 0 ? <p className="muted">No rollout has targeted this device.</p> : null}
+      <ul className="history">
+        {items.map((r) => (
+          <li key={r.rollout_id} aria-labelledby={`history-${r.rollout_id}`}>
+            <div className="section-head">
+              <h3 id={`history-${r.rollout_id}`}>
+                <Link to={withTenant(CONSOLE_PAGES.rollout.replace(':id', String(r.rollout_id)), tenant)}>{r.rollout_name}</Link>
+              </h3>
+              <StatusBadge status={r.rollout_status} />
+            </div>
+            <p>
+              Version {r.version}, wave {r.wave}: this device is <StateBadge state={r.state} />
+              {r.attempts > 1 ? ` after ${r.attempts} attempts` : ''}
+              {r.reported_version ? `, reporting ${r.reported_version}` : ''}.
+            </p>
+            {r.failure_message ? (
+              <p className={r.state === 'failed' ? 'failure' : 'muted'}>
+                {r.state === 'failed' ? 'Failure' : 'Last failure (before a retry)'}: {r.failure_message}
+              </p>
+            ) : null}
+            <ol className="timeline" aria-label={`States of ${mac} in ${r.rollout_name}`}>
+              {r.history.map((change, i) => (
+                <li key={i}>
+                  <StateBadge state={change.state} /> <time dateTime={change.at}>{utc(change.at)}</time>
+                  {change.message ? <span className="muted"> — {change.message}</span> : null}
+                </li>
+              ))}
+            </ol>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

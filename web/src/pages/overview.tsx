@@ -7,10 +7,9 @@ import type { FleetSummary, LedgerVerify } from '#web/api/types';
 import { BarChart } from '#web/components/bar-chart';
 import { ErrorText, Loading } from '#web/components/feedback';
 import { NoTenant, PageTitle } from '#web/components/page-title';
-import { SegmentedBar } from '#web/components/progress';
 import { StatusBadge } from '#web/components/status';
 import { count, percent, shortHash, utc } from '#web/format';
-import { progressSegments } from '#web/rollout-view';
+import { StateBar } from '#web/rollout-view';
 import { useTenant, withTenant } from '#web/tenant';
 
 /** The fleet at a glance: versions, devices seen lately, rollouts under way, the ledger. */
@@ -108,14 +107,15 @@ function ActiveRollouts({ tenant }: { tenant: string }) {
             <p className="muted small">
               {names.firmwareName(rollout.firmware_id)} to {names.groupName(rollout.group_id)}
             </p>
-            <SegmentedBar
-              segments={progressSegments(rollout)}
-              total={rollout.targeted}
-              label={`Progress of ${rollout.name}`}
-              legend={false}
-            />
+            <StateBar counts={rollout.devices} label={`Progress of ${rollout.name}`} legend={false} />
             <p className="small">
-              {count(rollout.updated)} of {count(rollout.targeted)} updated ({percent(rollout.updated, rollout.targeted)})
+              {count(rollout.devices.confirmed)} of {count(rollout.targeted)} confirmed (
+              {percent(rollout.devices.confirmed, rollout.targeted)})
+              {rollout.devices.failed + rollout.devices.fell_back > 0
+                ? `; ${count(rollout.devices.failed + rollout.devices.fell_back)} failed or fell back`
+                : ''}
+              {rollout.pause_reason ? <span className="pause-line"> · paused by itself</span> : null}
+              {rollout.awaiting_approval ? <span className="pause-line"> · waiting for approval</span> : null}
             </p>
           </li>
         ))}

@@ -1,21 +1,22 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { boundText, DEVICE_STATES, percentOfShare, progressSentence, STATE_LABELS, STATE_MEANINGS } from '#src/console/rollout-progress';
 import { get, post, segment } from '#web/api/client';
 import { REFRESH, useNames } from '#web/api/queries';
-import type { Rollout } from '#web/api/types';
+import type { Page, RetryResult, Rollout, RolloutDevice, Wave } from '#web/api/types';
 import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
 import { NoTenant, PageTitle } from '#web/components/page-title';
-import { SegmentedBar } from '#web/components/progress';
-import { StatusBadge } from '#web/components/status';
-import { ago, count, percent, utc } from '#web/format';
-import { isLive, progressSegments, ROLLOUT_ACTIONS, type RolloutAction } from '#web/rollout-view';
+import { StateBadge, StatusBadge, WaveBadge } from '#web/components/status';
+import { Pager, Table } from '#web/components/table';
+import { ago, count, utc } from '#web/format';
+import { isLive, nextWave, ROLLOUT_ACTIONS, StateBar, type RolloutAction } from '#web/rollout-view';
 import { useSession } from '#web/session';
 import { useTenant, withTenant } from '#web/tenant';
 
-/** One rollout: its plan, its progress (refreshed every 2 s while it may change) and its actions. */
+/** One rollout: its plan, its progress per state and per wave (refreshed every 2 s while it may change), its devices and its actions. */
 export function RolloutPage() {
   const { id = '' } = useParams();
   const { tenant, loading } = useTenant();
@@ -41,6 +42,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
   if (rollout.isPending) return <Loading what="the rollout" />;
   if (rollout.error && !rollout.data) return <ErrorText error={rollout.error} />;
   const r = rollout.data;
+  const waves = r.waves ?? [];
   return (
     <div className="grid">
       <section className="card wide" aria-labelledby="rollout-title">
@@ -49,14 +51,48 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
           <StatusBadge status={r.status} />
         </div>
         <ErrorText error={rollout.error} />
-        <SegmentedBar segments={progressSegments(r)} total={r.targeted} label={`Progress of ${r.name}`} />
+        {r.pause_reason ? (
+          <div className="pause-reason" role="status" aria-labelledby="pause-reason-title">
+            <h3 id="pause-reason-title">Paused by itself</h3>
+            <p>{r.pause_reason}.</p>
+            <p className="small">Look at the failed devices below; retry them or resume when the cause is fixed.</p>
+          </div>
+        ) : null}
+        {r.awaiting_approval ? (
+          <div className="awaiting" role="status">
+            <strong>Waiting for approval:</strong> wave {r.current_wave} reached its success threshold
+            {r.success_threshold !== undefined ? ` (${percentOfShare(r.success_threshold)} confirmed)` : ''}. Wave {nextWave(r)} starts when
+            an admin approves it.
+          </div>
+        ) : null}
+        <StateBar counts={r.devices} label={`Progress of ${r.name}`} />
         <p aria-live="polite" className="progress-line">
-          {count(r.updated)} of {count(r.targeted)} devices updated ({percent(r.updated, r.targeted)}); last report{' '}
-          {ago(r.last_activity_at)}.
+          {progressSentence(r.devices, count)}; last change {ago(r.last_activity_at)}.
         </p>
         {isLive(r.status) ? <p className="muted small">Refreshed every {REFRESH.rollout / 1000} s.</p> : null}
         {canChange ? <Actions tenant={tenant} rollout={r} /> : null}
+        <details className="states-help">
+          <summary>What the states mean</summary>
+          <dl className="facts">
+            {DEVICE_STATES.map((state) => (
+              <div key={state} className="fact">
+                <dt>{STATE_LABELS[state]}</dt>
+                <dd>{STATE_MEANINGS[state]}</dd>
+              </div>
+            ))}
+          </dl>
+        </details>
       </section>
+      {waves.length > 0 ? (
+        <section className="card wide" aria-labelledby="waves-title">
+          <h2 id="waves-title">Waves</h2>
+          <ol className="waves">
+            {waves.map((wave) => (
+              <WaveItem key={wave.wave} rollout={r} wave={wave} />
+            ))}
+          </ol>
+        </section>
+      ) : null}
       <section className="card" aria-labelledby="plan-title">
         <h2 id="plan-title">Plan</h2>
         <dl className="facts">
@@ -74,11 +110,162 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
           <dd>{r.start_date} UTC</dd>
           <dt>Downgrade</dt>
           <dd>{r.downgrade ? 'yes: offered to devices on newer versions too' : 'no: upgrades only'}</dd>
-          <dt>Last report</dt>
+          {waves.length > 0 ? (
+            <>
+              <dt>Waves</dt>
+              <dd>{waves.map((w) => w.bound).join(', ')}</dd>
+            </>
+          ) : null}
+          {r.success_threshold !== undefined ? (
+            <>
+              <dt>Success threshold</dt>
+              <dd>{percentOfShare(r.success_threshold)} of a wave confirmed</dd>
+            </>
+          ) : null}
+          {r.error_threshold !== undefined ? (
+            <>
+              <dt>Error threshold</dt>
+              <dd>
+                {r.error_threshold === null
+                  ? 'none: it never pauses by itself'
+                  : `pauses once over ${percentOfShare(r.error_threshold)} of a wave failed or fell back`}
+              </dd>
+            </>
+          ) : null}
+          {r.approval ? (
+            <>
+              <dt>Next wave</dt>
+              <dd>{r.approval === 'manual' ? 'starts when an admin approves it' : 'starts by itself'}</dd>
+            </>
+          ) : null}
+          <dt>Last change</dt>
           <dd>{utc(r.last_activity_at)}</dd>
         </dl>
       </section>
+      {waves.length > 0 ? <Devices tenant={tenant} rollout={r} /> : null}
     </div>
+  );
+}
+
+/** One wave: its bound, its status, when it started, and its devices per state. */
+function WaveItem({ rollout, wave }: { rollout: Rollout; wave: Wave }) {
+  const last = wave.wave === (rollout.waves?.length ?? 1);
+  const current = wave.wave === rollout.current_wave && rollout.status !== 'draft';
+  return (
+    <li className={current ? 'wave current' : 'wave'} aria-labelledby={`wave-${wave.wave}`}>
+      <div className="section-head">
+        <h3 id={`wave-${wave.wave}`}>
+          Wave {wave.wave}: {wave.bound}
+        </h3>
+        <WaveBadge status={wave.status} />
+        {current ? <span className="muted small">current wave</span> : null}
+      </div>
+      <p className="muted small">
+        {boundText(wave.bound, last)} · {count(wave.devices.targeted)} devices ·{' '}
+        {wave.started_at ? `started ${utc(wave.started_at)}` : 'not started'}
+      </p>
+      <StateBar counts={wave.devices} label={`Progress of wave ${wave.wave}`} />
+      <p className="small">{progressSentence(wave.devices, count)}.</p>
+    </li>
+  );
+}
+
+const DEVICES_PER_PAGE = 25;
+
+/** The rollout's devices, by state and wave, with each one's failure message. */
+function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
+  const [state, setState] = useState('');
+  const [wave, setWave] = useState('');
+  const [page, setPage] = useState(1);
+  const query = { state: state || undefined, wave: wave || undefined, page, per_page: DEVICES_PER_PAGE };
+  const devices = useQuery({
+    queryKey: ['rollout-devices', tenant, rollout.id, query],
+    queryFn: () => get<Page<RolloutDevice>>(`tenants/${segment(tenant)}/rollouts/${rollout.id}/devices`, query),
+    placeholderData: keepPreviousData,
+    refetchInterval: isLive(rollout.status) ? REFRESH.rollout : false,
+  });
+  return (
+    <section className="card wide" aria-labelledby="rollout-devices-title">
+      <div className="section-head">
+        <h2 id="rollout-devices-title">Devices of this rollout</h2>
+        <div className="inline-field">
+          <label htmlFor="rollout-devices-state">State</label>
+          <select
+            id="rollout-devices-state"
+            value={state}
+            onChange={(e) => {
+              setState(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">any</option>
+            {DEVICE_STATES.map((s) => (
+              <option key={s} value={s}>
+                {STATE_LABELS[s]} ({count(rollout.devices[s])})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="inline-field">
+          <label htmlFor="rollout-devices-wave">Wave</label>
+          <select
+            id="rollout-devices-wave"
+            value={wave}
+            onChange={(e) => {
+              setWave(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">any</option>
+            {(rollout.waves ?? []).map((w) => (
+              <option key={w.wave} value={w.wave}>
+                wave {w.wave}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <ErrorText error={devices.error} />
+      {devices.isPending ? <Loading what="the rollout's devices" /> : null}
+      {devices.data?.total === 0 ? (
+        <p className="muted">No device{state ? ` is ${STATE_LABELS[state as keyof typeof STATE_LABELS]}` : ''}.</p>
+      ) : null}
+      {devices.data && devices.data.total > 0 ? (
+        <>
+          <Table caption={`Devices of ${rollout.name}`} hideCaption>
+            <thead>
+              <tr>
+                <th scope="col">MAC</th>
+                <th scope="col">Name</th>
+                <th scope="col">Wave</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Since (UTC)</th>
+                <th scope="col">Failure</th>
+              </tr>
+            </thead>
+            <tbody>
+              {devices.data.items.map((d) => (
+                <tr key={d.mac}>
+                  <td className="mono">
+                    <Link to={withTenant(CONSOLE_PAGES.device.replace(':mac', encodeURIComponent(d.mac)), tenant)}>{d.mac}</Link>
+                  </td>
+                  <td>{d.name}</td>
+                  <td>{d.wave}</td>
+                  <td>
+                    <StateBadge state={d.state} />
+                  </td>
+                  <td>{d.attempts}</td>
+                  <td>{utc(d.updated_at)}</td>
+                  <td>{d.failure_message ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pager page={page} perPage={DEVICES_PER_PAGE} total={devices.data.total} what="devices" onPage={setPage} />
+        </>
+      ) : null}
+    </section>
   );
 }
 
@@ -87,16 +274,33 @@ function Actions({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
   const client = useQueryClient();
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<unknown>();
-  const allowed = ROLLOUT_ACTIONS.filter((a) => a.from.includes(rollout.status));
+  const [done, setDone] = useState<string>();
+  const allowed = ROLLOUT_ACTIONS.filter((a) => a.offered(rollout));
   if (allowed.length === 0) return null;
 
   const run = async (action: RolloutAction) => {
     setBusy(action.action);
     setError(undefined);
+    setDone(undefined);
     try {
-      const changed = await post<Rollout>(`tenants/${segment(tenant)}/rollouts/${rollout.id}/${action.action}`);
+      const path = `tenants/${segment(tenant)}/rollouts/${rollout.id}/${action.action}`;
+      let changed: Rollout;
+      if (action.action === 'retry') {
+        const result = await post<RetryResult>(path);
+        changed = result.rollout;
+        setDone(
+          `${count(result.retried)} device${result.retried === 1 ? '' : 's'} sent back to pending: they are offered the rollout again` +
+            (changed.status === 'paused' ? ' once it is resumed.' : '.'),
+        );
+      } else {
+        changed = await post<Rollout>(path);
+        if (action.action === 'approve') setDone(`Wave ${changed.current_wave} started.`);
+      }
       client.setQueryData(['rollout', tenant, String(rollout.id)], changed);
-      await client.invalidateQueries({ queryKey: ['rollouts', tenant] });
+      await Promise.all([
+        client.invalidateQueries({ queryKey: ['rollouts', tenant] }),
+        client.invalidateQueries({ queryKey: ['rollout-devices', tenant, rollout.id] }),
+      ]);
     } catch (failure) {
       setError(failure);
       throw failure;
@@ -112,9 +316,9 @@ function Actions({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
           action.confirm ? (
             <ConfirmButton
               key={action.action}
-              label={action.label}
-              title={`${action.label}: ${rollout.name}?`}
-              confirmLabel={action.label}
+              label={action.label(rollout)}
+              title={`${action.label(rollout)}: ${rollout.name}?`}
+              confirmLabel={action.label(rollout)}
               danger
               onConfirm={() => run(action)}
             >
@@ -122,12 +326,13 @@ function Actions({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
             </ConfirmButton>
           ) : (
             <button key={action.action} type="button" disabled={busy !== undefined} onClick={() => void run(action).catch(() => undefined)}>
-              {busy === action.action ? 'Working…' : action.label}
+              {busy === action.action ? 'Working…' : action.label(rollout)}
             </button>
           ),
         )}
       </div>
       <ErrorText error={error} />
+      {done ? <Status>{done}</Status> : null}
     </div>
   );
 }

@@ -2,16 +2,16 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/console/console-pages';
-import { post, segment } from '#web/api/client';
+import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '#src/console/rollout-progress';
+import { ApiError, post, segment } from '#web/api/client';
 import { useNames, useRollouts } from '#web/api/queries';
-import { ROLLOUT_STATUSES, type Rollout, type RolloutStatus } from '#web/api/types';
+import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '#web/api/types';
 import { ErrorText, Loading, ViewerNote } from '#web/components/feedback';
 import { NoTenant, PageTitle } from '#web/components/page-title';
-import { SegmentedBar } from '#web/components/progress';
 import { StatusBadge } from '#web/components/status';
 import { Pager, Table } from '#web/components/table';
 import { count, nowUtc, percent } from '#web/format';
-import { progressSegments } from '#web/rollout-view';
+import { StateBar } from '#web/rollout-view';
 import { useSession } from '#web/session';
 import { useTenant, withTenant } from '#web/tenant';
 
@@ -45,16 +45,62 @@ interface Plan {
   priority: string;
   start_date: string;
   downgrade: boolean;
+  /** `10%, 30%, 100%`. */
+  waves: string;
+  /** Percentages. */
+  success_threshold: string;
+  error_threshold: string;
+  approval: Approval;
+}
+
+/** The waves, thresholds and approval the operator API takes when none are given. */
+const DEFAULT_STAGING = { waves: '100%', success_threshold: '90', error_threshold: '', approval: 'auto' } as const;
+
+/** Reads the staging fields of the form: the body's values, or a message per field in words. */
+function readStaging(plan: Plan): { body: Record<string, unknown>; errors: Partial<Record<PlanField, string>> } {
+  const waves = parseWavesText(plan.waves);
+  const success = parsePercentText(plan.success_threshold, 'The success threshold', false);
+  const error = parsePercentText(plan.error_threshold, 'The error threshold', true);
+  const errors: Partial<Record<PlanField, string>> = {};
+  if (waves.error) errors.waves = waves.error;
+  if (success.error) errors.success_threshold = success.error;
+  if (error.error) errors.error_threshold = error.error;
+  const body: Record<string, unknown> = {};
+  // Defaults are left out: the API applies the same.
+  const staged =
+    plan.waves.trim() !== DEFAULT_STAGING.waves ||
+    plan.success_threshold.trim() !== DEFAULT_STAGING.success_threshold ||
+    plan.error_threshold.trim() !== DEFAULT_STAGING.error_threshold ||
+    plan.approval !== DEFAULT_STAGING.approval;
+  if (staged) {
+    body.waves = waves.value;
+    body.success_threshold = success.value;
+    body.error_threshold = error.value;
+    body.approval = plan.approval;
+  }
+  return { body, errors };
 }
 
 function PlanRollout({ tenant }: { tenant: string }) {
   const names = useNames(tenant);
   const client = useQueryClient();
   const navigate = useNavigate();
-  const [plan, setPlan] = useState<Plan>({ name: '', firmware_id: '', group: '', priority: '1', start_date: nowUtc(), downgrade: false });
-  const set = (field: keyof Plan) => (event: { target: { value: string } }) => setPlan({ ...plan, [field]: event.target.value });
+  const [plan, setPlan] = useState<Plan>({
+    name: '',
+    firmware_id: '',
+    group: '',
+    priority: '1',
+    start_date: nowUtc(),
+    downgrade: false,
+    ...DEFAULT_STAGING,
+  });
+  const [invalid, setInvalid] = useState<Partial<Record<PlanField, string>>>({});
+  const set = (field: keyof Plan) => (event: { target: { value: string } }) => {
+    setPlan({ ...plan, [field]: event.target.value });
+    if (invalid[field as PlanField]) setInvalid({ ...invalid, [field]: undefined });
+  };
   const create = useMutation({
-    mutationFn: () =>
+    mutationFn: (staging: Record<string, unknown>) =>
       post<Rollout>(`tenants/${segment(tenant)}/rollouts`, {
         name: plan.name,
         firmware_id: Number(plan.firmware_id),
@@ -62,6 +108,7 @@ function PlanRollout({ tenant }: { tenant: string }) {
         priority: Number(plan.priority),
         start_date: plan.start_date.trim(),
         downgrade: plan.downgrade,
+        ...staging,
       }),
     onSuccess: async (rollout) => {
       await client.invalidateQueries({ queryKey: ['rollouts', tenant] });
@@ -70,9 +117,32 @@ function PlanRollout({ tenant }: { tenant: string }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    const { body, errors } = readStaging(plan);
+    setInvalid(errors);
+    if (Object.values(errors).some(Boolean)) {
+      create.reset();
+      return;
+    }
+    create.mutate(body);
   };
   const noChoice = names.firmware.length === 0 || names.groups.length === 0;
+  // A refusal of the API is shown at the field it names, else under the form.
+  const apiField = create.error instanceof ApiError ? fieldOfMessage(create.error.message) : undefined;
+  const problem = (field: PlanField): string | undefined =>
+    invalid[field] ?? (apiField === field && create.error instanceof ApiError ? create.error.message : undefined);
+  /** The attributes that tie a field to its problem, for screen readers. */
+  const described = (field: PlanField, help?: string) => {
+    const ids = [help, problem(field) ? `rollout-${field}-error` : undefined].filter(Boolean).join(' ');
+    return { 'aria-invalid': problem(field) ? true : undefined, 'aria-describedby': ids || undefined };
+  };
+  const fieldError = (field: PlanField) => {
+    const message = problem(field);
+    return message ? (
+      <p className="error field-error" id={`rollout-${field}-error`} role="alert">
+        {message}
+      </p>
+    ) : null;
+  };
 
   return (
     <section className="card" aria-labelledby="plan-title">
@@ -94,12 +164,14 @@ function PlanRollout({ tenant }: { tenant: string }) {
             value={plan.name}
             onChange={set('name')}
             placeholder="e.g. 1.2.0 to field test"
+            {...described('name')}
           />
+          {fieldError('name')}
         </div>
         <div className="row">
           <div className="field">
             <label htmlFor="rollout-firmware">Firmware</label>
-            <select id="rollout-firmware" required value={plan.firmware_id} onChange={set('firmware_id')}>
+            <select id="rollout-firmware" required value={plan.firmware_id} onChange={set('firmware_id')} {...described('firmware_id')}>
               <option value="">choose a firmware</option>
               {names.firmware.map((f) => (
                 <option key={f.id} value={f.id}>
@@ -107,10 +179,11 @@ function PlanRollout({ tenant }: { tenant: string }) {
                 </option>
               ))}
             </select>
+            {fieldError('firmware_id')}
           </div>
           <div className="field">
             <label htmlFor="rollout-group">Device group</label>
-            <select id="rollout-group" required value={plan.group} onChange={set('group')}>
+            <select id="rollout-group" required value={plan.group} onChange={set('group')} {...described('group')}>
               <option value="">choose a group</option>
               {names.groups.map((g) => (
                 <option key={g.id} value={g.name}>
@@ -118,12 +191,23 @@ function PlanRollout({ tenant }: { tenant: string }) {
                 </option>
               ))}
             </select>
+            {fieldError('group')}
           </div>
         </div>
         <div className="row">
           <div className="field">
             <label htmlFor="rollout-priority">Priority (1 is most urgent)</label>
-            <input id="rollout-priority" type="number" min={1} step={1} required value={plan.priority} onChange={set('priority')} />
+            <input
+              id="rollout-priority"
+              type="number"
+              min={1}
+              step={1}
+              required
+              value={plan.priority}
+              onChange={set('priority')}
+              {...described('priority')}
+            />
+            {fieldError('priority')}
           </div>
           <div className="field">
             <label htmlFor="rollout-start">Start date, UTC (YYYY-MM-DD HH:MM:SS)</label>
@@ -133,11 +217,12 @@ function PlanRollout({ tenant }: { tenant: string }) {
               pattern="\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"
               value={plan.start_date}
               onChange={set('start_date')}
-              aria-describedby="rollout-start-help"
+              {...described('start_date', 'rollout-start-help')}
             />
             <span id="rollout-start-help" className="muted small">
               Devices are offered it once this time has passed and it is started.
             </span>
+            {fieldError('start_date')}
           </div>
         </div>
         <div className="check">
@@ -149,7 +234,64 @@ function PlanRollout({ tenant }: { tenant: string }) {
           />
           <label htmlFor="rollout-downgrade">Downgrade: offer it also to devices running a newer version</label>
         </div>
-        <ErrorText error={create.error} />
+        <fieldset className="staging">
+          <legend>Waves and thresholds</legend>
+          <div className="field">
+            <label htmlFor="rollout-waves">Waves</label>
+            <input id="rollout-waves" value={plan.waves} onChange={set('waves')} {...described('waves', 'rollout-waves-help')} />
+            <span id="rollout-waves-help" className="muted small">
+              Where each wave ends, separated by commas: a share of the group (“10%”) or a number of devices (“50”), each counting the waves
+              before it. “10%, 100%”: a tenth of the devices first, then the rest. The last wave also takes devices that join the group
+              later.
+            </span>
+            {fieldError('waves')}
+          </div>
+          <div className="row">
+            <div className="field">
+              <label htmlFor="rollout-success">Success threshold (% of a wave confirmed)</label>
+              <input
+                id="rollout-success"
+                inputMode="decimal"
+                value={plan.success_threshold}
+                onChange={set('success_threshold')}
+                {...described('success_threshold', 'rollout-success-help')}
+              />
+              <span id="rollout-success-help" className="muted small">
+                The next wave starts (or may be approved) once this share of the current wave is confirmed.
+              </span>
+              {fieldError('success_threshold')}
+            </div>
+            <div className="field">
+              <label htmlFor="rollout-error">Error threshold (% of a wave failed or fell back)</label>
+              <input
+                id="rollout-error"
+                inputMode="decimal"
+                value={plan.error_threshold}
+                onChange={set('error_threshold')}
+                placeholder="none"
+                {...described('error_threshold', 'rollout-error-help')}
+              />
+              <span id="rollout-error-help" className="muted small">
+                Above this share the rollout pauses by itself. Empty: it never does.
+              </span>
+              {fieldError('error_threshold')}
+            </div>
+          </div>
+          <div className="field">
+            <label htmlFor="rollout-approval">Next wave</label>
+            <select id="rollout-approval" value={plan.approval} onChange={set('approval')} {...described('approval')}>
+              <option value="auto">starts by itself once the threshold is reached</option>
+              <option value="manual">waits for an admin to approve it</option>
+            </select>
+            {fieldError('approval')}
+          </div>
+        </fieldset>
+        {apiField ? null : <ErrorText error={create.error} />}
+        {Object.values(invalid).some(Boolean) ? (
+          <p className="error" role="alert">
+            The plan has problems: see the fields marked above.
+          </p>
+        ) : null}
         <div className="actions">
           <button type="submit" disabled={create.isPending}>
             {create.isPending ? 'Planning…' : 'Plan rollout'}
@@ -225,9 +367,11 @@ function RolloutList({ tenant }: { tenant: string }) {
                   <td>{r.priority}</td>
                   <td>{r.start_date}</td>
                   <td className="progress-cell">
-                    <SegmentedBar segments={progressSegments(r)} total={r.targeted} label={`Progress of ${r.name}`} legend={false} />
+                    <StateBar counts={r.devices} label={`Progress of ${r.name}`} legend={false} />
                     <span className="small">
-                      {count(r.updated)} / {count(r.targeted)} ({percent(r.updated, r.targeted)})
+                      {count(r.devices.confirmed)} / {count(r.targeted)} confirmed ({percent(r.devices.confirmed, r.targeted)})
+                      {r.pause_reason ? ' · paused by itself' : ''}
+                      {r.awaiting_approval ? ' · waiting for approval' : ''}
                     </span>
                   </td>
                 </tr>

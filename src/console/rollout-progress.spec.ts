@@ -1,0 +1,125 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  barSegments,
+  boundText,
+  fieldOfMessage,
+  legendSegments,
+  parsePercentText,
+  parseWavesText,
+  percentOfShare,
+  progressSentence,
+  type StateCounts,
+} from './rollout-progress.js';
+
+const counts: StateCounts = {
+  targeted: 200,
+  pending: 100,
+  offered: 5,
+  downloading: 4,
+  installed: 3,
+  confirmed: 80,
+  failed: 6,
+  fell_back: 2,
+};
+
+describe(parseWavesText.name, () => {
+  it('reads shares and whole numbers, separated by commas, semicolons or spaces', () => {
+    assert.deepEqual(parseWavesText('10%, 30%,100%'), { value: ['10%', '30%', '100%'] });
+    assert.deepEqual(parseWavesText(' 50; 150 '), { value: ['50', '150'] });
+    assert.deepEqual(parseWavesText('12.5% 100%'), { value: ['12.5%', '100%'] });
+    assert.deepEqual(parseWavesText('010%'), { value: ['10%'] });
+  });
+
+  it('names what is wrong, in words', () => {
+    assert.match(parseWavesText('').error!, /at least one wave/);
+    assert.match(parseWavesText('10%, ten').error!, /^Wave 2 \(“ten”\) is neither a share/);
+    assert.match(parseWavesText('0%').error!, /above 0% and at most 100%/);
+    assert.match(parseWavesText('120%').error!, /above 0% and at most 100%/);
+    assert.match(parseWavesText('0').error!, /neither a share/);
+    assert.match(parseWavesText('1.5').error!, /neither a share/);
+    assert.match(parseWavesText('30%, 10%').error!, /^Wave 2 \(“10%”\) is below the wave before it/);
+    assert.match(parseWavesText('100, 50').error!, /below the wave before it/);
+    assert.match(parseWavesText(Array.from({ length: 21 }, (_, i) => `${i + 1}`).join(',')).error!, /at most 20 waves; this names 21/);
+  });
+});
+
+describe(parsePercentText.name, () => {
+  it('reads a percentage into a share', () => {
+    assert.deepEqual(parsePercentText('80', 'x', false), { value: 0.8 });
+    assert.deepEqual(parsePercentText(' 12.5 % ', 'x', false), { value: 0.125 });
+    assert.deepEqual(parsePercentText('0', 'x', false), { value: 0 });
+    assert.deepEqual(parsePercentText('100', 'x', false), { value: 1 });
+  });
+
+  it('leaves an optional threshold out when empty, and asks for a required one', () => {
+    assert.deepEqual(parsePercentText('', 'x', true), { value: null });
+    assert.equal(
+      parsePercentText(' ', 'The success threshold', false).error,
+      'The success threshold is needed: a percentage from 0 to 100.',
+    );
+  });
+
+  it('refuses what is no percentage', () => {
+    for (const text of ['101', '-5', 'eighty', '0.8.1', '1e2']) {
+      assert.match(
+        parsePercentText(text, 'The error threshold', true).error!,
+        /^The error threshold must be a percentage from 0 to 100/,
+        text,
+      );
+    }
+  });
+});
+
+describe(percentOfShare.name, () => {
+  it('writes a share as a percentage', () => {
+    assert.equal(percentOfShare(0.8), '80 %');
+    assert.equal(percentOfShare(0.125), '12.5 %');
+    assert.equal(percentOfShare(0.205), '20.5 %');
+  });
+});
+
+describe(progressSentence.name, () => {
+  it('counts the confirmed devices, and the failures when there are some', () => {
+    assert.equal(progressSentence(counts), '80 of 200 devices confirmed (40 %); 6 failed, 2 fell back');
+    assert.equal(progressSentence({ ...counts, failed: 0 }), '80 of 200 devices confirmed (40 %); 2 fell back');
+    assert.equal(progressSentence({ ...counts, targeted: 0, confirmed: 0, failed: 0, fell_back: 0 }), '0 of 0 devices confirmed (—)');
+  });
+});
+
+describe(barSegments.name, () => {
+  it('puts the confirmed devices first and the failures last; the legend keeps the counting order', () => {
+    assert.deepEqual(
+      barSegments(counts).map((s) => s.key),
+      ['confirmed', 'installed', 'downloading', 'offered', 'pending', 'fell_back', 'failed'],
+    );
+    assert.deepEqual(
+      legendSegments(counts).map((s) => `${s.label} ${s.count}`),
+      ['pending 100', 'offered 5', 'downloading 4', 'installed 3', 'confirmed 80', 'failed 6', 'fell back 2'],
+    );
+  });
+});
+
+describe(boundText.name, () => {
+  it('reads a bound, the last wave taking the rest', () => {
+    assert.equal(boundText('10%', false), 'up to the first 10 % of the devices');
+    assert.equal(boundText('50', false), 'up to the first 50 devices');
+    assert.equal(boundText('100%', true), 'every device left, and any that join the group');
+    assert.equal(boundText('50%', true), 'up to the first 50 % of the devices, then every device left and any that join');
+  });
+});
+
+describe(fieldOfMessage.name, () => {
+  it('finds the plan field an API refusal names', () => {
+    assert.equal(fieldOfMessage('waves must list 1 to 20 wave bounds'), 'waves');
+    assert.equal(fieldOfMessage('wave bound 0% must be a share above 0% and at most 100%'), 'waves');
+    assert.equal(fieldOfMessage('each wave must be a share like "10%" or a whole number of devices like 50'), 'waves');
+    assert.equal(fieldOfMessage('success_threshold must be a share from 0 to 1'), 'success_threshold');
+    assert.equal(fieldOfMessage('error_threshold must be a share from 0 to 1, or null'), 'error_threshold');
+    assert.equal(fieldOfMessage('approval must be one of auto, manual'), 'approval');
+    assert.equal(fieldOfMessage('Group "x" not found'), 'group');
+    assert.equal(fieldOfMessage('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)'), 'start_date');
+    assert.equal(fieldOfMessage('priority must be at most 1000'), 'priority');
+    assert.equal(fieldOfMessage('Viewers may only read: this change needs the admin role'), undefined);
+  });
+});

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { operatorClient } from '../support/operator.js';
-import { request, signedLoginBody, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { operatorClient } from '#test/support/operator.js';
+import { request, signedLoginBody, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // docs/decisions.md §4: many devices share one device key (one per product line), and devices that
 // boot together send byte-identical logins in the same second. Only failed logins count toward the

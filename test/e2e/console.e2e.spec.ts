@@ -177,7 +177,7 @@ describe('operator console in a browser', () => {
     const device = page.getByRole('region', { name: 'Device key for ESP32 devices of acme' });
     await device.getByText('You will not see this again.').waitFor();
     keys.device = await device.getByRole('textbox').inputValue();
-    assert.match(keys.device, /^[0-9a-f]{32}$/);
+    assert.match(keys.device, /^[A-Za-z0-9]{22}$/);
     await device.getByRole('button', { name: 'I have kept it: close' }).click();
     const row = page.getByRole('row').filter({ hasText: 'ESP32' });
     await row.waitFor();
@@ -368,7 +368,7 @@ describe('operator console in a browser', () => {
     const entry = history.getByRole('listitem').filter({ has: page.getByRole('heading', { name: '1.1.0 to field test' }) });
     assert.match(
       (await entry.locator('p').first().innerText()).replace(/\s+/g, ' '),
-      /^Version 1\.1\.0, wave 1: this device is confirmed, reporting 1\.1\.0\.$/,
+      /^Version 1\.1\.0, wave 1: this device is confirmed; its success report named 1\.0\.0\.$/,
     );
     // Each state it went through, with its time: targeted when the rollout started, confirmed by its report.
     const states = (

@@ -99,7 +99,7 @@ describe('server process', () => {
       dir,
     );
     try {
-      await waitForListener(`http://127.0.0.1:${bc}/`, Date.now() + 15_000);
+      await waitForListener(`http://127.0.0.1:${bc}/`, Date.now() + 60_000);
       const answer = await fetch(`http://127.0.0.1:${vc}/api/device/`);
       assert.equal(answer.status, 401);
       assert.deepEqual(await answer.json(), { message: 'JWT is not valid' });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { groupResponse } from '#src/operator/dto/group.dto.js';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 

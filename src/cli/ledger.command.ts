@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { LedgerService } from '#src/chain/ledger.service.js';
+import { LedgerService } from '#src/ledger/ledger.service.js';
 import { ledgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { withServices } from './cli-context.js';
 import { example, jsonOption } from './command-kit.js';

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { buildProgram } from '#src/cli/program.js';
 import type { FirmwareResponse } from '#src/operator/dto/firmware.dto.js';
-import { createTestDatabase, type TestDatabase } from '../support/harness.js';
+import { createTestDatabase, type TestDatabase } from '#test/support/harness.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import { DefaultActorModule } from '#src/chain/ledger-actor.js';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { DefaultActorModule } from '#src/ledger/ledger-actor.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { CommonModule } from '#src/common/common.module.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { ConfigModule } from '#src/config/config.module.js';
@@ -9,6 +9,7 @@ import { DatabaseModule } from '#src/database/database.module.js';
 import { OperatorTokenModule } from '#src/operator/operator-token.module.js';
 import { OperatorAccountModule } from '#src/operator-account/operator-account.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
+import { GroupModule } from '#src/group/group.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 
@@ -27,6 +28,7 @@ export class CliModule {
         DatabaseModule,
         TenantModule,
         FirmwareModule,
+        GroupModule,
         RolloutModule,
         LedgerModule,
         OperatorTokenModule,

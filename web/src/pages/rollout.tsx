@@ -1,19 +1,19 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { get, post, segment } from '../api/client';
-import { REFRESH, useNames } from '../api/queries';
-import type { Rollout } from '../api/types';
-import { ConfirmButton } from '../components/confirm';
-import { ErrorText, Loading, Status, ViewerNote } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { SegmentedBar } from '../components/progress';
-import { StatusBadge } from '../components/status';
-import { ago, count, percent, utc } from '../format';
-import { isLive, progressSegments, ROLLOUT_ACTIONS, type RolloutAction } from '../rollout-view';
-import { useSession } from '../session';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { get, post, segment } from '#web/api/client';
+import { REFRESH, useNames } from '#web/api/queries';
+import type { Rollout } from '#web/api/types';
+import { ConfirmButton } from '#web/components/confirm';
+import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { SegmentedBar } from '#web/components/progress';
+import { StatusBadge } from '#web/components/status';
+import { ago, count, percent, utc } from '#web/format';
+import { isLive, progressSegments, ROLLOUT_ACTIONS, type RolloutAction } from '#web/rollout-view';
+import { useSession } from '#web/session';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** One rollout: its plan, its progress (refreshed every 2 s while it may change) and its actions. */
 export function RolloutPage() {

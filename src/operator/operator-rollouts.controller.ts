@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/chain/ledger-actor.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
 import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
@@ -46,7 +46,7 @@ const ApiRefused = (...examples: [string, ...string[]]): MethodDecorator =>
 @ApiTenantParam()
 @Controller('tenants/:tenant/rollouts')
 @UseGuards(OperatorTokenGuard)
-export class OperatorRolloutController {
+export class OperatorRolloutsController {
   constructor(private readonly rollouts: RolloutPlanService) {}
 
   /**

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/chain/ledger-actor.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { pageAnswer, sliceOf } from './dto/page-answer.js';
@@ -24,7 +24,7 @@ import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js
 @ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants')
-export class TenantsController {
+export class OperatorTenantsController {
   constructor(private readonly tenants: TenantService) {}
 
   /** `POST /tenants` `{name}` → 201 tenant with its customer key (shown only here and on rotate); 400; 409 `Tenant "x" exists`. */

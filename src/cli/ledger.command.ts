@@ -7,8 +7,9 @@ import { LedgerProofService } from '#src/ledger/ledger-proof.service.js';
 import { LedgerService } from '#src/ledger/ledger.service.js';
 import { COSIGNATURE_ED25519, generateSigner, NoteFormatError, parseSigner, type NoteSigner } from '#src/ledger/signed-note.js';
 import { witness, WitnessInputError, type WitnessSource, type WitnessState } from '#src/ledger/witness.js';
+import { ledgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { CliError, withServices } from './cli-context.js';
-import { jsonOption } from './command-kit.js';
+import { example, jsonOption } from './command-kit.js';
 import { print } from './output.js';
 
 const wholeNumber = (name: string) => (text: string) => {
@@ -22,9 +23,15 @@ const wholeNumber = (name: string) => (text: string) => {
  * configured database; `witness` may instead read another server over HTTP.
  */
 export function registerLedgerCommands(program: Command): void {
-  const ledger = program
-    .command('ledger')
-    .description('the hash-chained ledger and its Merkle log: verify, checkpoints, proofs, witnesses');
+  const ledger = example(
+    program.command('ledger').description('the hash-chained ledger and its Merkle log: verify, checkpoints, proofs, witnesses'),
+    'firmledger ledger verify',
+    'firmledger ledger key',
+    'firmledger ledger checkpoint',
+    'firmledger ledger prove 12',
+    'firmledger ledger consistency 10 20',
+    'firmledger ledger witness --state witness.json --from http://127.0.0.1:3003 --key witness.key --log-key "$(firmledger ledger key)"',
+  );
 
   ledger
     .command('verify')
@@ -34,10 +41,14 @@ export function registerLedgerCommands(program: Command): void {
     .addOption(jsonOption())
     .action(async (o: { json?: boolean }) => {
       const result = await withServices((app) => app.get(LedgerService).verify());
-      print(result, !!o.json, (r: typeof result) =>
-        r.ok
-          ? `ledger ok: ${r.entries} entries, head ${r.head}; ${r.checkpoints} checkpoints and ${r.cosignatures} witness cosignatures verified`
-          : `ledger BROKEN at ${r.firstBreak!.reason.startsWith('checkpoint') ? 'tree size' : 'entry'} ${r.firstBreak!.seq}: ${r.firstBreak!.reason}`,
+      print(
+        result,
+        !!o.json,
+        (r: typeof result) =>
+          r.ok
+            ? `ledger ok: ${r.entries} entries, head ${r.head}; ${r.checkpoints} checkpoints and ${r.cosignatures} witness cosignatures verified`
+            : `ledger BROKEN at ${r.firstBreak!.reason.startsWith('checkpoint') ? 'tree size' : 'entry'} ${r.firstBreak!.seq}: ${r.firstBreak!.reason}`,
+        ledgerVerifyResponse,
       );
       if (!result.ok) process.exitCode = 1;
     });

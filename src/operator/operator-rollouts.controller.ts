@@ -5,20 +5,14 @@ import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
-import {
-  CreateRolloutDto,
-  RolloutFieldMessages,
-  RolloutListQuery,
-  RolloutPage,
-  RolloutResponse,
-  rolloutResponse,
-} from './dto/rollout.dto.js';
+import { CreateRolloutDto, RolloutFieldMessages, RolloutListQuery, RolloutPage, RolloutResponse } from './dto/rollout.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { pageAnswer, rolloutResponse } from './operator-responses.js';
+import { sliceOf } from './dto/paging.dto.js';
 
 /** 404 of an operation on one rollout (another tenant's rollout is not found either). */
 const ApiRolloutNotFound = (): MethodDecorator =>

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
-import type { DeviceKeyView } from '#src/tenant/tenant.service.js';
 import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants/:tenant/device-keys`. */
@@ -40,7 +39,3 @@ export class DeviceKeyPage extends PageOf(DeviceKeyResponse, {
     { id: 3, key: '9f2c4e7a1b3d5f608192a3b4c5d6e7f8', device_type: 'ESP32', revoked: false, created_at: '2026-11-21T10:00:00.000Z' },
   ],
 }) {}
-
-export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
-  return { id: view.id, key: view.key, device_type: view.deviceType, revoked: view.revoked, created_at: view.createdAt };
-}

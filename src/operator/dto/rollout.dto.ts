@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { parseUtc } from '#src/common/clock.js';
 import { OptionalField } from '#src/common/dto-fields.js';
-import { MAX_PRIORITY, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { MAX_PRIORITY } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_STATUSES, type RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
@@ -177,21 +177,3 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */
 export class RolloutPage extends PageOf(RolloutResponse, { description: 'rollouts of this page, by id', example: [ROLLOUT_EXAMPLE] }) {}
-
-/** The wire shape of a rollout view. */
-export function rolloutResponse(view: RolloutView): RolloutResponse {
-  return {
-    id: view.id,
-    name: view.name,
-    status: view.status as RolloutStatus,
-    firmware_id: view.firmwareId,
-    group_id: view.groupId,
-    priority: view.priority,
-    start_date: view.startDate,
-    downgrade: view.downgrade,
-    targeted: view.targeted,
-    updated: view.updated,
-    pending: view.pending,
-    last_activity_at: view.lastActivity,
-  };
-}

@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { md5 } from '#test/support/bytes.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -98,7 +99,6 @@ function chunksOf(size: number, chunkSize = 64 * KIB): Buffer[] {
   return chunks;
 }
 
-const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /**

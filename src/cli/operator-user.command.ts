@@ -2,9 +2,8 @@ import { Option, type Command } from 'commander';
 import { OPERATOR_ROLES } from '#src/operator-account/operator-role.js';
 import { OperatorUserService } from '#src/operator-account/operator-user.service.js';
 import { CliError, withServices } from './cli-context.js';
+import { jsonOption } from './command-kit.js';
 import { print, table } from './output.js';
-
-const json = new Option('--json', 'print the result as JSON');
 
 /**
  * `firmledger operator-user create|list|disable|passwd`: operator accounts of the web console
@@ -20,7 +19,7 @@ export function registerOperatorUserCommands(program: Command): void {
     .command('create <username>')
     .description('create an account; asks for its password (12 to 256 characters)')
     .addOption(new Option('--role <role>', 'admin (everything) or viewer (reads only)').choices(OPERATOR_ROLES).makeOptionMandatory())
-    .addOption(json)
+    .addOption(jsonOption())
     .action(async (username: string, o: { role: string; json?: boolean }) => {
       const password = await readPassword(`password for ${username}: `, true);
       const user = await withServices((app) => app.get(OperatorUserService).create(username, password, o.role));
@@ -29,7 +28,7 @@ export function registerOperatorUserCommands(program: Command): void {
   users
     .command('list')
     .description('accounts, with their roles and whether they are disabled (never their passwords)')
-    .addOption(json)
+    .addOption(jsonOption())
     .action(async (o: { json?: boolean }) => {
       const rows = await withServices((app) => app.get(OperatorUserService).list());
       print(rows, !!o.json, (r: typeof rows) => table(r, ['id', 'username', 'role', 'disabled', 'createdAt']));
@@ -37,7 +36,7 @@ export function registerOperatorUserCommands(program: Command): void {
   users
     .command('disable <username>')
     .description('disable an account: it cannot sign in, and its sessions end at once')
-    .addOption(json)
+    .addOption(jsonOption())
     .action(async (username: string, o: { json?: boolean }) => {
       const user = await withServices((app) => app.get(OperatorUserService).disable(username));
       print(user, !!o.json, (u: typeof user) => `operator user "${u.username}" disabled; its sessions have ended`);
@@ -45,7 +44,7 @@ export function registerOperatorUserCommands(program: Command): void {
   users
     .command('passwd <username>')
     .description('set a new password; the account’s sessions end (sign in again)')
-    .addOption(json)
+    .addOption(jsonOption())
     .action(async (username: string, o: { json?: boolean }) => {
       const password = await readPassword(`new password for ${username}: `, true);
       const user = await withServices((app) => app.get(OperatorUserService).setPassword(username, password));

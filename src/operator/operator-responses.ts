@@ -1,5 +1,5 @@
 import type { Counted } from '#src/common/paging.js';
-import type { LedgerEntryView, VerifyResult } from '#src/chain/ledger.service.js';
+import type { LedgerEntryView, VerifyResult } from '#src/ledger/ledger.service.js';
 import type { DeviceView } from '#src/device/device.service.js';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import type { GroupDetail, GroupView } from '#src/group/group.service.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { LedgerService } from '#src/ledger/ledger.service.js';
-import { ledgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
+import { ledgerVerifyResponse } from '#src/operator/operator-responses.js';
 import { withServices } from './cli-context.js';
 import { example, jsonOption } from './command-kit.js';
 import { print } from './output.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { rolloutResponse, type RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import { rolloutResponse } from '#src/operator/operator-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';

@@ -12,6 +12,7 @@ import { registerRolloutCommands } from './rollout.command.js';
 import { registerServeCommand } from './serve.command.js';
 import { registerSimulateCommand } from './simulate.command.js';
 import { registerTenantCommands } from './tenant.command.js';
+import { registerTufCommands } from './tuf.command.js';
 
 // The `firmledger` CLI: assembles the command groups (one file each, `*.command.ts`) and runs one.
 if (existsSync('.env')) process.loadEnvFile('.env');
@@ -29,6 +30,7 @@ registerFirmwareCommands(program);
 registerGroupCommands(program);
 registerRolloutCommands(program);
 registerLedgerCommands(program);
+registerTufCommands(program);
 registerSimulateCommand(program);
 registerServeCommand(program);
 

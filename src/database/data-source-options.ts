@@ -17,6 +17,8 @@ import { FirmwareDownloads1764100000000 } from './migrations/1764100000000-Firmw
 import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
 import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
 import { LedgerTree1764500000000 } from './migrations/1764500000000-LedgerTree.js';
+import { TufMetadata1764510000000 } from './migrations/1764510000000-TufMetadata.js';
+import { TufMetadata } from '#src/tuf/tuf-metadata.entity.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
@@ -33,6 +35,7 @@ export const ENTITIES = [
   LedgerTreeNode,
   LedgerCheckpoint,
   LedgerCosignature,
+  TufMetadata,
   LoginNonce,
   LoginRate,
   OperatorToken,
@@ -47,6 +50,7 @@ export const MIGRATIONS = [
   FirmwareDownloads1764100000000,
   OperatorAccounts1764200000000,
   LedgerTree1764500000000,
+  TufMetadata1764510000000,
 ];
 
 /**

@@ -118,7 +118,14 @@ export function groupDetailResponse(detail: GroupDetail, query: PageQuery): Grou
 
 /** The outcome of checking the ledger's hash chain. */
 export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
-  return { ok: result.ok, entries: result.entries, head: result.head, first_break: result.firstBreak ?? null };
+  return {
+    ok: result.ok,
+    entries: result.entries,
+    head: result.head,
+    first_break: result.firstBreak ?? null,
+    checkpoints: result.checkpoints,
+    cosignatures: result.cosignatures,
+  };
 }
 
 /** A ledger entry with its hashes. */

@@ -47,7 +47,7 @@ const isInstances = (spec) => spec.includes('multi-instance');
 const passes = [
   {
     name: 'sqlite',
-    title: 'unit specs, and e2e specs on SQLite',
+    title: unitOnly ? 'unit specs' : e2eOnly ? 'e2e specs on SQLite' : 'unit specs, and e2e specs on SQLite',
     env: { FIRMLEDGER_TEST_DB: 'sqlite' },
     files: chosen.filter((s) => !isInstances(s)),
   },

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
@@ -34,6 +34,22 @@ const DEVICE_ABSENT = 'No such device in the tenant (also for an id that is not 
 const FIRMWARE_ABSENT = 'No such firmware in the tenant.';
 const FIRMWARE_ID_DESCRIPTION = 'Firmware id: decimal integer text (`firmware_id` of the next-rollout answer, `fwId`).';
 
+/** What both forms of the device lookup answer. */
+const ApiDeviceLookup = (): MethodDecorator =>
+  applyDecorators(
+    ApiOperation(DEVICE_LOOKUP),
+    ApiOkResponse({ description: 'The device record.', type: ChainDeviceRecord }),
+    ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound),
+  );
+
+/** What both forms of the firmware lookup answer. */
+const ApiFirmwareLookup = (): MethodDecorator =>
+  applyDecorators(
+    ApiOperation(FIRMWARE_LOOKUP),
+    ApiOkResponse({ description: 'The firmware record.', type: ChainFirmwareRecord }),
+    ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound),
+  );
+
 /**
  * The blockchain lookup component, mounted at `BC_URL`: each lookup answers with the id in the
  * path (GET) and, as the field SDKs call it, with `{"id"}` in a POST body; both call one service rule.
@@ -48,10 +64,8 @@ export class ChainController {
 
   /** `GET /device/:id` (`id` is the mac, any notation) → `{mac, fwId, dType}`; 404 `Device not found`. */
   @Get('device/:id')
-  @ApiOperation(DEVICE_LOOKUP)
+  @ApiDeviceLookup()
   @ApiParam({ name: 'id', description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
-  @ApiOkResponse({ description: 'The device record.', type: ChainDeviceRecord })
-  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
   device(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<ChainDeviceRecord> {
     return this.chain.device(principal.tenantId, id);
   }
@@ -59,21 +73,17 @@ export class ChainController {
   /** `POST /device/get` with `{"id": "<mac>"}`: the same lookup as `GET /device/:id`. */
   @Post('device/get')
   @HttpCode(200)
-  @ApiOperation(DEVICE_LOOKUP)
+  @ApiDeviceLookup()
   @ApiBody({ type: LedgerLookupDto, examples: { mac: { value: { id: 'AC:67:B2:01:02:03' } } } })
-  @ApiOkResponse({ description: 'The device record.', type: ChainDeviceRecord })
   @ApiJsonBodyErrors(['id is required', 'id must be a string'])
-  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
   deviceByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainDeviceRecord> {
     return this.chain.device(principal.tenantId, body.id);
   }
 
   /** `GET /firmware/:id` → `{md, cid, version}`; 404 `Firmware not found`. */
   @Get('firmware/:id')
-  @ApiOperation(FIRMWARE_LOOKUP)
+  @ApiFirmwareLookup()
   @ApiParam({ name: 'id', description: FIRMWARE_ID_DESCRIPTION, example: '1' })
-  @ApiOkResponse({ description: 'The firmware record.', type: ChainFirmwareRecord })
-  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
   firmware(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<ChainFirmwareRecord> {
     return this.chain.firmwareRecord(principal.tenantId, id);
   }
@@ -81,11 +91,9 @@ export class ChainController {
   /** `POST /firmware/get` with `{"id": "<firmware id>"}`: the same lookup as `GET /firmware/:id`. */
   @Post('firmware/get')
   @HttpCode(200)
-  @ApiOperation(FIRMWARE_LOOKUP)
+  @ApiFirmwareLookup()
   @ApiBody({ type: LedgerLookupDto, examples: { firmware: { value: { id: '1' } } } })
-  @ApiOkResponse({ description: 'The firmware record.', type: ChainFirmwareRecord })
   @ApiJsonBodyErrors(['id is required', 'id must be a string'])
-  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
   firmwareByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainFirmwareRecord> {
     return this.chain.firmwareRecord(principal.tenantId, body.id);
   }

@@ -7,7 +7,7 @@ import { TransparencyController } from './transparency.controller.js';
 import { LedgerModule } from '#src/ledger/ledger.module.js';
 
 /**
- * The blockchain component: the two ledger lookups (CONTRACT.md §7), the proofs behind them, and
+ * The blockchain component: the two ledger lookups (docs/decisions.md §7), the proofs behind them, and
  * the public Merkle log (checkpoints, cosignatures, proofs of hashes).
  */
 @Module({

@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { canonicalMac } from '#src/common/mac.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/firmware/firmware.service.js';
+import { chainDeviceRecord, chainFirmwareRecord } from './chain-responses.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
 import { LedgerProofService, type EntryProofView } from '#src/ledger/ledger-proof.service.js';
 import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
@@ -58,7 +59,7 @@ export class ChainService {
     if (!mac || !current || current.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
     const { firmwareVersion, deviceType } = current.state as { firmwareVersion: string; deviceType: string };
     const fwId = await this.firmware.idOfVersion(tenantId, deviceType, firmwareVersion);
-    return { mac, fwId: fwId === null ? '' : String(fwId), dType: deviceType };
+    return chainDeviceRecord(mac, fwId, deviceType);
   }
 
   /**
@@ -69,7 +70,6 @@ export class ChainService {
   async firmwareRecord(tenantId: number, id: string): Promise<ChainFirmwareRecord> {
     const current = /^\d{1,15}$/.test(id) ? await this.ledger.current(tenantId, Subject.firmware(Number(id))) : null;
     if (!current) throw new NotFoundException(ChainMessages.firmwareNotFound);
-    const { md5, cid, version } = current.state as { md5: string; cid: string; version: string };
-    return { md: md5, cid, version };
+    return chainFirmwareRecord(current.state as { md5: string; cid: string; version: string });
   }
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { deviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
+import { deviceKeyResponse } from '#src/operator/operator-responses.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';

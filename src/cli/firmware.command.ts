@@ -3,7 +3,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
-import { firmwareResponse } from '#src/operator/dto/firmware.dto.js';
+import { firmwareResponse } from '#src/operator/operator-responses.js';
 import { CliError } from './cli-context.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { endProgress, showProgress, table } from './output.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { groupResponse } from '#src/operator/dto/group.dto.js';
+import { groupResponse } from '#src/operator/operator-responses.js';
 import { GroupService } from '#src/group/group.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { canonicalMac } from '#src/common/mac.js';
-import { deviceRolloutStateResponse, rolloutResponse, type RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import { deviceRolloutStateResponse, rolloutResponse } from '#src/operator/operator-responses.js';
 import { FleetService } from '#src/rollout/fleet.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/rollout/rollout.entity.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { tenantResponse, tenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
+import { tenantResponse, tenantWithKeyResponse } from '#src/operator/operator-responses.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { example, jsonOption, run } from './command-kit.js';
 import { table } from './output.js';

@@ -42,6 +42,22 @@ export class RetryLaterException extends HttpErrorWithHeaders {
   }
 }
 
+/**
+ * 503 with its own message, for a server that is up but cannot serve this now (not ready yet,
+ * shutting down): a state of the moment, so `Cache-Control: no-store`. Deliberate, so it is not
+ * logged as a server error.
+ */
+export class UnavailableException extends HttpErrorWithHeaders {
+  constructor(message: string) {
+    super(503, message, { 'Cache-Control': 'no-store' });
+  }
+}
+
+/** A 5xx the server chose to answer (with its message), not a failure to log. */
+function isDeliberate(error: unknown): boolean {
+  return error instanceof RetryLaterException || error instanceof UnavailableException;
+}
+
 /** Fastify's own errors that are the client's fault, by code. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorMessages.tooLarge],
@@ -71,7 +87,7 @@ const errorLogger = new Logger('HttpError');
  */
 export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const [status, message] = describe(error, request);
-  if (status >= 500 && !(error instanceof RetryLaterException)) {
+  if (status >= 500 && !isDeliberate(error)) {
     // The path only: a query string may carry a token.
     errorLogger.error({ msg: `${request.method} ${pathOf(request.url)}: ${describeCause(error)}`, reqId: request.id });
   }
@@ -92,7 +108,7 @@ function describe(error: unknown, request: FastifyRequest): [number, string] {
   if (code) return FASTIFY_ERRORS[code];
   if (error instanceof HttpException) {
     const status = error.getStatus();
-    if (status >= 500 && !(error instanceof RetryLaterException)) return [status, ErrorMessages.serverError];
+    if (status >= 500 && !isDeliberate(error)) return [status, ErrorMessages.serverError];
     return [status, messageOf(error) ?? HttpStatus[status] ?? 'Error'];
   }
   return [500, ErrorMessages.serverError];

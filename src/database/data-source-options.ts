@@ -20,6 +20,8 @@ import { OperatorAccounts1764200000000 } from './migrations/1764200000000-Operat
 import { SingleDeviceKeys1764300000000 } from './migrations/1764300000000-SingleDeviceKeys.js';
 import { RolloutDeviceStates1764400000000 } from './migrations/1764400000000-RolloutDeviceStates.js';
 import { LedgerTree1764500000000 } from './migrations/1764500000000-LedgerTree.js';
+import { TufMetadata1764510000000 } from './migrations/1764510000000-TufMetadata.js';
+import { TufMetadata } from '#src/tuf/tuf-metadata.entity.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
@@ -38,6 +40,7 @@ export const ENTITIES = [
   LedgerTreeNode,
   LedgerCheckpoint,
   LedgerCosignature,
+  TufMetadata,
   LoginNonce,
   LoginRate,
   OperatorToken,
@@ -54,6 +57,7 @@ export const MIGRATIONS = [
   SingleDeviceKeys1764300000000,
   RolloutDeviceStates1764400000000,
   LedgerTree1764500000000,
+  TufMetadata1764510000000,
 ];
 
 /**

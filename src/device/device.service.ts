@@ -10,6 +10,7 @@ import type { Device, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { DeviceRepository, type DeviceFilter, type VersionCountRow } from './device.repository.js';
 import { DeviceVersionReports } from './device-version-reports.js';
+import { deviceResponse } from './device-responses.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 import type { DeviceResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
@@ -99,12 +100,12 @@ export class DeviceService {
    * @throws NotFoundException `Device does't exist!` (also for another tenant's device).
    */
   async get(principal: DevicePrincipal, mac: string): Promise<DeviceResponse> {
-    return toResponse(await this.require(principal.tenantId, mac));
+    return deviceResponse(await this.require(principal.tenantId, mac));
   }
 
   /** All devices of the tenant, `[]` when none. */
   async list(principal: DevicePrincipal): Promise<DeviceResponse[]> {
-    return (await this.devices.list(principal.tenantId)).map(toResponse);
+    return (await this.devices.list(principal.tenantId)).map(deviceResponse);
   }
 
   /**
@@ -138,7 +139,7 @@ export class DeviceService {
   async *pages(principal: DevicePrincipal, pageSize = REPORT_PAGE_ROWS): AsyncGenerator<DeviceResponse[]> {
     for (let after = ''; ;) {
       const page = await this.devices.pageAfter(principal.tenantId, after, pageSize);
-      if (page.length > 0) yield page.map(toResponse);
+      if (page.length > 0) yield page.map(deviceResponse);
       if (page.length < pageSize) return;
       after = page[page.length - 1].mac;
     }
@@ -213,7 +214,3 @@ export function deviceView(device: Device): DeviceView {
 
 /** Aborts a registration transaction whose mac exists. */
 class DeviceExists extends Error {}
-
-function toResponse(device: Pick<Device, 'mac' | 'name' | 'firmwareVersion'>): DeviceResponse {
-  return { mac: device.mac, name: device.name, 'firmware-version': device.firmwareVersion };
-}

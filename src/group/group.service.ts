@@ -74,7 +74,7 @@ export class GroupService {
         }
         return created;
       });
-      return { id: group.id, name: group.name, members: members.length, createdAt: new Date(group.createdAt).toISOString() };
+      return groupView({ ...group, members: members.length });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictException(`Group "${name}" exists`);
       throw error;
@@ -113,13 +113,7 @@ export class GroupService {
     const group = await this.require(tenantId, groupRef);
     const total = await this.repository.memberCount(group.id);
     const items = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit);
-    return {
-      id: group.id,
-      name: group.name,
-      members: total,
-      createdAt: new Date(group.createdAt).toISOString(),
-      memberMacs: { items, total },
-    };
+    return { ...groupView({ ...group, members: total }), memberMacs: { items, total } };
   }
 
   /** Whether `mac` (canonical) is a member of the group. */
@@ -154,7 +148,7 @@ export class GroupService {
       });
       return this.repository.memberCount(group.id, manager);
     });
-    return { id: group.id, name: group.name, members, createdAt: new Date(group.createdAt).toISOString() };
+    return groupView({ ...group, members });
   }
 }
 
@@ -171,6 +165,7 @@ function canonicalMacs(macs: readonly string[]): string[] {
   return [...new Set(canonical)];
 }
 
+/** A group (row or entity with its member count) as operators see it. */
 function groupView(row: GroupRow): GroupView {
   return { id: row.id, name: row.name, members: row.members, createdAt: new Date(row.createdAt).toISOString() };
 }

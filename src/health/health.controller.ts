@@ -1,6 +1,5 @@
-import { Controller, Get, Header, Res, type Type } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import type { MessageResponse } from '#src/common/dto/message.dto.js';
+import { Controller, Get, Header, type Type } from '@nestjs/common';
+import { UnavailableException } from '#src/common/http-error.filter.js';
 import type { ComponentName } from '#src/config/app-config.js';
 import { componentMarker } from '#src/listeners/listener-routing.js';
 import { HealthService } from './health.service.js';
@@ -35,15 +34,16 @@ export function healthControllerFor(component: ComponentName): Type {
     /**
      * Readiness: 200 `{"status":"ready"}` when the database answers `SELECT 1`; 503
      * `{"message":"Database unreachable"}` when it does not (within 2 s), 503
-     * `{"message":"Shutting down"}` once a graceful shutdown has begun.
+     * `{"message":"Shutting down"}` once a graceful shutdown has begun (the body written by the
+     * exception filter, as every error body).
+     * @throws UnavailableException with the reason when not ready.
      */
     @Get('readyz')
     @Header('Cache-Control', 'no-store')
-    async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadyBody | MessageResponse> {
+    async ready(): Promise<ReadyBody> {
       const reason = await this.health.notReady();
-      if (reason === null) return { status: 'ready' };
-      void reply.status(503);
-      return { message: reason };
+      if (reason !== null) throw new UnavailableException(reason);
+      return { status: 'ready' };
     }
   }
   Object.defineProperty(HealthController, 'name', { value: `HealthController(${component})` });

@@ -4,14 +4,14 @@ import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
-import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse, deviceKeyResponse } from './dto/device-key.dto.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
-import { PageQuery } from './dto/paging.dto.js';
+import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse } from './dto/device-key.dto.js';
+import { PageQuery, sliceOf } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
+import { deviceKeyResponse, pageAnswer } from './operator-responses.js';
 
 /** Device keys of a tenant under `OPERATOR_URL` (CONTRACT.md §5, §9). */
 @ApiTags('Device keys')

@@ -5,20 +5,14 @@ import { INVALID_MAC } from '#src/common/mac.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { FleetService, deviceNotFound } from '#src/rollout/fleet.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import {
-  DeviceListMessages,
-  DeviceDetailResponse,
-  DeviceListQuery,
-  DevicePage,
-  deviceDetailResponse,
-  deviceSummaryResponse,
-} from './dto/fleet.dto.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
-import { DeviceRolloutStateResponse, deviceRolloutStateResponse } from './dto/rollout.dto.js';
+import { DeviceListMessages, DeviceDetailResponse, DeviceListQuery, DevicePage } from './dto/fleet.dto.js';
+import { DeviceRolloutStateResponse } from './dto/rollout.dto.js';
 import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
+import { deviceDetailResponse, deviceRolloutStateResponse, deviceSummaryResponse, pageAnswer } from './operator-responses.js';
+import { sliceOf } from './dto/paging.dto.js';
 
 /**
  * Devices of a tenant under `OPERATOR_URL` (CONTRACT.md §9): read-only; devices register

@@ -12,14 +12,14 @@ import {
 } from '#src/firmware/firmware.service.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery, firmwareResponse } from './dto/firmware.dto.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
-import { PageQuery } from './dto/paging.dto.js';
+import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery } from './dto/firmware.dto.js';
+import { PageQuery, sliceOf } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { firmwareResponse, pageAnswer } from './operator-responses.js';
 
 /** `FIRMWARE_MAX_BYTES` by default, for the documented 413 text. */
 const DEFAULT_FIRMWARE_MAX_BYTES = 67108864;

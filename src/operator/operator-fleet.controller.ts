@@ -4,10 +4,11 @@ import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openap
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { FleetService } from '#src/rollout/fleet.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { FleetSummaryResponse, fleetSummaryResponse } from './dto/fleet.dto.js';
+import { FleetSummaryResponse } from './dto/fleet.dto.js';
 import { ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { TenantPipe } from './tenant.pipe.js';
+import { fleetSummaryResponse } from './operator-responses.js';
 
 /** A tenant's fleet at a glance under `OPERATOR_URL` (CONTRACT.md §9): what the console's overview shows. */
 @ApiTags('Devices')

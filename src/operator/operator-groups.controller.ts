@@ -4,21 +4,13 @@ import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { GroupService } from '#src/group/group.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import {
-  CreateGroupDto,
-  GroupDetailResponse,
-  GroupMembersDto,
-  GroupPage,
-  GroupResponse,
-  groupDetailResponse,
-  groupResponse,
-} from './dto/group.dto.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
-import { PageQuery } from './dto/paging.dto.js';
+import { CreateGroupDto, GroupDetailResponse, GroupMembersDto, GroupPage, GroupResponse } from './dto/group.dto.js';
+import { PageQuery, sliceOf } from './dto/paging.dto.js';
 import { ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
+import { groupDetailResponse, groupResponse, pageAnswer } from './operator-responses.js';
 
 /** The `:group` path parameter. */
 const ApiGroupParam = (): MethodDecorator => ApiParam({ name: 'group', description: 'Group id (digits) or name.', example: 'field-test' });

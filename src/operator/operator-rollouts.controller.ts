@@ -5,7 +5,6 @@ import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
 import {
   CreateRolloutDto,
   RolloutFieldMessages,
@@ -15,8 +14,6 @@ import {
   RolloutDevicePage,
   RolloutDeviceQuery,
   RolloutResponse,
-  rolloutDeviceResponse,
-  rolloutResponse,
 } from './dto/rollout.dto.js';
 import { DEVICE_STATES } from '#src/rollout/device-state.js';
 import { IdParamPipe } from './id-param.pipe.js';
@@ -24,6 +21,8 @@ import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, Oper
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { pageAnswer, rolloutDeviceResponse, rolloutResponse } from './operator-responses.js';
+import { sliceOf } from './dto/paging.dto.js';
 
 /** 404 of an operation on one rollout (another tenant's rollout is not found either). */
 const ApiRolloutNotFound = (): MethodDecorator =>

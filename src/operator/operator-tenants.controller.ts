@@ -3,20 +3,13 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
-import { pageAnswer, sliceOf } from './dto/page-answer.js';
-import { PageQuery } from './dto/paging.dto.js';
-import {
-  CreateTenantDto,
-  TenantPage,
-  TenantResponse,
-  TenantWithKeyResponse,
-  tenantResponse,
-  tenantWithKeyResponse,
-} from './dto/tenant.dto.js';
+import { PageQuery, sliceOf } from './dto/paging.dto.js';
+import { CreateTenantDto, TenantPage, TenantResponse, TenantWithKeyResponse } from './dto/tenant.dto.js';
 import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { ApiOperatorChange } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { pageAnswer, tenantResponse, tenantWithKeyResponse } from './operator-responses.js';
 
 /** Tenants (customers) under `OPERATOR_URL` (CONTRACT.md §5, §9). The customer key is shown on create and rotate only. */
 @ApiTags('Tenants')

@@ -1,9 +1,7 @@
-/** One device in a report, keys in the documented order (INTERFACE.md: mac, name, firmware-version). */
-export interface DeviceRow {
-  mac: string;
-  name: string;
-  'firmware-version': string;
-}
+import type { DeviceResponse } from '#src/device/dto/device.dto.js';
+
+/** One device in a report: the device API's device shape (`mac`, `name`, `firmware-version`, in that order). */
+export type DeviceRow = DeviceResponse;
 
 /** What a report is about. */
 export interface ReportMeta {

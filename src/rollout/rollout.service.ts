@@ -1,9 +1,10 @@
 import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
-import { Clock, formatUtc } from '#src/common/clock.js';
+import { Clock } from '#src/common/clock.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
 import { admitDeviceKey } from '#src/auth/device-key-admission.js';
 import { INVALID_TOKEN } from '#src/auth/device-token.guard.js';
+import { nextRolloutResponse } from '#src/device/device-responses.js';
 import { DeviceMessages, DeviceService } from '#src/device/device.service.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
@@ -64,14 +65,7 @@ export class RolloutService {
     const chosen = chooseNextRollout(view.candidates, dto.firmware_version);
     if (!chosen) return {};
     if (chosen.state === null || chosen.state === 'pending') this.states.offered(chosen.id, device, chosen.waveCount);
-    return {
-      rollout_id: String(chosen.id),
-      rollout_name: chosen.name,
-      priority: String(chosen.priority),
-      start_date: formatUtc(chosen.startDate),
-      version: chosen.version,
-      firmware_id: String(chosen.firmwareId),
-    };
+    return nextRolloutResponse(chosen);
   }
 
   /**

@@ -4,11 +4,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, freePort, type TestDatabase } from '#test/support/harness.js';
+import { waitForPort } from '#test/support/free-port.js';
 
 const run = promisify(execFile);
 /** The repository root (this file runs from `dist/test/e2e`). */
@@ -16,20 +16,6 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 /** This host's name as the server writes it in a temporary file's name. */
 const HOST = hostname().replace(/[^A-Za-z0-9.]/g, '_');
-
-async function waitForPort(port: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(true));
-      socket.once('error', () => resolve(false));
-      socket.once('connect', () => socket.destroy());
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}: ${what()}`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
-}
 
 /** A firmware upload cut off by `kill -9` leaves nothing behind once the server starts again. */
 describe('artifacts: partial uploads are removed at start', () => {

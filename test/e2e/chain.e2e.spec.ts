@@ -1,25 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { binary, md5 } from '#test/support/bytes.js';
 
 /** Published IPFS vector: `echo "hello world" | ipfs add` (defaults: CIDv0, 256 KiB chunks). */
 const HELLO = Buffer.from('hello world\n');
 const HELLO_CID = 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o';
 const CIDV0 = /^Qm[1-9A-HJ-NP-Za-km-z]{44}$/;
-
-const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
-
-/** Deterministic, non-repeating-looking bytes of a given size. */
-function binary(size: number, seed: number): Buffer {
-  const bytes = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    bytes[i] = x >>> 24;
-  }
-  return bytes;
-}
 
 /** The two ledger lookups, each by GET (id in the path) and by POST (`{"id"}` in the body). */
 describe('blockchain lookups', () => {

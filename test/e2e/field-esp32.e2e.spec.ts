@@ -20,8 +20,7 @@ import {
 import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
 import type { TestTenant } from '#test/support/harness.js';
 import { exchange, targetOf, type RawAnswer } from '#test/support/raw-http.js';
-
-const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
+import { md5 } from '#test/support/bytes.js';
 
 /** An ESP32 with 4 MiB flash and the default OTA partitions. */
 type Device = typeof DEVICE;

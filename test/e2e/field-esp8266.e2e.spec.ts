@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
 import {
   arduinoJson,
@@ -24,8 +23,7 @@ import {
 import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
 import type { TestTenant } from '#test/support/harness.js';
 import { exchange, targetOf, type RawAnswer } from '#test/support/raw-http.js';
-
-const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
+import { md5 } from '#test/support/bytes.js';
 
 /** A NodeMCU v2 (ESP8266, 4 MiB flash). */
 const DEVICE = {

@@ -1,22 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { exchange, targetOf } from '#test/support/raw-http.js';
-
-const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
-
-/** Deterministic, non-repeating-looking bytes of a given size. */
-function binary(size: number, seed: number): Buffer {
-  const bytes = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    bytes[i] = x >>> 24;
-  }
-  return bytes;
-}
+import { binary, md5 } from '#test/support/bytes.js';
 
 /** The three forms of one download: the SDKs' POST, the documented GET and the IPFS gateway path. */
 const FORMS = ['POST /firmware/download', 'GET /firmware/{cid}', 'GET /ipfs/{cid}'] as const;

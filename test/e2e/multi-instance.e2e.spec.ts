@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -26,6 +25,7 @@ import {
   type TestDatabase,
   type TestTenant,
 } from '#test/support/harness.js';
+import { waitForPort } from '#test/support/free-port.js';
 
 // Several instances behind a load balancer (CONTRACT.md §4, §6, §7): two server processes as
 // `npm start` runs them, on one PostgreSQL database, behind one nginx that alternates between
@@ -54,19 +54,6 @@ interface ServerProcess {
   child: ChildProcess;
   ports: Record<Component, number>;
   output(): string;
-}
-
-async function waitForPort(port: number, what: () => string, deadlineMs = Date.now() + 20_000): Promise<void> {
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(true));
-      socket.once('error', () => resolve(false));
-      socket.once('connect', () => socket.destroy());
-    });
-    if (open) return;
-    if (Date.now() > deadlineMs) throw new Error(`nothing listens on 127.0.0.1:${port}: ${what()}`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
 }
 
 /** Starts `node dist/src/main.js` on loopback ports with `env`; resolves once it listens. */

@@ -117,7 +117,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/api/device/{mac}',
       '/api/report/{type}',
     ]);
-    assert.deepEqual(Object.keys(documents.ipfs.paths), ['/firmware/download', '/firmware/{cid}', '/ipfs/{cid}']);
+    assert.deepEqual(Object.keys(documents.ipfs.paths), ['/firmware/download', '/firmware/{cid}', '/ipfs/{cid}', '/tuf/{file}']);
     assert.deepEqual(Object.keys(documents.tools.paths), ['/fingerprints']);
     assert.deepEqual(Object.keys(documents.operator.paths), [
       '/ledger/checkpoint',

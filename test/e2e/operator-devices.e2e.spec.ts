@@ -4,32 +4,10 @@ import { GroupService } from '#src/group/group.service.js';
 import { post, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { operatorClient, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
+import type { DeviceDetailResponse, DeviceSummaryResponse } from '#src/operator/dto/fleet.dto.js';
 
-interface Device {
-  mac: string;
-  name: string;
-  firmware_version: string;
-  device_type: string;
-  last_seen_at: string | null;
-  created_at: string;
-}
-interface DeviceRollout {
-  id: number;
-  name: string;
-  status: string;
-  group: { id: number; name: string };
-  firmware_id: number;
-  version: string;
-  succeeded: boolean;
-  reported_at: string | null;
-  reported_version: string | null;
-  state: string | null;
-  wave: number | null;
-}
-interface DeviceDetail extends Device {
-  groups: { id: number; name: string }[];
-  rollouts: DeviceRollout[];
-}
+type Device = DeviceSummaryResponse;
+type DeviceDetail = DeviceDetailResponse;
 
 const mac = (n: number) => `AC:67:B2:00:00:${String(n).padStart(2, '0')}`;
 

@@ -11,6 +11,8 @@ import { DataSource } from 'typeorm';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { md5 } from '#test/support/bytes.js';
+import type { FirmwareResponse } from '#src/operator/dto/firmware.dto.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -26,16 +28,7 @@ const HELLO_CID = 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o';
 /** The repository root of this checkout (the compiled spec is `dist/test/e2e/`), where the CLI runs. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-interface FirmwareBody {
-  id: number;
-  version: string;
-  device_type: string;
-  size: number;
-  md5: string;
-  sha256: string;
-  cid: string;
-  created_at: string;
-}
+type FirmwareBody = FirmwareResponse;
 
 /** A raw HTTP exchange over node:http, so the test decides when (and whether) body bytes go out. */
 interface RawAnswer {
@@ -98,7 +91,6 @@ function chunksOf(size: number, chunkSize = 64 * KIB): Buffer[] {
   return chunks;
 }
 
-const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /**

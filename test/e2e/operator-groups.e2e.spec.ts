@@ -3,16 +3,10 @@ import assert from 'node:assert/strict';
 import { post, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { operatorClient, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
+import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group.dto.js';
 
-interface Group {
-  id: number;
-  name: string;
-  members: number;
-  created_at: string;
-}
-interface GroupDetail extends Group {
-  member_macs: Page<{ mac: string; registered: boolean }>;
-}
+type Group = GroupResponse;
+type GroupDetail = GroupDetailResponse;
 
 /** CONTRACT.md §6, §9: device groups and membership by mac over the operator API. */
 describe('operator API: groups (CONTRACT.md §6, §9)', () => {

@@ -4,26 +4,10 @@ import { startTestApp, type TestApp } from '#test/support/harness.js';
 import { operatorClient, runCli, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
+import type { LedgerEntryResponse, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 
-interface Entry {
-  seq: number;
-  tenant_id: number;
-  type: string;
-  subject: string;
-  payload: unknown;
-  created_at: string;
-  actor: string | null;
-  prev_hash: string;
-  hash: string;
-}
-interface Verify {
-  ok: boolean;
-  entries: number;
-  head: string;
-  first_break: { seq: number; reason: string } | null;
-  checkpoints: number;
-  cosignatures: number;
-}
+type Entry = LedgerEntryResponse;
+type Verify = LedgerVerifyResponse;
 
 const GENESIS = '0'.repeat(64);
 

@@ -4,21 +4,9 @@ import { DataSource } from 'typeorm';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
 
-interface RolloutBody {
-  id: number;
-  name: string;
-  status: string;
-  firmware_id: number;
-  group_id: number;
-  priority: number;
-  start_date: string;
-  downgrade: boolean;
-  targeted: number;
-  updated: number;
-  pending: number;
-  last_activity_at: string | null;
-}
+type RolloutBody = RolloutResponse;
 
 const ROLLOUT_KEYS = [
   'id',

@@ -3,23 +3,12 @@ import assert from 'node:assert/strict';
 import { get, request, startTestApp, type TestApp } from '#test/support/harness.js';
 import { deviceLogin, operatorClient, runCli, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
+import type { TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
+import type { DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
 
-interface Tenant {
-  id: number;
-  name: string;
-  created_at: string;
-}
-interface TenantWithKey extends Tenant {
-  customer_key: string;
-}
-interface DeviceKey {
-  id: number;
-  key: string;
-  device_type: string;
-  single_device: boolean;
-  revoked: boolean;
-  created_at: string;
-}
+type Tenant = TenantResponse;
+type TenantWithKey = TenantWithKeyResponse;
+type DeviceKey = DeviceKeyResponse;
 
 /** CONTRACT.md §5, §9: tenants, their customer key (shown on create and rotate only) and device keys, over the operator API. */
 describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {

@@ -10,6 +10,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash, createHmac } from 'node:crypto';
+import { binary } from './bytes.js';
 
 /** A component URL split as the Arduino HTTPClient's `beginInternal` splits it. */
 interface SplitUrl {
@@ -189,12 +190,7 @@ export function certificateSha1(der: Buffer): Buffer {
  * compares `magicFlashChipSize(byte3 >> 4)` with the chip), an entry point, then filler.
  */
 export function espImage(size: number, seed: number): Buffer {
-  const image = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    image[i] = x >>> 24;
-  }
+  const image = binary(size, seed);
   image.set([0xe9, 0x03, 0x02, 0x40], 0);
   image.writeUInt32LE(0x40100000 + 0x4f8, 4);
   return image;

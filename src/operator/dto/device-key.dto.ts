@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsString } from 'class-validator';
 import { OptionalField } from '#src/common/dto-fields.js';
-import type { DeviceKeyView } from '#src/tenant/tenant.service.js';
 import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants/:tenant/device-keys`. */
@@ -67,14 +66,3 @@ export class DeviceKeyPage extends PageOf(DeviceKeyResponse, {
     },
   ],
 }) {}
-
-export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
-  return {
-    id: view.id,
-    key: view.key,
-    device_type: view.deviceType,
-    single_device: view.singleDevice,
-    revoked: view.revoked,
-    created_at: view.createdAt,
-  };
-}

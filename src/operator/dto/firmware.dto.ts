@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PrintableTextField, printableTextMessages } from '#src/common/dto-fields.js';
-import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import { PageOf } from './paging.dto.js';
 
 /** 400 texts of the upload query's fields (the message names the field). */
@@ -71,17 +70,3 @@ const FIRMWARE_EXAMPLE: FirmwareResponse = {
 
 /** One page of `GET /tenants/:tenant/firmware`, oldest first. */
 export class FirmwarePage extends PageOf(FirmwareResponse, { description: 'firmware of this page, by id', example: [FIRMWARE_EXAMPLE] }) {}
-
-/** The wire shape of a firmware view. */
-export function firmwareResponse(view: FirmwareView): FirmwareResponse {
-  return {
-    id: view.id,
-    version: view.version,
-    device_type: view.deviceType,
-    size: view.size,
-    md5: view.md5,
-    sha256: view.sha256,
-    cid: view.cid,
-    created_at: view.createdAt,
-  };
-}

@@ -2,14 +2,7 @@ import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { parseIsoTime } from '#src/common/iso-time.js';
-import type { DeviceView } from '#src/device/device.service.js';
-import {
-  FLEET_SUMMARY_VERSIONS,
-  type DeviceDetail,
-  type DeviceRolloutView,
-  type FleetFilter,
-  type FleetSummary,
-} from '#src/rollout/fleet.service.js';
+import { FLEET_SUMMARY_VERSIONS, type FleetFilter } from '#src/rollout/fleet.service.js';
 import { ROLLOUT_STATUSES } from '#src/rollout/rollout.entity.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
@@ -218,37 +211,6 @@ export class DeviceDetailResponse extends DeviceSummaryResponse {
   rollouts: DeviceRolloutResponse[];
 }
 
-export function deviceSummaryResponse(view: DeviceView): DeviceSummaryResponse {
-  return {
-    mac: view.mac,
-    name: view.name,
-    firmware_version: view.firmwareVersion,
-    device_type: view.deviceType,
-    last_seen_at: view.lastSeenAt,
-    created_at: view.createdAt,
-  };
-}
-
-function deviceRolloutResponse(view: DeviceRolloutView): DeviceRolloutResponse {
-  return {
-    id: view.id,
-    name: view.name,
-    status: view.status,
-    group: view.group,
-    firmware_id: view.firmwareId,
-    version: view.version,
-    succeeded: view.succeeded,
-    reported_at: view.reportedAt,
-    reported_version: view.reportedVersion,
-    state: view.state,
-    wave: view.wave,
-  };
-}
-
-export function deviceDetailResponse(detail: DeviceDetail): DeviceDetailResponse {
-  return { ...deviceSummaryResponse(detail), groups: detail.groups, rollouts: detail.rollouts.map(deviceRolloutResponse) };
-}
-
 /** Devices of one firmware version and device type. */
 export class FleetVersionResponse {
   @ApiProperty({ description: 'firmware version the devices last reported', example: '1.1.0' })
@@ -293,20 +255,4 @@ export class FleetSummaryResponse {
 
   @ApiProperty({ description: 'the time the counts are for, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
   at: string;
-}
-
-export function fleetSummaryResponse(summary: FleetSummary): FleetSummaryResponse {
-  return {
-    devices: summary.devices,
-    seen_last_hour: summary.seenLastHour,
-    seen_last_day: summary.seenLastDay,
-    versions: summary.versions.map((v) => ({
-      firmware_version: v.firmwareVersion,
-      device_type: v.deviceType,
-      devices: v.devices,
-      seen_last_day: v.seenLastDay,
-    })),
-    versions_total: summary.versionsTotal,
-    at: summary.at,
-  };
 }

@@ -1,9 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsString } from 'class-validator';
 import { OptionalField } from '#src/common/dto-fields.js';
-import type { GroupDetail, GroupView } from '#src/group/group.service.js';
-import { pageAnswer } from './page-answer.js';
-import { PageOf, type PageQuery } from './paging.dto.js';
+import { PageOf } from './paging.dto.js';
 
 const MACS_MESSAGE = 'macs must be an array of mac strings';
 
@@ -90,12 +88,4 @@ export class GroupDetailResponse extends GroupResponse {
     example: { items: [{ mac: 'AC:67:B2:01:02:03', registered: true }], page: 1, per_page: 50, total: 100 },
   })
   member_macs: GroupMemberPage;
-}
-
-export function groupResponse(view: GroupView): GroupResponse {
-  return { id: view.id, name: view.name, members: view.members, created_at: view.createdAt };
-}
-
-export function groupDetailResponse(detail: GroupDetail, query: PageQuery): GroupDetailResponse {
-  return { ...groupResponse(detail), member_macs: pageAnswer(detail.memberMacs, query, (member) => member) };
 }

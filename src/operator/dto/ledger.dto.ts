@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
-import type { LedgerEntryView, LedgerOrder, VerifyResult } from '#src/ledger/ledger.service.js';
+import type { LedgerOrder } from '#src/ledger/ledger.service.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 text of a bad `order`. */
@@ -127,28 +127,3 @@ export class LedgerEntryPage extends PageOf(LedgerEntryResponse, {
     },
   ],
 }) {}
-
-export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
-  return {
-    ok: result.ok,
-    entries: result.entries,
-    head: result.head,
-    first_break: result.firstBreak ?? null,
-    checkpoints: result.checkpoints,
-    cosignatures: result.cosignatures,
-  };
-}
-
-export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse {
-  return {
-    seq: entry.seq,
-    tenant_id: entry.tenantId,
-    type: entry.type,
-    subject: entry.subject,
-    payload: entry.payload,
-    created_at: entry.createdAt,
-    actor: entry.actor,
-    prev_hash: entry.prevHash,
-    hash: entry.hash,
-  };
-}

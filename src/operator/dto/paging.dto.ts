@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_ID } from '#src/common/input-rules.js';
+import type { Slice } from '#src/common/paging.js';
 
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;
@@ -62,6 +63,11 @@ export interface Page<T> {
 }
 
 /** Wraps a page's items with the paging of `query`. */
+/** The rows a paged query asks services for. */
+export function sliceOf(query: PageQuery): Slice {
+  return { offset: query.offset, limit: query.per_page };
+}
+
 export function pageOf<T>(items: T[], total: number, query: PageQuery): Page<T> {
   return { items, page: query.page, per_page: query.per_page, total };
 }

@@ -20,11 +20,10 @@ import {
 } from 'class-validator';
 import { parseUtc } from '#src/common/clock.js';
 import { OptionalField } from '#src/common/dto-fields.js';
-import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY, type RolloutView } from '#src/rollout/rollout-plan.service.js';
+import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
 import { MAX_WAVES } from '#src/rollout/waves.js';
-import type { DeviceRolloutState, RolloutDeviceRow } from '#src/rollout/device-state.repository.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -377,38 +376,6 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */
 export class RolloutPage extends PageOf(RolloutResponse, { description: 'rollouts of this page, by id', example: [ROLLOUT_EXAMPLE] }) {}
 
-/** The wire shape of a rollout view. */
-export function rolloutResponse(view: RolloutView): RolloutResponse {
-  return {
-    id: view.id,
-    name: view.name,
-    status: view.status as RolloutStatus,
-    firmware_id: view.firmwareId,
-    group_id: view.groupId,
-    priority: view.priority,
-    start_date: view.startDate,
-    downgrade: view.downgrade,
-    targeted: view.targeted,
-    updated: view.updated,
-    pending: view.pending,
-    last_activity_at: view.lastActivity,
-    devices: { ...view.devices },
-    waves: view.waves.map((wave) => ({
-      wave: wave.wave,
-      bound: wave.bound,
-      status: wave.status,
-      started_at: wave.startedAt,
-      devices: { ...wave.devices },
-    })),
-    current_wave: view.currentWave,
-    success_threshold: view.successThreshold,
-    error_threshold: view.errorThreshold,
-    approval: view.approval,
-    awaiting_approval: view.awaitingApproval,
-    pause_reason: view.pauseReason,
-  };
-}
-
 /** Answer of `POST /tenants/:tenant/rollouts/:id/retry`. */
 export class RetryResponse {
   @ApiProperty({ description: 'failed and fell-back devices sent back to pending', example: 12 })
@@ -528,34 +495,4 @@ export class DeviceRolloutStateResponse {
     ],
   })
   history: DeviceTransitionResponse[];
-}
-
-/** Wire shape of a device's state in a rollout. */
-export function deviceRolloutStateResponse(row: DeviceRolloutState): DeviceRolloutStateResponse {
-  return {
-    rollout_id: row.rolloutId,
-    rollout_name: row.rolloutName,
-    rollout_status: row.rolloutStatus,
-    version: row.version,
-    wave: row.state.wave,
-    state: row.state.state,
-    attempts: row.state.attempts,
-    failure_message: row.state.failureMessage,
-    reported_version: row.state.reportedVersion,
-    updated_at: new Date(row.state.updatedAt).toISOString(),
-    history: row.history.map((t) => ({ state: t.state, at: new Date(t.at).toISOString(), message: t.message })),
-  };
-}
-
-/** Wire shape of a row of a rollout's device list. */
-export function rolloutDeviceResponse(row: RolloutDeviceRow): RolloutDeviceResponse {
-  return {
-    mac: row.mac,
-    name: row.name,
-    wave: row.wave,
-    state: row.state,
-    attempts: row.attempts,
-    updated_at: new Date(row.updatedAt).toISOString(),
-    failure_message: row.failureMessage,
-  };
 }

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
-import type { CreatedTenant, TenantView } from '#src/tenant/tenant.service.js';
 import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants`. */
@@ -45,11 +44,3 @@ export class TenantPage extends PageOf(TenantResponse, {
   description: 'tenants by id',
   example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z' }],
 }) {}
-
-export function tenantResponse(view: TenantView): TenantResponse {
-  return { id: view.id, name: view.name, created_at: view.createdAt };
-}
-
-export function tenantWithKeyResponse(view: CreatedTenant): TenantWithKeyResponse {
-  return { ...tenantResponse(view), customer_key: view.customerKey };
-}

@@ -1,0 +1,217 @@
+import type { Counted } from '#src/common/paging.js';
+import type { LedgerEntryView, VerifyResult } from '#src/ledger/ledger.service.js';
+import type { DeviceView } from '#src/device/device.service.js';
+import type { FirmwareView } from '#src/firmware/firmware.service.js';
+import type { GroupDetail, GroupView } from '#src/group/group.service.js';
+import type { DeviceDetail, DeviceRolloutView, FleetSummary } from '#src/rollout/fleet.service.js';
+import type { RolloutView } from '#src/rollout/rollout-plan.service.js';
+import type { RolloutStatus } from '#src/rollout/rollout.entity.js';
+import type { CreatedTenant, DeviceKeyView, TenantView } from '#src/tenant/tenant.service.js';
+import type { DeviceKeyResponse } from './dto/device-key.dto.js';
+import type { FirmwareResponse } from './dto/firmware.dto.js';
+import type { DeviceDetailResponse, DeviceRolloutResponse, DeviceSummaryResponse, FleetSummaryResponse } from './dto/fleet.dto.js';
+import type { GroupDetailResponse, GroupResponse } from './dto/group.dto.js';
+import type { LedgerEntryResponse, LedgerVerifyResponse } from './dto/ledger.dto.js';
+import { pageOf, type Page, type PageQuery } from './dto/paging.dto.js';
+import type { DeviceRolloutStateResponse, RolloutDeviceResponse, RolloutResponse } from './dto/rollout.dto.js';
+import type { DeviceRolloutState, RolloutDeviceRow } from '#src/rollout/device-state.repository.js';
+import type { TenantResponse, TenantWithKeyResponse } from './dto/tenant.dto.js';
+
+/*
+ * Every answer shape of the operator API, built here from the services' views: one function per
+ * shape, snake_case field names, times as ISO 8601 UTC text. Controllers (and the CLI's `--json`)
+ * call these and never write a response object themselves.
+ */
+
+/** A service's rows as the page answer of `query`, each mapped to its response shape. */
+export function pageAnswer<V, R>(counted: Counted<V>, query: PageQuery, map: (view: V) => R): Page<R> {
+  return pageOf(counted.items.map(map), counted.total, query);
+}
+
+/** A tenant as the API answers it (no customer key). */
+export function tenantResponse(view: TenantView): TenantResponse {
+  return { id: view.id, name: view.name, created_at: view.createdAt };
+}
+
+/** A tenant with its customer key: only when the key is created or rotated. */
+export function tenantWithKeyResponse(view: CreatedTenant): TenantWithKeyResponse {
+  return { ...tenantResponse(view), customer_key: view.customerKey };
+}
+
+/** A device key of a tenant. */
+export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
+  return {
+    id: view.id,
+    key: view.key,
+    device_type: view.deviceType,
+    single_device: view.singleDevice,
+    revoked: view.revoked,
+    created_at: view.createdAt,
+  };
+}
+
+/** The wire shape of a firmware view. */
+/** A published firmware: digests, CID, size in bytes. */
+export function firmwareResponse(view: FirmwareView): FirmwareResponse {
+  return {
+    id: view.id,
+    version: view.version,
+    device_type: view.deviceType,
+    size: view.size,
+    md5: view.md5,
+    sha256: view.sha256,
+    cid: view.cid,
+    created_at: view.createdAt,
+  };
+}
+
+/** A device as the device list shows it. */
+export function deviceSummaryResponse(view: DeviceView): DeviceSummaryResponse {
+  return {
+    mac: view.mac,
+    name: view.name,
+    firmware_version: view.firmwareVersion,
+    device_type: view.deviceType,
+    last_seen_at: view.lastSeenAt,
+    created_at: view.createdAt,
+  };
+}
+
+/** A rollout that targets a device, with the device's success report for it. */
+function deviceRolloutResponse(view: DeviceRolloutView): DeviceRolloutResponse {
+  return {
+    id: view.id,
+    name: view.name,
+    status: view.status,
+    group: view.group,
+    firmware_id: view.firmwareId,
+    version: view.version,
+    succeeded: view.succeeded,
+    reported_at: view.reportedAt,
+    reported_version: view.reportedVersion,
+    state: view.state,
+    wave: view.wave,
+  };
+}
+
+/** A device with its groups and the rollouts that target it. */
+export function deviceDetailResponse(detail: DeviceDetail): DeviceDetailResponse {
+  return { ...deviceSummaryResponse(detail), groups: detail.groups, rollouts: detail.rollouts.map(deviceRolloutResponse) };
+}
+
+/** The fleet summary: device counts, seen lately, per firmware version and device type. */
+export function fleetSummaryResponse(summary: FleetSummary): FleetSummaryResponse {
+  return {
+    devices: summary.devices,
+    seen_last_hour: summary.seenLastHour,
+    seen_last_day: summary.seenLastDay,
+    versions: summary.versions.map((v) => ({
+      firmware_version: v.firmwareVersion,
+      device_type: v.deviceType,
+      devices: v.devices,
+      seen_last_day: v.seenLastDay,
+    })),
+    versions_total: summary.versionsTotal,
+    at: summary.at,
+  };
+}
+
+/** A group with its member count. */
+export function groupResponse(view: GroupView): GroupResponse {
+  return { id: view.id, name: view.name, members: view.members, created_at: view.createdAt };
+}
+
+/** A group with one page (of `query`) of its members. */
+export function groupDetailResponse(detail: GroupDetail, query: PageQuery): GroupDetailResponse {
+  return { ...groupResponse(detail), member_macs: pageAnswer(detail.memberMacs, query, (member) => member) };
+}
+
+/** The outcome of checking the ledger's hash chain. */
+export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
+  return {
+    ok: result.ok,
+    entries: result.entries,
+    head: result.head,
+    first_break: result.firstBreak ?? null,
+    checkpoints: result.checkpoints,
+    cosignatures: result.cosignatures,
+  };
+}
+
+/** A ledger entry with its hashes. */
+export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse {
+  return {
+    seq: entry.seq,
+    tenant_id: entry.tenantId,
+    type: entry.type,
+    subject: entry.subject,
+    payload: entry.payload,
+    created_at: entry.createdAt,
+    actor: entry.actor,
+    prev_hash: entry.prevHash,
+    hash: entry.hash,
+  };
+}
+
+/** The wire shape of a rollout view. */
+/** A rollout with its progress. */
+export function rolloutResponse(view: RolloutView): RolloutResponse {
+  return {
+    id: view.id,
+    name: view.name,
+    status: view.status as RolloutStatus,
+    firmware_id: view.firmwareId,
+    group_id: view.groupId,
+    priority: view.priority,
+    start_date: view.startDate,
+    downgrade: view.downgrade,
+    targeted: view.targeted,
+    updated: view.updated,
+    pending: view.pending,
+    last_activity_at: view.lastActivity,
+    devices: { ...view.devices },
+    waves: view.waves.map((wave) => ({
+      wave: wave.wave,
+      bound: wave.bound,
+      status: wave.status,
+      started_at: wave.startedAt,
+      devices: { ...wave.devices },
+    })),
+    current_wave: view.currentWave,
+    success_threshold: view.successThreshold,
+    error_threshold: view.errorThreshold,
+    approval: view.approval,
+    awaiting_approval: view.awaitingApproval,
+    pause_reason: view.pauseReason,
+  };
+}
+
+/** Wire shape of a device's state in a rollout. */
+export function deviceRolloutStateResponse(row: DeviceRolloutState): DeviceRolloutStateResponse {
+  return {
+    rollout_id: row.rolloutId,
+    rollout_name: row.rolloutName,
+    rollout_status: row.rolloutStatus,
+    version: row.version,
+    wave: row.state.wave,
+    state: row.state.state,
+    attempts: row.state.attempts,
+    failure_message: row.state.failureMessage,
+    reported_version: row.state.reportedVersion,
+    updated_at: new Date(row.state.updatedAt).toISOString(),
+    history: row.history.map((t) => ({ state: t.state, at: new Date(t.at).toISOString(), message: t.message })),
+  };
+}
+
+/** Wire shape of a row of a rollout's device list. */
+export function rolloutDeviceResponse(row: RolloutDeviceRow): RolloutDeviceResponse {
+  return {
+    mac: row.mac,
+    name: row.name,
+    wave: row.wave,
+    state: row.state,
+    attempts: row.attempts,
+    updated_at: new Date(row.updatedAt).toISOString(),
+    failure_message: row.failureMessage,
+  };
+}

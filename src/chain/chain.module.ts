@@ -3,7 +3,7 @@ import { AuthModule } from '#src/auth/auth.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { ChainController } from './chain.controller.js';
 import { ChainService } from './chain.service.js';
-import { LedgerModule } from './ledger.module.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 
 /** The two ledger lookups of the blockchain component (CONTRACT.md §7). */
 @Module({

@@ -2,7 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { canonicalMac } from '#src/common/mac.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/firmware/firmware.service.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
-import { LedgerService, Subject } from './ledger.service.js';
+import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 
 /** 404 texts of the lookups (CONTRACT.md §7). */
 export const ChainMessages = {

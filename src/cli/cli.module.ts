@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import { DefaultActorModule } from '#src/chain/ledger-actor.js';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { DefaultActorModule } from '#src/ledger/ledger-actor.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { CommonModule } from '#src/common/common.module.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { ConfigModule } from '#src/config/config.module.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { LedgerService } from '#src/chain/ledger.service.js';
+import { LedgerService } from '#src/ledger/ledger.service.js';
 import { withServices } from './cli-context.js';
 import { jsonOption } from './command-kit.js';
 import { print } from './output.js';

@@ -7,7 +7,7 @@ import { Device } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
 import { DeviceGroup, GroupMember } from '#src/rollout/device-group.entity.js';
 import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
-import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
+import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
 import { OperatorTokens1763800000000 } from './migrations/1763800000000-OperatorTokens.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '#src/auth/auth.module.js';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { DeviceController } from './device.controller.js';
 import { DeviceRepository } from './device.repository.js';
 import { DeviceService } from './device.service.js';

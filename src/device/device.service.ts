@@ -4,7 +4,7 @@ import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import type { DevicePrincipal } from '#src/auth/device-principal.js';
-import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { Device, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/common/dto/message.dto.js';

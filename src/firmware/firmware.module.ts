@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { ArtifactStore } from './artifact-store.js';
 import { FirmwareRepository } from './firmware.repository.js';
 import { FirmwareService } from './firmware.service.js';

@@ -1,4 +1,4 @@
-import type { Actor } from '#src/chain/ledger-actor.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
 import type { OperatorRole } from './operator-role.js';
 
 /**

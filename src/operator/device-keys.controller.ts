@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/chain/ledger-actor.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
-import type { Actor } from '#src/chain/ledger-actor.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
 import { BodyStream, STREAM_MEDIA_TYPE, StreamBody, StreamBodyMessages } from '#src/common/stream-body.js';
 import {
   FIRMWARE_EMPTY,

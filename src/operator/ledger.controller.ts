@@ -1,6 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LedgerService } from '#src/chain/ledger.service.js';
+import { LedgerService } from '#src/ledger/ledger.service.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import {

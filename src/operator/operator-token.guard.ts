@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LoginRateLimitStorage } from '#src/auth/login-rate-limit.storage.js';
-import { actorLabel, type Actor } from '#src/chain/ledger-actor.js';
+import { actorLabel, type Actor } from '#src/ledger/ledger-actor.js';
 import { Clock } from '#src/common/clock.js';
 import { ErrorMessages, RetryLaterException } from '#src/common/http-error.filter.js';
 import type { AppConfig } from '#src/config/app-config.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';

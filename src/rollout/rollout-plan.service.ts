@@ -2,8 +2,8 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import type { EntityManager } from 'typeorm';
 import { Clock, formatUtc, parseUtc } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
-import type { Actor } from '#src/chain/ledger-actor.js';
-import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import type { Actor } from '#src/ledger/ledger-actor.js';
+import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { transition, type RolloutAction } from './rollout-lifecycle.js';

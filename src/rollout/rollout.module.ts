@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '#src/auth/auth.module.js';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { DeviceModule } from '#src/device/device.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { FleetService } from './fleet.service.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '#src/chain/ledger.module.js';
+import { LedgerModule } from '#src/ledger/ledger.module.js';
 import { TenantRepository } from './tenant.repository.js';
 import { TenantService } from './tenant.service.js';
 

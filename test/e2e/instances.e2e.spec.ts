@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LedgerService } from '#src/chain/ledger.service.js';
+import { LedgerService } from '#src/ledger/ledger.service.js';
 import type { RunningServer } from '#src/server.js';
 import { request, startInstance, startTestApp, TEST_ENGINE, type TestApp } from '../support/harness.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
+import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
 

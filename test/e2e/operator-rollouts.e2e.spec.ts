@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/chain/ledger-entry.entity.js';
-import { LedgerService, Subject } from '#src/chain/ledger.service.js';
+import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
+import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
 
 interface RolloutBody {

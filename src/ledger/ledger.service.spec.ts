@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import { dataSourceOptions } from '#src/database/data-source-options.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
+import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService, type LedgerEvent } from './ledger.service.js';
 
 const ZEROS = '0'.repeat(64);
@@ -92,7 +93,7 @@ describe(LedgerService.name, () => {
     const dataSource = new DataSource(dataSourceOptions({ databasePath: join(dir, `${name}.sqlite`) }));
     opened.push(dataSource);
     await dataSource.initialize();
-    const ledger = new LedgerService(dataSource, new SteppingClock(1_700_000_000_000));
+    const ledger = new LedgerService(new LedgerRepository(dataSource), new SteppingClock(1_700_000_000_000));
     const unitOfWork = new UnitOfWork(dataSource);
     for (const event of EVENTS) await unitOfWork.transaction((m) => ledger.append(m, event));
     return { dataSource, ledger, unitOfWork, rows: () => dataSource.query('SELECT * FROM ledger_entry ORDER BY seq') };
@@ -149,7 +150,7 @@ describe(LedgerService.name, () => {
       const dataSource = new DataSource(dataSourceOptions({ databasePath: join(dir, 'empty.sqlite') }));
       opened.push(dataSource);
       await dataSource.initialize();
-      const result = await new LedgerService(dataSource, new SteppingClock(0)).verify();
+      const result = await new LedgerService(new LedgerRepository(dataSource), new SteppingClock(0)).verify();
       assert.equal(result.ok, true);
       assert.equal(result.entries, 0);
       assert.equal(result.head, ZEROS);

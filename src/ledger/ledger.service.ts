@@ -1,11 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { lockAcrossInstances, LockKey } from '#src/database/unit-of-work.js';
 import { actorLabel, DEFAULT_ACTOR, type Actor } from './ledger-actor.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
+import { LedgerRepository } from './ledger.repository.js';
 import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, type ChainBreak } from './ledger-hash.js';
 
 /** A state change to record (CONTRACT.md §7). */
@@ -67,7 +67,7 @@ export const Subject = {
 @Injectable()
 export class LedgerService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly entries: LedgerRepository,
     private readonly clock: Clock,
     @Optional() @Inject(DEFAULT_ACTOR) private readonly defaultActor?: Actor,
   ) {}
@@ -81,7 +81,7 @@ export class LedgerService {
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
     await lockAcrossInstances(manager, LockKey.ledger);
-    const [last] = await manager.find(LedgerEntry, { select: { seq: true, hash: true }, order: { seq: 'DESC' }, take: 1 });
+    const last = await this.entries.head(manager);
     const prevHash = last?.hash ?? GENESIS_HASH;
     const actor = event.actor ?? this.defaultActor;
     const fields = {
@@ -93,9 +93,7 @@ export class LedgerService {
       createdAt: this.clock.now(),
       actor: actor ? actorLabel(actor) : null,
     };
-    const entry = manager.create(LedgerEntry, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
-    await manager.insert(LedgerEntry, entry);
-    return entry;
+    return this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
   }
 
   /**
@@ -103,11 +101,7 @@ export class LedgerService {
    * @returns the newest entry's type and parsed payload, or `null` when the subject has none.
    */
   async current(tenantId: number, subject: string): Promise<{ type: string; state: Record<string, unknown> } | null> {
-    const entry = await this.dataSource.getRepository(LedgerEntry).findOne({
-      select: { type: true, payload: true },
-      where: { tenantId, subject },
-      order: { seq: 'DESC' },
-    });
+    const entry = await this.entries.newestOfSubject(tenantId, subject);
     return entry ? { type: entry.type, state: JSON.parse(entry.payload) as Record<string, unknown> } : null;
   }
 
@@ -116,12 +110,7 @@ export class LedgerService {
    * when `tenantId` is given, and how many there are.
    */
   async page(tenantId: number | undefined, slice: Slice, order: LedgerOrder = 'asc'): Promise<Counted<LedgerEntryView>> {
-    const [entries, total] = await this.dataSource.getRepository(LedgerEntry).findAndCount({
-      where: tenantId === undefined ? {} : { tenantId },
-      order: { seq: order === 'desc' ? 'DESC' : 'ASC' },
-      skip: slice.offset,
-      take: slice.limit,
-    });
+    const [entries, total] = await this.entries.page(tenantId, slice.offset, slice.limit, order === 'desc' ? 'DESC' : 'ASC');
     return {
       items: entries.map((entry) => ({
         seq: entry.seq,
@@ -140,16 +129,10 @@ export class LedgerService {
 
   /** Recomputes the whole chain in order and names the first entry that does not match. */
   async verify(): Promise<VerifyResult> {
-    const repository = this.dataSource.getRepository(LedgerEntry);
     let previous = null as { seq: number; hash: string } | null;
     let entries = 0;
     for (;;) {
-      const page = await repository
-        .createQueryBuilder('e')
-        .where('e.seq > :after', { after: previous?.seq ?? 0 })
-        .orderBy('e.seq', 'ASC')
-        .take(VERIFY_PAGE)
-        .getMany();
+      const page = await this.entries.after(previous?.seq ?? 0, VERIFY_PAGE);
       for (const entry of page) {
         const firstBreak = checkLink(previous, entry);
         if (firstBreak) return { ok: false, entries, head: previous?.hash ?? GENESIS_HASH, firstBreak };

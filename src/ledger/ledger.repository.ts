@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { LedgerEntry } from './ledger-entry.entity.js';
+
+/** Database access for ledger entries. */
+@Injectable()
+export class LedgerRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The newest entry's sequence number and hash, read inside the appender's transaction; `null` on an empty ledger. */
+  async head(manager: EntityManager): Promise<Pick<LedgerEntry, 'seq' | 'hash'> | null> {
+    const [last] = await manager.find(LedgerEntry, { select: { seq: true, hash: true }, order: { seq: 'DESC' }, take: 1 });
+    return last ?? null;
+  }
+
+  /** Writes one entry inside the caller's transaction. */
+  async insert(manager: EntityManager, entry: LedgerEntry): Promise<LedgerEntry> {
+    const row = manager.create(LedgerEntry, entry);
+    await manager.insert(LedgerEntry, row);
+    return row;
+  }
+
+  /** The newest entry of a subject of one tenant (its type and payload only); `null` when it has none. */
+  newestOfSubject(tenantId: number, subject: string): Promise<Pick<LedgerEntry, 'type' | 'payload'> | null> {
+    return this.dataSource.getRepository(LedgerEntry).findOne({
+      select: { type: true, payload: true },
+      where: { tenantId, subject },
+      order: { seq: 'DESC' },
+    });
+  }
+
+  /** Entries `offset`..`offset + limit` by sequence number (of one tenant when given), and how many there are. */
+  page(tenantId: number | undefined, offset: number, limit: number, order: 'ASC' | 'DESC'): Promise<[LedgerEntry[], number]> {
+    return this.dataSource.getRepository(LedgerEntry).findAndCount({
+      where: tenantId === undefined ? {} : { tenantId },
+      order: { seq: order },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  /** Up to `limit` entries with a sequence number above `afterSeq`, oldest first. */
+  after(afterSeq: number, limit: number): Promise<LedgerEntry[]> {
+    return this.dataSource
+      .getRepository(LedgerEntry)
+      .createQueryBuilder('e')
+      .where('e.seq > :after', { after: afterSeq })
+      .orderBy('e.seq', 'ASC')
+      .take(limit)
+      .getMany();
+  }
+}

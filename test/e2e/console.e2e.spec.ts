@@ -4,8 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { simulatedMacs } from '#src/cli/simulate/macs.js';
 import { openBrowser, screenshots, type TestBrowser } from '../support/browser.js';
-import { startTestApp, type TestApp } from '../support/harness.js';
-import { runCli, runCliWithInput } from '../support/operator.js';
+import { post, startTestApp, type TestApp } from '../support/harness.js';
+import { deviceLogin, runCli, runCliWithInput } from '../support/operator.js';
 
 const ADMIN_PASSWORD = 'correct horse battery';
 const VIEWER_PASSWORD = 'read only and happy';
@@ -13,8 +13,8 @@ const FLEET = 200;
 /** The two-wave rollout: wave 1 is a quarter of the group (`25%`), wave 2 the rest. */
 const ROLLOUT = '1.1.0 to field test';
 const WAVE_1 = FLEET / 4;
-/** `firmledger simulate` options that make some devices fail their update. */
-const FAILING = ['--fail-rate', '0.3'];
+/** What the failing devices of wave 1 report. */
+const FAILURE = 'flash write failed at block 12';
 /** Counts of no device in any state. */
 const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
 type Counts = typeof NONE;
@@ -120,6 +120,31 @@ describe('operator console in a browser', () => {
       if (JSON.stringify(Object.entries(shown).sort()) === JSON.stringify(Object.entries(want).sort())) return;
       assert.ok(waited < 10_000, `wave ${n} shows ${JSON.stringify(shown)}, not ${JSON.stringify(want)}`);
       await page.waitForTimeout(100);
+    }
+  };
+  /**
+   * One device of the fleet, speaking the device interface itself: it asks for its next rollout
+   * (rollout 1), then reports a failure, or reports success while still on 1.0.0 and asks again on
+   * 1.0.0 (its bootloader fell back to the old image).
+   */
+  const device = async (mac: string, outcome: 'fails' | 'falls back') => {
+    const login = await deviceLogin(app, keys.customer, keys.device);
+    assert.equal(login.status, 200, login.text);
+    const token = (login.body as { token: string }).token;
+    const next = await post(`${app.urls.vc}/api/device/next/rollout`, { mac, firmware_version: '1.0.0' }, token);
+    assert.equal((next.body as { rollout_id?: string }).rollout_id, '1', next.text);
+    const report =
+      outcome === 'fails'
+        ? await post(
+            `${app.urls.vc}/api/device/failure/rollout`,
+            { mac, firmware_version: '1.1.0', rollout_id: '1', message: FAILURE },
+            token,
+          )
+        : await post(`${app.urls.vc}/api/device/success/rollout`, { mac, firmware_version: '1.0.0', rollout_id: '1' }, token);
+    assert.equal(report.status, 200, report.text);
+    if (outcome === 'falls back') {
+      const again = await post(`${app.urls.vc}/api/device/next/rollout`, { mac, firmware_version: '1.0.0' }, token);
+      assert.equal(again.status, 200, again.text);
     }
   };
   /** `firmledger simulate` as a separate process against the app, as a person would run it. */
@@ -279,6 +304,9 @@ describe('operator console in a browser', () => {
   });
 
   it('plans a two-wave rollout, its waves and thresholds checked in words, and starts it', async () => {
+    // The fleet comes online on 1.0.0 first: the waves split the devices targeted at the start.
+    const online = await simulate(FLEET);
+    assert.deepEqual({ updated: online.updated, upToDate: online.upToDate }, { updated: 0, upToDate: FLEET });
     await nav('Groups');
     await page.getByRole('link', { name: 'field-test' }).waitFor();
     await screenshots(page, 'groups');
@@ -330,32 +358,45 @@ describe('operator console in a browser', () => {
     await page.locator('.badge', { hasText: 'active' }).waitFor();
   });
 
-  it('watches wave 1 move while devices update, and sees the rollout pause itself over the error threshold', async () => {
+  it('watches wave 1 move while devices update, and sees the rollout pause itself when too many of its devices fail', async () => {
     await page.evaluate('window.sameDocument = true');
-    // Every device asks; only wave 1 is offered the rollout, and some of its devices fail.
-    const run = await simulate(FLEET, FAILING);
-    const r = await rolloutNow();
+    // An eighth of the fleet asks: only devices of wave 1 are offered the rollout.
+    const run = await simulate(FLEET / 8);
+    let r = await rolloutNow();
+    assert.ok(run.updated > 0 && run.updated === r.devices.confirmed, `${run.updated} updated, ${JSON.stringify(r.devices)}`);
+    await progressShows(progressText(r.devices));
+    await waveShows(1, 'running', r.waves[0].devices);
+    await waveShows(2, 'waiting', { ...NONE, pending: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
+    await screenshots(page, 'rollout-wave-1');
+
+    // Six more devices of wave 1 ask and fail: five report a failure, one comes back on its old version.
+    const waiting = (await page.evaluate(async () =>
+      (await fetch('tenants/acme/rollouts/1/devices?wave=1&state=pending&per_page=50')).json(),
+    )) as { items: { mac: string }[] };
+    const [fellBack, ...failing] = waiting.items.slice(0, 6).map((item) => item.mac);
+    assert.equal(failing.length, 5, JSON.stringify(waiting));
+    for (const mac of failing) await device(mac, 'fails');
+    assert.equal((await rolloutNow()).status, 'active', '5 of 50 (10 %) is not over the error threshold');
+    await device(fellBack, 'falls back');
+    r = await rolloutNow();
     assert.equal(r.status, 'paused', JSON.stringify(r));
-    const bad = r.waves[0].devices.failed + r.waves[0].devices.fell_back;
-    assert.ok(bad > WAVE_1 * 0.1, JSON.stringify(r.waves[0]));
-    assert.equal(run.updated, r.devices.confirmed);
     await page.locator('.badge', { hasText: 'paused' }).waitFor();
     const reason = page.getByRole('status').filter({ has: page.getByRole('heading', { name: 'Paused by itself' }) });
-    assert.match(
+    assert.equal(
       await reason.locator('p').first().innerText(),
-      new RegExp(`^wave 1: ${bad} of ${WAVE_1} devices failed or fell back \\([\\d.]+%\\), over the error threshold 10%\\.$`),
+      `wave 1: 6 of ${WAVE_1} devices failed or fell back (12%), over the error threshold 10%.`,
     );
     await progressShows(progressText(r.devices));
     assert.deepEqual(await legend(), counted(r.devices));
-    await waveShows(1, 'running', r.waves[0].devices);
-    await waveShows(2, 'waiting', { ...NONE, pending: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
+    await waveShows(1, 'running', { ...r.waves[0].devices, failed: 5, fell_back: 1 });
     // The failed devices, each with what it reported.
     await page.getByLabel('State', { exact: true }).selectOption('failed');
-    const failedRows = page.getByRole('region', { name: `Devices of ${ROLLOUT}` }).getByRole('row');
-    await failedRows.nth(1).waitFor();
-    const first = (await failedRows.nth(1).innerText()).split('\t');
-    failedMac = first[0];
-    assert.match(first.join(' | '), /failed \| 1 \| .* UTC \| .+/, 'state, attempts, time, failure message');
+    const devices = page.getByRole('region', { name: `Devices of ${ROLLOUT}` });
+    await devices.getByText('5 devices', { exact: true }).waitFor();
+    const rows = (await devices.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t'));
+    assert.deepEqual(rows.map((row) => row[0]).sort(), [...failing].sort());
+    for (const row of rows) assert.deepEqual(row.slice(2, 5).concat(row[6]), ['1', 'failed', '1', FAILURE], row.join(' | '));
+    failedMac = failing[0];
     assert.equal(await page.evaluate('window.sameDocument'), true, 'no reload');
     await screenshots(page, 'rollout-paused');
   });
@@ -363,6 +404,7 @@ describe('operator console in a browser', () => {
   it('retries the failed devices and resumes; wave 1 passes its threshold and waits for approval; the admin approves wave 2', async () => {
     const before = await rolloutNow();
     const retriable = before.devices.failed + before.devices.fell_back;
+    assert.equal(retriable, 6);
     await page.getByRole('button', { name: `Retry failed devices (${retriable})` }).click();
     await page
       .getByRole('status')

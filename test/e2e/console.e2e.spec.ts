@@ -132,7 +132,7 @@ describe('operator console in a browser', () => {
   const device = async (mac: string, outcome: 'fails' | 'falls back') => {
     if (!deviceToken) {
       app.clock.ms = Date.now();
-      const login = await deviceLogin(app, keys.customer, await secondKey());
+      const login = await deviceLogin(app, keys.customer, await newKey());
       assert.equal(login.status, 200, login.text);
       deviceToken = (login.body as { token: string }).token;
     }
@@ -153,13 +153,9 @@ describe('operator console in a browser', () => {
       assert.equal(again.status, 200, again.text);
     }
   };
-  /**
-   * A second device key for ESP32 devices (created once, through the admin's session). A key takes
-   * each login timestamp once, near the current time: the simulator's runs and the reporting
-   * devices share the fleet's logins between two keys so no key runs out of timestamps.
-   */
-  const secondKey = async () => {
-    keys.second ||= await page.evaluate(async () => {
+  /** A new device key for ESP32 devices, created through the admin's session. */
+  const newKey = () =>
+    page.evaluate(async () => {
       const answer = await fetch('tenants/acme/device-keys', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -167,8 +163,12 @@ describe('operator console in a browser', () => {
       });
       return ((await answer.json()) as { key: string }).key;
     });
-    return keys.second;
-  };
+  /**
+   * A second device key for the simulator. A key takes each login timestamp once, near the
+   * current time: the fleet's logins are shared between two keys so that neither runs out, and
+   * the devices that report by themselves (see `device`) log in with a third.
+   */
+  const secondKey = async () => (keys.second ||= await newKey());
   /** `firmledger simulate` as a separate process against the app, as a person would run it; `key` is the device key. */
   const simulate = async (devices: number, key = keys.device) => {
     // The devices sign logins with the real time: the app's clock follows it for this scenario.

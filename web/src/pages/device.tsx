@@ -96,7 +96,11 @@ function History({ tenant, mac }: { tenant: string; mac: string }) {
               {r.attempts > 1 ? ` after ${r.attempts} attempts` : ''}
               {r.reported_version ? `, reporting ${r.reported_version}` : ''}.
             </p>
-            {r.failure_message ? <p className="failure">Failure: {r.failure_message}</p> : null}
+            {r.failure_message ? (
+              <p className={r.state === 'failed' ? 'failure' : 'muted'}>
+                {r.state === 'failed' ? 'Failure' : 'Last failure (before a retry)'}: {r.failure_message}
+              </p>
+            ) : null}
             <ol className="timeline" aria-label={`States of ${mac} in ${r.rollout_name}`}>
               {r.history.map((change, i) => (
                 <li key={i}>

@@ -18,6 +18,11 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/no-extraneous-class': 'off',
+      // Path aliases over `../` (STYLE.md): `#src/*`, `#test/*` (tsconfig.json), `#web/*` (web/tsconfig.json).
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)\\.\\./', message: 'Import by alias (#src/…, #test/…, #web/…), not by a ../ path.' }] },
+      ],
     },
   },
   {

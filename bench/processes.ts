@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-export { freePort } from '../test/support/free-port.js';
+export { freePort } from '#test/support/free-port.js';
 
 /** Resident memory of a process from `/proc/<pid>/status`, bytes: now (`VmRSS`) and peak (`VmHWM`). */
 export function memoryOf(pid: number): { rss: number; peak: number } {

@@ -6,7 +6,7 @@ import { CliModule } from '#src/cli/cli.module.js';
 import { loadConfig, prepareDataDir } from '#src/config/app-config.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { DEVICE_TYPES, FIRMWARE_VERSIONS, fleetDevice, GROUPS, ROLLOUTS, type DeviceType } from './fleet.js';

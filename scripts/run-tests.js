@@ -6,7 +6,9 @@
 //                 postgres://postgres@127.0.0.1:5432/test)
 //   3. instances  several server processes on one PostgreSQL database, with Redis, behind nginx
 // Arguments filter spec files by substring (`node scripts/run-tests.js auth`); `--pass=postgres`
-// (repeatable) runs only the named passes. Node 20 has no glob for --test, so files are listed here.
+// (repeatable) runs only the named passes; `--unit` only the unit specs (beside the code, in the
+// sqlite pass: `npm run test:unit`), `--e2e` only the e2e specs (test/e2e, every pass:
+// `npm run test:e2e`). Node 20 has no glob for --test, so files are listed here.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -23,16 +25,24 @@ walk('dist/src');
 walk('dist/test');
 specs.sort();
 
+const isE2e = (spec) => spec.startsWith(join('dist', 'test', 'e2e'));
+
 const args = process.argv.slice(2);
 const onlyPasses = args.filter((a) => a.startsWith('--pass=')).map((a) => a.slice('--pass='.length));
-const filter = args.filter((a) => !a.startsWith('--pass='));
-const chosen = filter.length ? specs.filter((s) => filter.some((f) => s.includes(f))) : specs;
+const unitOnly = args.includes('--unit');
+const e2eOnly = args.includes('--e2e');
+if (unitOnly && e2eOnly) {
+  console.error('--unit and --e2e exclude each other: give neither to run both');
+  process.exit(1);
+}
+const filter = args.filter((a) => !a.startsWith('--pass=') && a !== '--unit' && a !== '--e2e');
+const tier = specs.filter((s) => (unitOnly ? !isE2e(s) : e2eOnly ? isE2e(s) : true));
+const chosen = filter.length ? tier.filter((s) => filter.some((f) => s.includes(f))) : tier;
 if (chosen.length === 0) {
   console.error('no spec files found');
   process.exit(1);
 }
 
-const isE2e = (spec) => spec.startsWith(join('dist', 'test', 'e2e'));
 const isInstances = (spec) => spec.includes('multi-instance');
 const passes = [
   {

@@ -29,6 +29,13 @@ export default defineConfig({
   // Relative asset URLs: the server adds <base href> of the operator base URL's path to the page.
   base: './',
   plugins: [react(), precompress()],
+  // The import aliases of web/tsconfig.json "paths": `#web/*` is web/src, `#src/*` the server's sources.
+  resolve: {
+    alias: [
+      { find: /^#web\//, replacement: new URL('./src/', import.meta.url).pathname },
+      { find: /^#src\//, replacement: new URL('../src/', import.meta.url).pathname },
+    ],
+  },
   logLevel: 'warn',
   build: {
     outDir,

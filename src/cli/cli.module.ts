@@ -9,6 +9,7 @@ import { DatabaseModule } from '#src/database/database.module.js';
 import { OperatorTokenModule } from '#src/operator/operator-token.module.js';
 import { OperatorAccountModule } from '#src/operator-account/operator-account.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
+import { GroupModule } from '#src/group/group.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 
@@ -27,6 +28,7 @@ export class CliModule {
         DatabaseModule,
         TenantModule,
         FirmwareModule,
+        GroupModule,
         RolloutModule,
         LedgerModule,
         OperatorTokenModule,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 

@@ -5,7 +5,7 @@ import { DeviceKey } from '#src/tenant/device-key.entity.js';
 import { Tenant } from '#src/tenant/tenant.entity.js';
 import { Device } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';
-import { DeviceGroup, GroupMember } from '#src/rollout/device-group.entity.js';
+import { DeviceGroup, GroupMember } from '#src/group/device-group.entity.js';
 import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { DeviceRow, ReportMeta } from './report-row.js';
 import { fallbackFontsAvailable, renderPdfReport } from './pdf-report.js';
-import { pdfPageTexts, withPdf } from '../../test/support/pdf-text.js';
+import { pdfPageTexts, withPdf } from '#test/support/pdf-text.js';
 
 const UNICODE_NAME = 'Ünïcødé Κόμβος Устройство';
 const META: ReportMeta = {

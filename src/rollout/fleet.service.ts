@@ -3,7 +3,7 @@ import { Clock } from '#src/common/clock.js';
 import type { Counted, Slice } from '#src/common/paging.js';
 import { DeviceService, deviceView, type DeviceView } from '#src/device/device.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
-import { GroupService } from './group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
 /** Operator filters of a device list (CONTRACT.md §9). */
@@ -128,10 +128,7 @@ export class FleetService {
   async describeDevice(tenantId: number, mac: string): Promise<DeviceDetail> {
     const device = await this.devices.describe(tenantId, mac);
     if (!device) throw new NotFoundException(deviceNotFound(mac));
-    const [groups, history] = await Promise.all([
-      this.rollouts.groupsOfDevice(tenantId, mac),
-      this.rollouts.deviceHistory(tenantId, device),
-    ]);
+    const [groups, history] = await Promise.all([this.groups.groupsOfDevice(tenantId, mac), this.rollouts.deviceHistory(tenantId, device)]);
     return {
       ...deviceView(device),
       groups,

@@ -8,6 +8,7 @@ import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
 import { transition, type RolloutAction } from './rollout-lifecycle.js';
 import type { Rollout, RolloutStatus } from './rollout.entity.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
 /** Largest `priority` number; 1 is most urgent (CONTRACT.md §8). */
@@ -51,6 +52,7 @@ export interface RolloutView {
 export class RolloutPlanService {
   constructor(
     private readonly rollouts: RolloutRepository,
+    private readonly groups: GroupService,
     private readonly firmware: FirmwareService,
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
@@ -70,8 +72,7 @@ export class RolloutPlanService {
     if (startDate === null) throw new BadRequestException('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)');
     if (plan.name.length < 1 || plan.name.length > 128) throw new BadRequestException('name must be 1 to 128 characters');
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
-    const group = await this.rollouts.findGroup(plan.tenantId, plan.group);
-    if (!group) throw new NotFoundException(`Group "${plan.group}" not found`);
+    const group = await this.groups.require(plan.tenantId, plan.group);
     const rollout = await this.unitOfWork.transaction(async (manager) => {
       const created = await this.rollouts.insertRollout(manager, {
         tenantId: plan.tenantId,

@@ -9,6 +9,7 @@ import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { NextRolloutDto, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
 import { chooseNextRollout } from './next-rollout.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
 /** Exact outcome texts (INTERFACE.md, CONTRACT.md §6). */
@@ -23,6 +24,7 @@ export const RolloutMessages = {
 export class RolloutService {
   constructor(
     private readonly rollouts: RolloutRepository,
+    private readonly groups: GroupService,
     private readonly plans: RolloutPlanService,
     private readonly devices: DeviceService,
     private readonly unitOfWork: UnitOfWork,
@@ -74,7 +76,7 @@ export class RolloutService {
     const rollout = id === null ? null : await this.rollouts.findRollout(principal.tenantId, id);
     if (!rollout || rollout.status === 'draft') throw new NotFoundException(RolloutMessages.notFound);
     const device = await this.devices.find(principal.tenantId, dto.mac);
-    if (!device || !(await this.rollouts.isMember(rollout.groupId, device.mac))) {
+    if (!device || !(await this.groups.isMember(rollout.groupId, device.mac))) {
       throw new NotFoundException(RolloutMessages.notFound);
     }
     try {

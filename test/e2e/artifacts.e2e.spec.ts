@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, freePort, type TestDatabase } from '../support/harness.js';
+import { createTestDatabase, freePort, type TestDatabase } from '#test/support/harness.js';
 
 const run = promisify(execFile);
 /** The repository root (this file runs from `dist/test/e2e`). */

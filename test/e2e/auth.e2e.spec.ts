@@ -6,7 +6,7 @@ import { deviceSignature } from '#src/auth/signature.js';
 import { loadConfig } from '#src/config/app-config.js';
 import { startServer, type RunningServer } from '#src/server.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
-import { freePort, request, startTestApp, TestClock, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { freePort, request, startTestApp, TestClock, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // CONTRACT.md §1 (signature), §3 (401 on device endpoints), §4 (login, token, rate limit, secret).
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 /** Published IPFS vector: `echo "hello world" | ipfs add` (defaults: CIDv0, 256 KiB chunks). */
 const HELLO = Buffer.from('hello world\n');

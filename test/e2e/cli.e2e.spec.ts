@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
-import { createTestDatabase, type TestDatabase } from '../support/harness.js';
+import { createTestDatabase, type TestDatabase } from '#test/support/harness.js';
 
 const run = promisify(execFile);
 

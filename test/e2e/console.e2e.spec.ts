@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { simulatedMacs } from '#src/cli/simulate/macs.js';
-import { openBrowser, screenshots, type TestBrowser } from '../support/browser.js';
-import { post, startTestApp, type TestApp } from '../support/harness.js';
-import { deviceLogin, runCli, runCliWithInput } from '../support/operator.js';
+import { openBrowser, screenshots, type TestBrowser } from '#test/support/browser.js';
+import { post, startTestApp, type TestApp } from '#test/support/harness.js';
+import { deviceLogin, runCli, runCliWithInput } from '#test/support/operator.js';
 
 const ADMIN_PASSWORD = 'correct horse battery';
 const VIEWER_PASSWORD = 'read only and happy';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { post, startTestApp, TEST_ENGINE } from '../support/harness.js';
+import { post, startTestApp, TEST_ENGINE } from '#test/support/harness.js';
 
 /** SQLite settings (SQLITE_DRIVER, SQLITE_SYNCHRONOUS) and last-seen times written behind. */
 describe('database (SQLITE_DRIVER, SQLITE_SYNCHRONOUS, last seen)', () => {

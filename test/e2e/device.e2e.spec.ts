@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 /**
  * CONTRACT.md §6 device rules (and §1, §3 where they shape device answers), spoken over HTTP the

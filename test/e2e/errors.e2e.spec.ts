@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { deviceSignature } from '#src/auth/signature.js';
-import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // CONTRACT.md §3 (error bodies, 400/413/415, nothing leaks) and §1 (extra fields ignored).
 

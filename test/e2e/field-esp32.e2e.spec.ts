@@ -16,10 +16,10 @@ import {
   updaterResult,
   type Exchange,
   type UpdateResult,
-} from '../support/field-sdks.js';
-import { startFieldServer, type FieldServer } from '../support/field-server.js';
-import type { TestTenant } from '../support/harness.js';
-import { exchange, targetOf, type RawAnswer } from '../support/raw-http.js';
+} from '#test/support/field-sdks.js';
+import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
+import type { TestTenant } from '#test/support/harness.js';
+import { exchange, targetOf, type RawAnswer } from '#test/support/raw-http.js';
 
 const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
 

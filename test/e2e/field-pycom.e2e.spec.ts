@@ -2,10 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
-import { microPythonJson, pycomOtaBody, pycomOtaPost, sketchSignature, urequestsPost, type Exchange } from '../support/field-sdks.js';
-import { startFieldServer, type FieldServer } from '../support/field-server.js';
-import type { TestTenant } from '../support/harness.js';
-import { exchange, targetOf, type RawAnswer } from '../support/raw-http.js';
+import { microPythonJson, pycomOtaBody, pycomOtaPost, sketchSignature, urequestsPost, type Exchange } from '#test/support/field-sdks.js';
+import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
+import type { TestTenant } from '#test/support/harness.js';
+import { exchange, targetOf, type RawAnswer } from '#test/support/raw-http.js';
 
 /** `ubinascii.hexlify(machine.unique_id(), ':').decode()` of a WiPy: its WLAN mac, lowercase. */
 const MAC = '24:0a:c4:c2:7a:10';

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { get, request, startTestApp, type Answer, type TestApp } from '../support/harness.js';
+import { get, request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 
 // README "Operations": /healthz and /readyz under every component's base URL, on its listener only.
 

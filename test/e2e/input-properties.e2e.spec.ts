@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startTestApp, TEST_ENGINE, type Answer, type TestApp } from '../support/harness.js';
-import { hostileJson, hostileParam } from '../support/hostile-values.js';
-import { createInputFixture, inputPoints, type InputPoint } from '../support/input-points.js';
+import { startTestApp, TEST_ENGINE, type Answer, type TestApp } from '#test/support/harness.js';
+import { hostileJson, hostileParam } from '#test/support/hostile-values.js';
+import { createInputFixture, inputPoints, type InputPoint } from '#test/support/input-points.js';
 
 /** Generated values per input (body field, query parameter, path parameter, header) of every route. */
 const RUNS_PER_INPUT = 30;

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_ID } from '#src/common/input-rules.js';
-import { request, startTestApp, TEST_ENGINE, type Answer, type TestApp } from '../support/harness.js';
-import { createInputFixture, inputPoints, type InputFixture, type InputPoint } from '../support/input-points.js';
+import { request, startTestApp, TEST_ENGINE, type Answer, type TestApp } from '#test/support/harness.js';
+import { createInputFixture, inputPoints, type InputFixture, type InputPoint } from '#test/support/input-points.js';
 
 /** A 4xx `{"message"}` answer; returns its message. */
 function refusal(answer: Answer, label: string): string {

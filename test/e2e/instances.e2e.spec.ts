@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LedgerService } from '#src/ledger/ledger.service.js';
 import type { RunningServer } from '#src/server.js';
-import { request, startInstance, startTestApp, TEST_ENGINE, type TestApp } from '../support/harness.js';
+import { request, startInstance, startTestApp, TEST_ENGINE, type TestApp } from '#test/support/harness.js';
 
 // Two instances in this process on one database of the engine under test (CONTRACT.md §6, §7):
 // racing duplicates are decided by the database, and the ledger chain stays whole.

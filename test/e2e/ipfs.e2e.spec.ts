@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
-import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { exchange, targetOf } from '../support/raw-http.js';
+import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { exchange, targetOf } from '#test/support/raw-http.js';
 
 const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { deviceSignature } from '#src/auth/signature.js';
-import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // CONTRACT.md §2 (three base URLs, one process; operator listener apart) and §3 (unknown route 404).
 

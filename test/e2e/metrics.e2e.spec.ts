@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { deviceSignature } from '#src/auth/signature.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import { get, post, request, startTestApp, type TestApp, type TestTenant } from '../support/harness.js';
-import { parseExposition, samplesOf, valueOf, type Sample } from '../support/prometheus.js';
+import { get, post, request, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { parseExposition, samplesOf, valueOf, type Sample } from '#test/support/prometheus.js';
 
 // README "Operations": Prometheus metrics at {operator_url}/metrics only.
 

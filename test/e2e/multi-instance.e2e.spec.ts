@@ -13,7 +13,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { CliModule } from '#src/cli/cli.module.js';
 import { loadConfig } from '#src/config/app-config.js';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import {
@@ -25,7 +25,7 @@ import {
   type Answer,
   type TestDatabase,
   type TestTenant,
-} from '../support/harness.js';
+} from '#test/support/harness.js';
 
 // Several instances behind a load balancer (CONTRACT.md §4, §6, §7): two server processes as
 // `npm start` runs them, on one PostgreSQL database, behind one nginx that alternates between

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { COMPONENTS } from '#src/config/app-config.js';
-import { request, startTestApp, TEST_ENGINE, type Answer, type TestApp } from '../support/harness.js';
-import { createInputFixture, urlText, type InputFixture } from '../support/input-points.js';
-import { exampleOf, insideArbitrary, outsideValues, resolveSchema, type Schema } from '../support/openapi-values.js';
+import { request, startTestApp, TEST_ENGINE, type Answer, type TestApp } from '#test/support/harness.js';
+import { createInputFixture, urlText, type InputFixture } from '#test/support/input-points.js';
+import { exampleOf, insideArbitrary, outsideValues, resolveSchema, type Schema } from '#test/support/openapi-values.js';
 
 /** The repository root (this file runs from `dist/test/e2e`). */
 const ROOT = join(import.meta.dirname, '..', '..', '..');

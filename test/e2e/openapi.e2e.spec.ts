@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import type { ExampleObject, OpenAPIObject, OperationObject, ParameterObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { OPENAPI_DIR } from '#src/openapi/openapi-files.js';
-import { get, request, startTestApp, type TestApp } from '../support/harness.js';
+import { get, request, startTestApp, type TestApp } from '#test/support/harness.js';
 
 // Issue 3 "OpenAPI": every component serves its own document and Swagger UI under its own base URL.
 

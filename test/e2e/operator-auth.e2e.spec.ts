@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';
-import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { runCli } from '../support/operator.js';
+import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { runCli } from '#test/support/operator.js';
 
 const INVALID = { message: 'Operator token is not valid' };
 

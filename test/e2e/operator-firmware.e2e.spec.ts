@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
-import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
 import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
-import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
+import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 interface RolloutBody {
   id: number;

@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { OperatorUserService } from '#src/operator-account/operator-user.service.js';
-import { request, startTestApp, type Answer, type TestApp } from '../support/harness.js';
-import { runCli, runCliWithInput } from '../support/operator.js';
+import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
+import { runCli, runCliWithInput } from '#test/support/operator.js';
 
 const IDLE_SECONDS = 600;
 const MAX_SECONDS = 3600;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { get, request, startTestApp, type TestApp } from '../support/harness.js';
-import { deviceLogin, operatorClient, runCli, type OperatorClient } from '../support/operator.js';
+import { get, request, startTestApp, type TestApp } from '#test/support/harness.js';
+import { deviceLogin, operatorClient, runCli, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
 
 interface Tenant {

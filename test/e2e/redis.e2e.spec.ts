@@ -13,7 +13,7 @@ import {
   type TestApp,
   type TestClock,
   type TestTenant,
-} from '../support/harness.js';
+} from '#test/support/harness.js';
 
 // CONTRACT.md §4 with REDIS_URL: login rate-limit counters and the replay store live in Redis,
 // shared by every instance using it; nothing of it goes to the database. Each app has its own

@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PdfRenderMessages } from '#src/report/pdf-report.renderer.js';
-import { get, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { insertDevices } from '../support/devices.js';
-import { pdfText } from '../support/pdf-text.js';
+import { get, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { insertDevices } from '#test/support/devices.js';
+import { pdfText } from '#test/support/pdf-text.js';
 
 /** A PDF request whose answer is read later: its status and headers now, its body on demand. */
 interface PendingPdf {

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { existsSync } from 'node:fs';
 import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
-import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { insertDevices } from '../support/devices.js';
-import { pdfPageTexts, pdfText } from '../support/pdf-text.js';
+import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { insertDevices } from '#test/support/devices.js';
+import { pdfPageTexts, pdfText } from '#test/support/pdf-text.js';
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 const UNICODE_NAME = 'Ünïcødé Κόμβος Устройство';

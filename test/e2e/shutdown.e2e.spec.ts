@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deviceSignature } from '#src/auth/signature.js';
-import { freePort } from '../support/harness.js';
+import { freePort } from '#test/support/harness.js';
 
 // README "Operations": on SIGTERM the server stops accepting, finishes the requests in flight on
 // every listener, closes the database, flushes its log and exits 0.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { simulate, simulatedMacs } from '#src/cli/simulate/simulator.js';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
-import { startTestApp, type TestApp, type TestTenant } from '../support/harness.js';
+import { startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 describe('firmledger simulate (devices that download as the field SDKs do)', () => {
   let app: TestApp;

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request, startTestApp, type TestApp } from '../support/harness.js';
+import { request, startTestApp, type TestApp } from '#test/support/harness.js';
 
 describe('harness smoke', () => {
   let app: TestApp;

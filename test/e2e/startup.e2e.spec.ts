@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, TEST_ENGINE } from '../support/harness.js';
+import { createTestDatabase, freePort, TEST_ENGINE } from '#test/support/harness.js';
 import { MIGRATIONS } from '#src/database/data-source-options.js';
 
 /** The server as `npm start` runs it: the compiled main, as its own process. */

@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FirmwareView } from '#src/firmware/firmware.service.js';
 import type { RolloutView } from '#src/rollout/rollout-plan.service.js';
-import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '../support/harness.js';
-import { pdfText } from '../support/pdf-text.js';
+import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
+import { pdfText } from '#test/support/pdf-text.js';
 
 /** The parts of an answer a device can tell apart. */
 const seen = (answer: Answer) => ({ status: answer.status, body: answer.body });

@@ -4,10 +4,10 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../support/harness.js';
-import { bearSslFingerprint, certificateSha1 } from '../support/field-sdks.js';
-import { exchange, targetOf } from '../support/raw-http.js';
-import { writeTestCertificate, type TestCertificate } from '../support/test-certificates.js';
+import { startTestApp, type TestApp } from '#test/support/harness.js';
+import { bearSslFingerprint, certificateSha1 } from '#test/support/field-sdks.js';
+import { exchange, targetOf } from '#test/support/raw-http.js';
+import { writeTestCertificate, type TestCertificate } from '#test/support/test-certificates.js';
 
 /** The fingerprint keys of `GET {tools}/fingerprints` and the components they name. */
 const PINNED = { oauth: 'auth', vc: 'vc', bc: 'bc', ipfs: 'ipfs' } as const;

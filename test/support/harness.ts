@@ -11,7 +11,7 @@ import { bind } from '#src/database/sql.js';
 import { COMPONENTS, loadConfig, URL_VARIABLES, type AppConfig, type ComponentName } from '#src/config/app-config.js';
 import { deviceSignature } from '#src/auth/signature.js';
 import { FirmwareService, type FirmwareView } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { startServer, type RunningServer } from '#src/server.js';
 import { OperatorTokenService } from '#src/operator/operator-token.service.js';

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Length } from 'class-validator';
-import { OPERATOR_ROLES, type OperatorRole } from '../operator-role.js';
-import type { SessionView } from '../operator-session.service.js';
+import { OPERATOR_ROLES, type OperatorRole } from '#src/operator-account/operator-role.js';
+import type { SessionView } from '#src/operator-account/operator-session.service.js';
 
 /** 400 texts of the sign-in body. */
 export const SignInMessages = {

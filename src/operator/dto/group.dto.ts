@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsString } from 'class-validator';
 import { OptionalField } from '#src/common/dto-fields.js';
-import type { GroupDetail, GroupView } from '#src/rollout/group.service.js';
+import type { GroupDetail, GroupView } from '#src/group/group.service.js';
 import { pageAnswer } from './page-answer.js';
 import { PageOf, type PageQuery } from './paging.dto.js';
 

@@ -1,4 +1,4 @@
-import { count, percent } from '../format';
+import { count, percent } from '#web/format';
 
 /**
  * Horizontal bars, one per row, longest first as given; each row says its label, its count and

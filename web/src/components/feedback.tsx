@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { ApiError } from '../api/client';
+import { ApiError } from '#web/api/client';
 
 /** A problem with what the operator entered, found before asking the server; its message is for people. */
 export class InputError extends Error {}

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { macsFromText } from '../macs';
+import { macsFromText } from '#web/macs';
 
 /** Macs typed or pasted, and a CSV file's, together. */
 export interface MacsDraft {

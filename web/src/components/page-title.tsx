@@ -1,8 +1,8 @@
 import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { useSession } from '../session';
-import { withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { useSession } from '#web/session';
+import { withTenant } from '#web/tenant';
 
 /** The page's heading (focusable: the console moves focus to it on navigation) and the window title. */
 export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {

@@ -1,4 +1,4 @@
-import { count, percent } from '../format';
+import { count, percent } from '#web/format';
 
 /** One part of a progress bar: devices in one state. */
 export interface Segment {

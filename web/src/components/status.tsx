@@ -1,5 +1,5 @@
-import { STATE_LABELS, type DeviceState } from '../../../src/console/rollout-progress';
-import type { RolloutStatus, WaveStatus } from '../api/types';
+import { STATE_LABELS, type DeviceState } from '#src/console/rollout-progress';
+import type { RolloutStatus, WaveStatus } from '#web/api/types';
 
 /** A rollout's lifecycle state as a coloured badge with its name in words. */
 export function StatusBadge({ status }: { status: RolloutStatus }) {

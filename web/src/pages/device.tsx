@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { get, segment } from '../api/client';
-import type { DeviceDetail, DeviceRolloutHistory } from '../api/types';
-import { ErrorText, Loading } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { StateBadge, StatusBadge } from '../components/status';
-import { ago, utc } from '../format';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { get, segment } from '#web/api/client';
+import type { DeviceDetail, DeviceRolloutHistory } from '#web/api/types';
+import { ErrorText, Loading } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { StateBadge, StatusBadge } from '#web/components/status';
+import { ago, utc } from '#web/format';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** One device: what it runs, when it was seen, its groups and its rollout history. */
 export function DevicePage() {

@@ -1,15 +1,15 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { get, segment } from '../api/client';
-import { useNames } from '../api/queries';
-import type { Device, FleetSummary, Page } from '../api/types';
-import { ErrorText, Loading } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { Pager, Table } from '../components/table';
-import { ago, utc } from '../format';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { get, segment } from '#web/api/client';
+import { useNames } from '#web/api/queries';
+import type { Device, FleetSummary, Page } from '#web/api/types';
+import { ErrorText, Loading } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { Pager, Table } from '#web/components/table';
+import { ago, utc } from '#web/format';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** The last-seen choices and the filter each becomes. */
 const SEEN: Record<string, { label: string; filter: (now: number) => Record<string, string> }> = {

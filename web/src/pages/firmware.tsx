@@ -1,13 +1,13 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { get, segment, upload } from '../api/client';
-import type { Firmware, Page } from '../api/types';
-import { ErrorText, Loading, Status, ViewerNote } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { Pager } from '../components/table';
-import { bytes, utc } from '../format';
-import { useSession } from '../session';
-import { useTenant } from '../tenant';
+import { get, segment, upload } from '#web/api/client';
+import type { Firmware, Page } from '#web/api/types';
+import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { Pager } from '#web/components/table';
+import { bytes, utc } from '#web/format';
+import { useSession } from '#web/session';
+import { useTenant } from '#web/tenant';
 
 /** Firmware of the tenant: upload (with progress) and the list with digests and CID. */
 export function FirmwarePage() {

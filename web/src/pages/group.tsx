@@ -1,17 +1,17 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { get, segment } from '../api/client';
-import type { GroupDetail } from '../api/types';
-import { ErrorText, InputError, Loading, Status, ViewerNote } from '../components/feedback';
-import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '../components/macs-input';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { Pager, Table } from '../components/table';
-import { count, utc } from '../format';
-import { changeMembers } from '../members';
-import { useSession } from '../session';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { get, segment } from '#web/api/client';
+import type { GroupDetail } from '#web/api/types';
+import { ErrorText, InputError, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { Pager, Table } from '#web/components/table';
+import { count, utc } from '#web/format';
+import { changeMembers } from '#web/members';
+import { useSession } from '#web/session';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** One group: its members (paged), and forms to add or remove members. */
 export function GroupPage() {

@@ -1,17 +1,17 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { get, post, segment } from '../api/client';
-import type { Group, Page } from '../api/types';
-import { ErrorText, Loading, Status, ViewerNote } from '../components/feedback';
-import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '../components/macs-input';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { Pager, Table } from '../components/table';
-import { count, utc } from '../format';
-import { changeMembers } from '../members';
-import { useSession } from '../session';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { get, post, segment } from '#web/api/client';
+import type { Group, Page } from '#web/api/types';
+import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { Pager, Table } from '#web/components/table';
+import { count, utc } from '#web/format';
+import { changeMembers } from '#web/members';
+import { useSession } from '#web/session';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** Device groups of the tenant: create one (with members from pasted macs or a CSV file), list them. */
 export function GroupsPage() {

@@ -1,15 +1,15 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { get, post, segment } from '../api/client';
-import type { DeviceKey, Page, TenantWithKey } from '../api/types';
-import { ConfirmButton } from '../components/confirm';
-import { ErrorText, Loading, ViewerNote } from '../components/feedback';
-import { PageTitle } from '../components/page-title';
-import { SecretOnce } from '../components/secret-once';
-import { Pager, Table } from '../components/table';
-import { utc } from '../format';
-import { useSession } from '../session';
-import { useTenant } from '../tenant';
+import { get, post, segment } from '#web/api/client';
+import type { DeviceKey, Page, TenantWithKey } from '#web/api/types';
+import { ConfirmButton } from '#web/components/confirm';
+import { ErrorText, Loading, ViewerNote } from '#web/components/feedback';
+import { PageTitle } from '#web/components/page-title';
+import { SecretOnce } from '#web/components/secret-once';
+import { Pager, Table } from '#web/components/table';
+import { utc } from '#web/format';
+import { useSession } from '#web/session';
+import { useTenant } from '#web/tenant';
 
 /** A secret to show once, and what it is. */
 interface Shown {

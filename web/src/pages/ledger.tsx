@@ -1,12 +1,12 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
-import { get } from '../api/client';
-import type { LedgerEntry, LedgerVerify, Page } from '../api/types';
-import { ErrorText, Loading } from '../components/feedback';
-import { PageTitle } from '../components/page-title';
-import { Pager, Table } from '../components/table';
-import { shortHash } from '../format';
-import { useTenant } from '../tenant';
+import { get } from '#web/api/client';
+import type { LedgerEntry, LedgerVerify, Page } from '#web/api/types';
+import { ErrorText, Loading } from '#web/components/feedback';
+import { PageTitle } from '#web/components/page-title';
+import { Pager, Table } from '#web/components/table';
+import { shortHash } from '#web/format';
+import { useTenant } from '#web/tenant';
 import { VerifyResult } from './overview';
 
 /** The hash-chained ledger: verify it, and read its entries, newest first, of all tenants or the chosen one. */

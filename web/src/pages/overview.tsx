@@ -1,16 +1,16 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { get, segment } from '../api/client';
-import { REFRESH, useLedgerHead, useNames, useRollouts } from '../api/queries';
-import type { FleetSummary, LedgerVerify } from '../api/types';
-import { BarChart } from '../components/bar-chart';
-import { ErrorText, Loading } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { StatusBadge } from '../components/status';
-import { count, percent, shortHash, utc } from '../format';
-import { StateBar } from '../rollout-view';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { get, segment } from '#web/api/client';
+import { REFRESH, useLedgerHead, useNames, useRollouts } from '#web/api/queries';
+import type { FleetSummary, LedgerVerify } from '#web/api/types';
+import { BarChart } from '#web/components/bar-chart';
+import { ErrorText, Loading } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { StatusBadge } from '#web/components/status';
+import { count, percent, shortHash, utc } from '#web/format';
+import { StateBar } from '#web/rollout-view';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** The fleet at a glance: versions, devices seen lately, rollouts under way, the ledger. */
 export function OverviewPage() {

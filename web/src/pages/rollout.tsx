@@ -1,27 +1,20 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import {
-  boundText,
-  DEVICE_STATES,
-  percentOfShare,
-  progressSentence,
-  STATE_LABELS,
-  STATE_MEANINGS,
-} from '../../../src/console/rollout-progress';
-import { get, post, segment } from '../api/client';
-import { REFRESH, useNames } from '../api/queries';
-import type { Page, RetryResult, Rollout, RolloutDevice, Wave } from '../api/types';
-import { ConfirmButton } from '../components/confirm';
-import { ErrorText, Loading, Status, ViewerNote } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { StateBadge, StatusBadge, WaveBadge } from '../components/status';
-import { Pager, Table } from '../components/table';
-import { ago, count, utc } from '../format';
-import { isLive, nextWave, ROLLOUT_ACTIONS, StateBar, type RolloutAction } from '../rollout-view';
-import { useSession } from '../session';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { boundText, DEVICE_STATES, percentOfShare, progressSentence, STATE_LABELS, STATE_MEANINGS } from '#src/console/rollout-progress';
+import { get, post, segment } from '#web/api/client';
+import { REFRESH, useNames } from '#web/api/queries';
+import type { Page, RetryResult, Rollout, RolloutDevice, Wave } from '#web/api/types';
+import { ConfirmButton } from '#web/components/confirm';
+import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { StateBadge, StatusBadge, WaveBadge } from '#web/components/status';
+import { Pager, Table } from '#web/components/table';
+import { ago, count, utc } from '#web/format';
+import { isLive, nextWave, ROLLOUT_ACTIONS, StateBar, type RolloutAction } from '#web/rollout-view';
+import { useSession } from '#web/session';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** One rollout: its plan, its progress per state and per wave (refreshed every 2 s while it may change), its devices and its actions. */
 export function RolloutPage() {

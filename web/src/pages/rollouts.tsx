@@ -1,19 +1,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '../../../src/console/rollout-progress';
-import { ApiError, post, segment } from '../api/client';
-import { useNames, useRollouts } from '../api/queries';
-import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '../api/types';
-import { ErrorText, Loading, ViewerNote } from '../components/feedback';
-import { NoTenant, PageTitle } from '../components/page-title';
-import { StatusBadge } from '../components/status';
-import { Pager, Table } from '../components/table';
-import { count, nowUtc, percent } from '../format';
-import { StateBar } from '../rollout-view';
-import { useSession } from '../session';
-import { useTenant, withTenant } from '../tenant';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '#src/console/rollout-progress';
+import { ApiError, post, segment } from '#web/api/client';
+import { useNames, useRollouts } from '#web/api/queries';
+import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '#web/api/types';
+import { ErrorText, Loading, ViewerNote } from '#web/components/feedback';
+import { NoTenant, PageTitle } from '#web/components/page-title';
+import { StatusBadge } from '#web/components/status';
+import { Pager, Table } from '#web/components/table';
+import { count, nowUtc, percent } from '#web/format';
+import { StateBar } from '#web/rollout-view';
+import { useSession } from '#web/session';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** Rollouts of the tenant: plan one, and every rollout with its live progress. */
 export function RolloutsPage() {

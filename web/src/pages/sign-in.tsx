@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '../../../src/console/console-pages';
-import { ErrorText } from '../components/feedback';
-import { PageTitle } from '../components/page-title';
-import { useSession } from '../session';
+import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { ErrorText } from '#web/components/feedback';
+import { PageTitle } from '#web/components/page-title';
+import { useSession } from '#web/session';
 
 /** Only console paths are followed after signing in (`?next=/devices?tenant=acme`), never another site. */
 function safeNext(next: string | null): string {

@@ -16,7 +16,7 @@ import { TenantPipe } from './tenant.pipe.js';
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/fleet')
-export class FleetController {
+export class OperatorFleetController {
   constructor(private readonly fleet: FleetService) {}
 
   /** `GET /tenants/:tenant/fleet` → 200 devices, devices seen in the last hour and day, devices per firmware version and type; 404. */

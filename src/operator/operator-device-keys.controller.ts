@@ -20,7 +20,7 @@ import { TenantPipe } from './tenant.pipe.js';
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/device-keys')
-export class DeviceKeysController {
+export class OperatorDeviceKeysController {
   constructor(private readonly tenants: TenantService) {}
 
   /** `POST /tenants/:tenant/device-keys` `{device_type}` → 201 device key; 400 naming `device_type`; 404 tenant. */

@@ -29,7 +29,7 @@ import { TenantPipe } from './tenant.pipe.js';
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/devices')
-export class DevicesController {
+export class OperatorDevicesController {
   constructor(private readonly fleet: FleetService) {}
 
   /**

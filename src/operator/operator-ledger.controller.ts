@@ -23,7 +23,7 @@ import { OptionalTenantPipe } from './tenant.pipe.js';
 @ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('ledger')
-export class LedgerController {
+export class OperatorLedgerController {
   constructor(private readonly ledger: LedgerService) {}
 
   /**

@@ -7,7 +7,7 @@ import type { Actor } from '#src/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import type { DeviceGroup } from './device-group.entity.js';
-import { RolloutRepository, type GroupRow } from './rollout.repository.js';
+import { GroupRepository, type GroupRow } from './group.repository.js';
 
 /** A group as operators see it. */
 export interface GroupView {
@@ -34,7 +34,7 @@ export interface GroupDetail extends GroupView {
 @Injectable()
 export class GroupService {
   constructor(
-    private readonly rollouts: RolloutRepository,
+    private readonly repository: GroupRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
@@ -54,7 +54,7 @@ export class GroupService {
     const members = canonicalMacs(macs);
     try {
       const group = await this.unitOfWork.transaction(async (manager) => {
-        const created = await this.rollouts.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
+        const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
         await this.ledger.append(manager, {
           tenantId,
           type: 'group.created',
@@ -63,7 +63,7 @@ export class GroupService {
           state: { id: created.id, name },
         });
         if (members.length > 0) {
-          await this.rollouts.addMembers(manager, created.id, members);
+          await this.repository.addMembers(manager, created.id, members);
           await this.ledger.append(manager, {
             tenantId,
             type: 'group.members-added',
@@ -96,12 +96,12 @@ export class GroupService {
   }
 
   async list(tenantId: number): Promise<GroupView[]> {
-    return (await this.rollouts.listGroups(tenantId)).map(groupView);
+    return (await this.repository.listGroups(tenantId)).map(groupView);
   }
 
   /** One page of the tenant's groups by id, with member counts. */
   async page(tenantId: number, slice: Slice): Promise<Counted<GroupView>> {
-    const [groups, total] = await this.rollouts.pageGroups(tenantId, slice.offset, slice.limit);
+    const [groups, total] = await this.repository.pageGroups(tenantId, slice.offset, slice.limit);
     return { items: groups.map(groupView), total };
   }
 
@@ -111,8 +111,8 @@ export class GroupService {
    */
   async get(tenantId: number, groupRef: string, members: Slice): Promise<GroupDetail> {
     const group = await this.require(tenantId, groupRef);
-    const total = await this.rollouts.memberCount(group.id);
-    const items = await this.rollouts.pageMembers(tenantId, group.id, members.offset, members.limit);
+    const total = await this.repository.memberCount(group.id);
+    const items = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit);
     return {
       id: group.id,
       name: group.name,
@@ -122,9 +122,19 @@ export class GroupService {
     };
   }
 
+  /** Whether `mac` (canonical) is a member of the group. */
+  isMember(groupId: number, mac: string): Promise<boolean> {
+    return this.repository.isMember(groupId, mac);
+  }
+
+  /** The tenant's groups that have `mac` (canonical) as a member, by name. */
+  groupsOfDevice(tenantId: number, mac: string): Promise<{ id: number; name: string }[]> {
+    return this.repository.groupsOfDevice(tenantId, mac);
+  }
+
   /** @throws NotFoundException for an unknown group of the tenant. */
   async require(tenantId: number, groupRef: string): Promise<DeviceGroup> {
-    const group = await this.rollouts.findGroup(tenantId, groupRef);
+    const group = await this.repository.findGroup(tenantId, groupRef);
     if (!group) throw new NotFoundException(`Group "${groupRef}" not found`);
     return group;
   }
@@ -133,8 +143,8 @@ export class GroupService {
     const unique = canonicalMacs(macs);
     const group = await this.require(tenantId, groupRef);
     const members = await this.unitOfWork.transaction(async (manager) => {
-      if (type === 'group.members-added') await this.rollouts.addMembers(manager, group.id, unique);
-      else await this.rollouts.removeMembers(manager, group.id, unique);
+      if (type === 'group.members-added') await this.repository.addMembers(manager, group.id, unique);
+      else await this.repository.removeMembers(manager, group.id, unique);
       await this.ledger.append(manager, {
         tenantId,
         type,
@@ -142,7 +152,7 @@ export class GroupService {
         actor,
         state: { id: group.id, name: group.name, macs: unique },
       });
-      return this.rollouts.memberCount(group.id, manager);
+      return this.repository.memberCount(group.id, manager);
     });
     return { id: group.id, name: group.name, members, createdAt: new Date(group.createdAt).toISOString() };
   }

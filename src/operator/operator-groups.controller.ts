@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import { GroupService } from '#src/rollout/group.service.js';
+import { GroupService } from '#src/group/group.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import {
   CreateGroupDto,
@@ -43,7 +43,7 @@ const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMa
 @ApiTenantParam()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants/:tenant/groups')
-export class GroupsController {
+export class OperatorGroupsController {
   constructor(private readonly groups: GroupService) {}
 
   /** `POST /tenants/:tenant/groups` `{name, macs?}` → 201 group; 400 bad name or mac (named); 404 tenant; 409 `Group "x" exists`. */

@@ -46,7 +46,7 @@ const ApiRefused = (...examples: [string, ...string[]]): MethodDecorator =>
 @ApiTenantParam()
 @Controller('tenants/:tenant/rollouts')
 @UseGuards(OperatorTokenGuard)
-export class OperatorRolloutController {
+export class OperatorRolloutsController {
   constructor(private readonly rollouts: RolloutPlanService) {}
 
   /**

@@ -24,7 +24,7 @@ import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js
 @ApiServerError()
 @UseGuards(OperatorTokenGuard)
 @Controller('tenants')
-export class TenantsController {
+export class OperatorTenantsController {
   constructor(private readonly tenants: TenantService) {}
 
   /** `POST /tenants` `{name}` → 201 tenant with its customer key (shown only here and on rotate); 400; 409 `Tenant "x" exists`. */

@@ -368,7 +368,7 @@ describe('operator console in a browser', () => {
     const entry = history.getByRole('listitem').filter({ has: page.getByRole('heading', { name: '1.1.0 to field test' }) });
     assert.match(
       (await entry.locator('p').first().innerText()).replace(/\s+/g, ' '),
-      /^Version 1\.1\.0, wave 1: this device is confirmed, reporting 1\.1\.0\.$/,
+      /^Version 1\.1\.0, wave 1: this device is confirmed\.$/,
     );
     // Each state it went through, with its time: targeted when the rollout started, confirmed by its report.
     const states = (

@@ -168,7 +168,9 @@ describe('operator console in a browser', () => {
       ...options,
     );
     assert.equal(outcome.code, 0, outcome.stderr || outcome.stdout);
-    return JSON.parse(outcome.stdout) as { updated: number; upToDate: number };
+    // The summary's keys are snake_case since the CLI's JSON mode; read either spelling.
+    const summary = JSON.parse(outcome.stdout) as { updated: number; up_to_date?: number; upToDate?: number };
+    return { updated: summary.updated, upToDate: summary.up_to_date ?? summary.upToDate ?? NaN };
   };
 
   before(async () => {

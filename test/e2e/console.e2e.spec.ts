@@ -10,6 +10,30 @@ import { runCli, runCliWithInput } from '#test/support/operator.js';
 const ADMIN_PASSWORD = 'correct horse battery';
 const VIEWER_PASSWORD = 'read only and happy';
 const FLEET = 200;
+/** The two-wave rollout: wave 1 is a quarter of the group (`25%`), wave 2 the rest. */
+const ROLLOUT = '1.1.0 to field test';
+const WAVE_1 = FLEET / 4;
+/** What the simulator's failing devices report. */
+const FAILURE = 'simulated: the new image failed its self-test';
+/** Counts of no device in any state. */
+const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
+type Counts = typeof NONE;
+/** A rollout as the operator API answers it, the fields this spec reads. */
+interface RolloutAnswer {
+  status: string;
+  devices: Counts;
+  waves: { wave: number; status: string; devices: Counts }[];
+  pause_reason: string | null;
+}
+
+/** Counts as the legend shows them (its labels in words). */
+const counted = ({ fell_back, ...rest }: Counts) => ({ ...rest, 'fell back': fell_back });
+
+/** The rollout page's progress sentence for these counts. */
+function progressText(c: Counts): string {
+  const bad = [c.failed ? `${c.failed} failed` : '', c.fell_back ? `${c.fell_back} fell back` : ''].filter(Boolean);
+  return `${c.confirmed} of ${c.targeted} devices confirmed (${Math.round((100 * c.confirmed) / c.targeted)} %)${bad.length ? `; ${bad.join(', ')}` : ''}`;
+}
 const MAC_PREFIX = '02:F1:ED';
 
 /** What the browser's console may say because a step provokes a refusal on purpose (Chromium logs failed requests). */
@@ -47,7 +71,11 @@ describe('operator console in a browser', () => {
   let page: Page;
   let operator: string;
   const expectedErrors: string[] = [];
-  const keys = { customer: '', device: '' };
+  const keys = { customer: '', device: '', second: '' };
+  /** A device that failed in wave 1 (then retried). */
+  let failedMac = '';
+  /** A device that fell back in wave 1 (then retried). */
+  let fellBackMac = '';
   const firmware = randomBytes(1_500_000);
   const macs = simulatedMacs(MAC_PREFIX, FLEET);
   /** Every page of the console, once there is something on each. */
@@ -73,7 +101,7 @@ describe('operator console in a browser', () => {
   /** Waits until the rollout page's progress sentence says `text`. */
   const progressShows = (text: string) => page.locator('.progress-line', { hasText: text }).waitFor();
   /** The numbers of the rollout's legend, by state: `{ pending: 150, …, targeted: 200 }`. */
-  const legend = async (name = 'Progress of 1.1.0 to field test, per state') => {
+  const legend = async (name = `Progress of ${ROLLOUT}, per state`) => {
     const items = await page.getByRole('list', { name }).getByRole('listitem').allInnerTexts();
     return Object.fromEntries(
       items.map((item) => {
@@ -82,8 +110,37 @@ describe('operator console in a browser', () => {
       }),
     );
   };
-  /** `firmledger simulate` as a separate process against the app, as a person would run it. */
-  const simulate = async (devices: number) => {
+  /** The rollout as the API answers it now (the page's own session reads it). */
+  const rolloutNow = () => page.evaluate(async () => (await fetch('tenants/acme/rollouts/1')).json()) as Promise<RolloutAnswer>;
+  /** Waits until wave `n`'s section shows this status and these counts in its legend. */
+  const waveShows = async (n: number, status: string, counts: Counts) => {
+    const wave = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: new RegExp(`^Wave ${n}: `) }) });
+    await wave.locator('.badge', { hasText: new RegExp(`^${status}$`) }).waitFor();
+    const want = counted(counts);
+    for (let waited = 0; ; waited += 100) {
+      const shown = await legend(`Progress of wave ${n}, per state`);
+      if (JSON.stringify(Object.entries(shown).sort()) === JSON.stringify(Object.entries(want).sort())) return;
+      assert.ok(waited < 10_000, `wave ${n} shows ${JSON.stringify(shown)}, not ${JSON.stringify(want)}`);
+      await page.waitForTimeout(100);
+    }
+  };
+  /** A new device key for ESP32 devices, created through the admin's session. */
+  const newKey = () =>
+    page.evaluate(async () => {
+      const answer = await fetch('tenants/acme/device-keys', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ device_type: 'ESP32' }),
+      });
+      return ((await answer.json()) as { key: string }).key;
+    });
+  /**
+   * A second device key for the simulator. A key takes each login timestamp once, near the
+   * current time: the fleet's logins are shared between two keys so that neither runs out.
+   */
+  const secondKey = async () => (keys.second ||= await newKey());
+  /** `firmledger simulate` as a separate process against the app, as a person would run it; `key` is the device key. */
+  const simulate = async (devices: number, key = keys.device, options: string[] = []) => {
     // The devices sign logins with the real time: the app's clock follows it for this scenario.
     app.clock.ms = Date.now();
     const outcome = await runCli(
@@ -92,7 +149,7 @@ describe('operator console in a browser', () => {
       '--customer-key',
       keys.customer,
       '--device-key',
-      keys.device,
+      key,
       '--devices',
       String(devices),
       '--concurrency',
@@ -108,9 +165,12 @@ describe('operator console in a browser', () => {
       '--ipfs-url',
       app.urls.ipfs,
       '--json',
+      ...options,
     );
     assert.equal(outcome.code, 0, outcome.stderr || outcome.stdout);
-    return JSON.parse(outcome.stdout) as { updated: number; upToDate: number };
+    // The summary's keys are snake_case since the CLI's JSON mode; read either spelling.
+    const summary = JSON.parse(outcome.stdout) as { updated: number; up_to_date?: number; upToDate?: number };
+    return { updated: summary.updated, upToDate: summary.up_to_date ?? summary.upToDate ?? NaN };
   };
 
   before(async () => {
@@ -177,7 +237,7 @@ describe('operator console in a browser', () => {
     const device = page.getByRole('region', { name: 'Device key for ESP32 devices of acme' });
     await device.getByText('You will not see this again.').waitFor();
     keys.device = await device.getByRole('textbox').inputValue();
-    assert.match(keys.device, /^[A-Za-z0-9]{22}$/);
+    assert.match(keys.device, /^[0-9a-f]{32}$/);
     await device.getByRole('button', { name: 'I have kept it: close' }).click();
     const row = page.getByRole('row').filter({ hasText: 'ESP32' });
     await row.waitFor();
@@ -237,80 +297,167 @@ describe('operator console in a browser', () => {
     await page.getByRole('heading', { name: `${FLEET} members` }).waitFor();
   });
 
-  it('plans a rollout and starts it', async () => {
+  it('plans a two-wave rollout, its waves and thresholds checked in words, and starts it', async () => {
+    // The fleet comes online on 1.0.0 first: the waves split the devices targeted at the start.
+    const online = await simulate(FLEET);
+    assert.deepEqual({ updated: online.updated, upToDate: online.upToDate }, { updated: 0, upToDate: FLEET });
     await nav('Groups');
     await page.getByRole('link', { name: 'field-test' }).waitFor();
     await screenshots(page, 'groups');
     await nav('Rollouts');
     await heading('Rollouts').waitFor();
-    await page.getByLabel('Name', { exact: true }).fill('1.1.0 to field test');
+    await page.getByLabel('Name', { exact: true }).fill(ROLLOUT);
     await page.getByLabel('Firmware', { exact: true }).selectOption({ label: '1.1.0 for ESP32 (firmware 1)' });
     await page.getByLabel('Device group').selectOption({ label: `field-test (${FLEET} members)` });
     await page.getByLabel('Priority (1 is most urgent)').fill('1');
     await page.getByLabel('Start date, UTC (YYYY-MM-DD HH:MM:SS)').fill('2026-01-01 00:00:00');
+    // Mistakes are named next to their field, before anything is sent.
+    await page.getByLabel('Waves', { exact: true }).fill('25%, ten');
+    await page.getByLabel('Error threshold (% of a wave failed or fell back)').fill('150');
+    await page.getByRole('button', { name: 'Plan rollout' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Wave 2 (“ten”) is neither a share like “10%” nor a whole number of devices like “50”.' })
+      .waitFor();
+    await page.getByRole('alert').filter({ hasText: 'The error threshold must be a percentage from 0 to 100, like 80 or 12.5.' }).waitFor();
+    assert.equal(await page.getByLabel('Waves', { exact: true }).getAttribute('aria-invalid'), 'true');
+    await screenshots(page, 'rollouts-plan-errors');
+    // Wave 1: a quarter of the group; wave 2: the rest, once an admin approves it.
+    await page.getByLabel('Waves', { exact: true }).fill('25%, 100%');
+    await page.getByLabel('Success threshold (% of a wave confirmed)').fill('90');
+    await page.getByLabel('Error threshold (% of a wave failed or fell back)').fill('10');
+    await page.getByLabel('Next wave').selectOption({ label: 'waits for an admin to approve it' });
     await page.getByRole('button', { name: 'Plan rollout' }).click();
     await page.getByText('Rollout planned as a draft.').waitFor();
     await page.locator('.badge', { hasText: 'draft' }).waitFor();
+    const plan = (await page.getByRole('region', { name: 'Plan' }).innerText()).replace(/\s+/g, ' ');
+    for (const fact of [
+      'Waves 25%, 100%',
+      'Success threshold 90 % of a wave confirmed',
+      'Error threshold pauses once over 10 % of a wave failed or fell back',
+      'Next wave starts when an admin approves it',
+    ]) {
+      assert.ok(plan.includes(fact), `${fact} in ${plan}`);
+    }
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.locator('.badge', { hasText: 'active' }).waitFor();
     await progressShows(`0 of ${FLEET} devices confirmed (0 %); last change never.`);
-    assert.deepEqual(await legend(), {
-      pending: FLEET,
-      offered: 0,
-      downloading: 0,
-      installed: 0,
-      confirmed: 0,
-      failed: 0,
-      'fell back': 0,
-      targeted: FLEET,
-    });
+    assert.deepEqual(await legend(), counted({ ...NONE, pending: FLEET, targeted: FLEET }));
+    await waveShows(1, 'running', { ...NONE, pending: WAVE_1, targeted: WAVE_1 });
+    await waveShows(2, 'waiting', { ...NONE, pending: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
     await nav('Rollouts');
-    await page.getByRole('link', { name: '1.1.0 to field test' }).waitFor();
+    await page.getByRole('link', { name: ROLLOUT }).waitFor();
     await screenshots(page, 'rollouts');
-    await page.getByRole('link', { name: '1.1.0 to field test' }).click();
+    await page.getByRole('link', { name: ROLLOUT }).click();
     await page.locator('.badge', { hasText: 'active' }).waitFor();
   });
 
-  it('shows the progress moving while devices update, without reloading the page', async () => {
+  it('watches wave 1 move while devices update, and sees the rollout pause itself when too many of its devices fail', async () => {
     await page.evaluate('window.sameDocument = true');
-    assert.equal((await simulate(50)).updated, 50);
-    await progressShows(`50 of ${FLEET} devices confirmed (25 %)`);
-    assert.deepEqual(await legend(), {
-      pending: FLEET - 50,
-      offered: 0,
-      downloading: 0,
-      installed: 0,
-      confirmed: 50,
-      failed: 0,
-      'fell back': 0,
-      targeted: FLEET,
-    });
-    assert.equal((await simulate(100)).updated, 50);
-    await progressShows(`100 of ${FLEET} devices confirmed (50 %)`);
-    const bar = page.getByRole('progressbar', { name: 'Progress of 1.1.0 to field test' });
-    assert.equal(await bar.getAttribute('aria-valuenow'), '100');
-    assert.equal(await bar.getAttribute('aria-valuetext'), `100 of ${FLEET} confirmed; ${FLEET - 100} pending`);
-    assert.equal((await legend()).confirmed, 100);
+    // An eighth of the fleet asks, all of it in wave 1; a fifth of the devices fail their update and
+    // a tenth come back on their old version (the same devices every run).
+    const run = await simulate(FLEET / 8, await secondKey(), ['--fail-rate', '0.2', '--fallback-rate', '0.1']);
+    const r = await rolloutNow();
+    assert.equal(r.status, 'paused', JSON.stringify(r));
+    assert.ok(run.updated > 0 && run.updated === r.devices.confirmed, `${JSON.stringify(run)} ${JSON.stringify(r.devices)}`);
+    const wave1 = r.waves[0].devices;
+    assert.ok(wave1.failed > 0 && wave1.fell_back > 0 && wave1.failed + wave1.fell_back > WAVE_1 / 10, JSON.stringify(wave1));
+    assert.match(
+      r.pause_reason ?? '',
+      new RegExp(`^wave 1: \\d+ of ${WAVE_1} devices failed or fell back \\([\\d.]+%\\), over the error threshold 10%$`),
+    );
+    await page.locator('.badge', { hasText: 'paused' }).waitFor();
+    const reason = page.getByRole('status').filter({ has: page.getByRole('heading', { name: 'Paused by itself' }) });
+    assert.equal(await reason.locator('p').first().innerText(), `${r.pause_reason}.`);
+    await progressShows(progressText(r.devices));
+    assert.deepEqual(await legend(), counted(r.devices));
+    await waveShows(1, 'running', wave1);
+    await waveShows(2, 'waiting', { ...NONE, pending: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
+    // The failed devices, each with what it reported; the fallen-back ones.
+    const list = page.getByRole('region', { name: 'Devices of this rollout' });
+    const rowsOf = async (state: string, count: number) => {
+      await page.getByLabel('State', { exact: true }).selectOption(state);
+      await list.getByText(count === 1 ? '1 device' : `${count} devices`, { exact: true }).waitFor();
+      return (await list.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t'));
+    };
+    const failed = await rowsOf('failed', wave1.failed);
+    for (const row of failed) assert.deepEqual([row[2], row[3], row[4], row[6]], ['1', 'failed', '1', FAILURE], row.join(' | '));
+    failedMac = failed[0][0];
+    const fellBack = await rowsOf('fell_back', wave1.fell_back);
+    for (const row of fellBack) assert.deepEqual([row[2], row[3]], ['1', 'fell back'], row.join(' | '));
+    fellBackMac = fellBack[0][0];
+    await page.getByLabel('State', { exact: true }).selectOption('');
     assert.equal(await page.evaluate('window.sameDocument'), true, 'no reload');
-    await screenshots(page, 'rollout');
+    await screenshots(page, 'rollout-paused');
   });
 
-  it('pauses the rollout (no device is offered it), resumes it, and sees it finish', async () => {
+  it('retries the failed devices and resumes; wave 1 passes its threshold and waits for approval; the admin approves wave 2', async () => {
+    const before = await rolloutNow();
+    const retriable = before.devices.failed + before.devices.fell_back;
+    await page.getByRole('button', { name: `Retry failed devices (${retriable})` }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${retriable} devices sent back to pending: they are offered the rollout again once it is resumed.` })
+      .waitFor();
+    assert.equal((await rolloutNow()).status, 'paused', 'a retry leaves a paused rollout paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.badge', { hasText: 'active' }).waitFor();
+    await page.getByRole('heading', { name: 'Paused by itself' }).waitFor({ state: 'detached' });
+
+    // The devices of wave 1 (and as many of wave 2) ask again, none fails: wave 1 completes, wave 2 waits for the admin.
+    const run = await simulate(FLEET / 2, await secondKey());
+    assert.equal(run.updated, WAVE_1 - before.devices.confirmed);
+    await progressShows(`${WAVE_1} of ${FLEET} devices confirmed (25 %)`);
+    await waveShows(1, 'passed', { ...NONE, confirmed: WAVE_1, targeted: WAVE_1 });
+    await waveShows(2, 'waiting', { ...NONE, pending: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
+    await page
+      .getByRole('status')
+      .filter({
+        hasText: 'Waiting for approval: wave 1 reached its success threshold (90 % confirmed). Wave 2 starts when an admin approves it.',
+      })
+      .waitFor();
+    await screenshots(page, 'rollout-approval');
+    // The overview shows it too, its bar counting confirmed devices.
+    await nav('Overview');
+    const underWay = page.getByRole('region', { name: 'Rollouts under way' });
+    await underWay.getByText(`${WAVE_1} of ${FLEET} confirmed (25 %) · waiting for approval`).waitFor();
+    assert.equal(await underWay.getByRole('progressbar', { name: `Progress of ${ROLLOUT}` }).getAttribute('aria-valuenow'), String(WAVE_1));
+    await screenshots(page, 'overview-rollout');
+    await underWay.getByRole('link', { name: ROLLOUT }).click();
+
+    await page.getByRole('button', { name: 'Approve wave 2' }).click();
+    await page.getByRole('status').filter({ hasText: 'Wave 2 started.' }).waitFor();
+    await waveShows(2, 'running', { ...NONE, pending: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
+  });
+
+  it('pauses wave 2 (no device is offered it), resumes it, and takes all 200 devices through', async () => {
+    await page.evaluate('window.sameDocument = true');
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.locator('.badge', { hasText: 'paused' }).waitFor();
-    // The 100 updated devices and 20 more ask: none is offered the paused rollout.
-    const paused = await simulate(120);
-    assert.deepEqual({ updated: paused.updated, upToDate: paused.upToDate }, { updated: 0, upToDate: 120 });
+    const paused = await simulate(FLEET / 2);
+    assert.deepEqual({ updated: paused.updated, upToDate: paused.upToDate }, { updated: 0, upToDate: FLEET / 2 });
     await page.waitForTimeout(2_500); // a refresh later, still where it was
-    assert.match(await progress(), new RegExp(`^100 of ${FLEET} devices confirmed`));
+    assert.match(await progress(), new RegExp(`^${WAVE_1} of ${FLEET} devices confirmed`));
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.locator('.badge', { hasText: 'active' }).waitFor();
-    assert.equal((await simulate(FLEET)).updated, FLEET - 100);
+    // Half the fleet asks first: the bar moves part of the way.
+    const half = await simulate(FLEET / 2, await secondKey());
+    const r = await rolloutNow();
+    assert.equal(r.devices.confirmed, WAVE_1 + half.updated);
+    await progressShows(progressText(r.devices));
+    await waveShows(2, 'running', r.waves[1].devices);
+    const bar = page.getByRole('progressbar', { name: `Progress of ${ROLLOUT}` });
+    assert.equal(await bar.getAttribute('aria-valuenow'), String(r.devices.confirmed));
+    await screenshots(page, 'rollout');
+
+    assert.equal((await simulate(FLEET)).updated, FLEET - r.devices.confirmed);
     await progressShows(`${FLEET} of ${FLEET} devices confirmed (100 %)`);
     await page.locator('.badge', { hasText: 'finished' }).waitFor();
+    await waveShows(2, 'passed', { ...NONE, confirmed: FLEET - WAVE_1, targeted: FLEET - WAVE_1 });
     assert.equal(await page.getByRole('group', { name: 'Rollout actions' }).count(), 0, 'a finished rollout offers no action');
     assert.equal(await page.evaluate('window.sameDocument'), true, 'no reload');
+    await screenshots(page, 'rollout-finished');
   });
 
   it('verifies the ledger and names who made each change', async () => {
@@ -326,16 +473,29 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'ledger');
     await page.getByLabel('Order').selectOption({ label: 'oldest first' });
     await page.getByRole('cell', { name: 'tenant.created', exact: true }).waitFor();
-    for (const change of [
-      'tenant.created',
-      'device-key.created',
-      'firmware.published',
-      'group.created',
-      'rollout.created',
-      'rollout.started',
+    // Oldest first, page by page (the fleet's registrations come between the group and the rollout).
+    // The rollout paused itself (over the error threshold): no operator did that either.
+    for (const [change, actor] of [
+      ['tenant.created', 'user:admin'],
+      ['device-key.created', 'user:admin'],
+      ['firmware.published', 'user:admin'],
+      ['group.created', 'user:admin'],
+      ['rollout.created', 'user:admin'],
+      ['rollout.started', 'user:admin'],
+      ['rollout.paused', '—'],
+      ['rollout.retried', 'user:admin'],
+      ['rollout.resumed', 'user:admin'],
+      ['rollout.wave_started', 'user:admin'],
     ]) {
       const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: change, exact: true }) });
-      assert.match(await row.first().innerText(), /\tuser:admin\t/, change);
+      for (let pages = 1; (await row.count()) === 0; pages++) {
+        assert.ok(pages < 20, `${change} not found`);
+        const next = page.getByRole('button', { name: 'Next page' });
+        const first = await page.getByRole('row').nth(1).innerText();
+        await next.click();
+        await page.getByRole('row').nth(1).filter({ hasNotText: first }).waitFor();
+      }
+      assert.ok((await row.first().innerText()).includes(`\t${actor}\t`), `${change} by ${actor}`);
     }
   });
 
@@ -365,15 +525,15 @@ describe('operator console in a browser', () => {
     await page.getByRole('link', { name: macs[FLEET - 1] }).click();
     await heading(`Device ${macs[FLEET - 1]}`).waitFor();
     const history = page.getByRole('region', { name: 'Rollout history' });
-    const entry = history.getByRole('listitem').filter({ has: page.getByRole('heading', { name: '1.1.0 to field test' }) });
+    const entry = history.getByRole('listitem').filter({ has: page.getByRole('heading', { name: ROLLOUT }) });
     assert.match(
       (await entry.locator('p').first().innerText()).replace(/\s+/g, ' '),
-      /^Version 1\.1\.0, wave 1: this device is confirmed; its success report named 1\.0\.0\.$/,
+      /^Version 1\.1\.0, wave 2: this device is confirmed\.$/,
     );
     // Each state it went through, with its time: targeted when the rollout started, confirmed by its report.
     const states = (
       await entry
-        .getByRole('list', { name: `States of ${macs[FLEET - 1]} in 1.1.0 to field test` })
+        .getByRole('list', { name: `States of ${macs[FLEET - 1]} in ${ROLLOUT}` })
         .getByRole('listitem')
         .allInnerTexts()
     ).map((line) => line.replace(/\s+/g, ' ').trim());
@@ -385,6 +545,37 @@ describe('operator console in a browser', () => {
       states.join(' | '),
     );
     await screenshots(page, 'device');
+
+    // Devices that failed or fell back in wave 1, were retried and then confirmed: their histories
+    // name what went wrong, and when.
+    for (const [mac, bad] of [
+      [failedMac, 'failed'],
+      [fellBackMac, 'fell back'],
+    ]) {
+      await page.goto(at(`/devices/${mac}?tenant=acme`));
+      await heading(`Device ${mac}`).waitFor();
+      const retried = page
+        .getByRole('region', { name: 'Rollout history' })
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('heading', { name: ROLLOUT }) });
+      assert.match(
+        (await retried.locator('p').first().innerText()).replace(/\s+/g, ' '),
+        /^Version 1\.1\.0, wave 1: this device is confirmed after 2 attempts\.$/,
+      );
+      const steps = (
+        await retried
+          .getByRole('list', { name: `States of ${mac} in ${ROLLOUT}` })
+          .getByRole('listitem')
+          .allInnerTexts()
+      ).map((line) => line.replace(/\s+/g, ' ').trim());
+      const where = steps.findIndex((line) => line.startsWith(`${bad} `));
+      assert.ok(where > 0, steps.join(' | '));
+      assert.match(steps[where], new RegExp(`^${bad} \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC — .+`), steps.join(' | '));
+      if (bad === 'failed') assert.ok(steps[where].endsWith(`— ${FAILURE}`), steps[where]);
+      assert.match(steps[where + 1], /^pending /, 'the retry sent it back to pending');
+      assert.match(steps.at(-1)!, /^confirmed /, steps.join(' | '));
+      if (bad === 'failed') await screenshots(page, 'device-retried');
+    }
   });
 
   it('labels every control, fits every page on a phone, and moves by keyboard', async () => {

@@ -94,7 +94,10 @@ function History({ tenant, mac }: { tenant: string; mac: string }) {
             <p>
               Version {r.version}, wave {r.wave}: this device is <StateBadge state={r.state} />
               {r.attempts > 1 ? ` after ${r.attempts} attempts` : ''}
-              {r.reported_version ? `; its success report named ${r.reported_version}` : ''}.
+              {r.reported_version && (r.state === 'installed' || r.state === 'fell_back')
+                ? `; its success report was sent on ${r.reported_version}`
+                : ''}
+              .
             </p>
             {r.failure_message ? (
               <p className={r.state === 'failed' ? 'failure' : 'muted'}>

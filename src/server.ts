@@ -12,6 +12,7 @@ import { installStreamBodyParser } from './common/stream-body.js';
 import { prepareDataDir, type AppConfig } from './config/app-config.js';
 import { loadCertificates } from './config/certificates.js';
 import { planListeners } from './listeners/listener-plan.js';
+import { listenerLine, markerToBaseUrl } from './listeners/base-url.js';
 import { ListenerRouting } from './listeners/listener-routing.js';
 import { createAppLogger, flushLogs, PinoLoggerService } from './logging/app-logger.js';
 import { requestIdFor } from './logging/request-id.js';
@@ -68,7 +69,10 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   });
   const builder = NestFactory.create<NestFastifyApplication>(AppModule.forRoot(ready, options.clock), adapter, {
     bodyParser: false,
-    logger: options.logger === undefined || Array.isArray(options.logger) ? new PinoLoggerService(logger) : options.logger,
+    logger:
+      options.logger === undefined || Array.isArray(options.logger)
+        ? new PinoLoggerService(logger, markerToBaseUrl(ready.urls))
+        : options.logger,
     abortOnError: false,
   });
   const app = await builder;
@@ -93,11 +97,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     await app.close();
     throw error;
   }
-  new Logger('Listeners').log(
-    listeners
-      .map((l) => `${l.tls ? 'https' : 'http'}://${l.key} → ${l.mounts.map((m) => `${m.component}${m.prefix || '/'}`).join(', ')}`)
-      .join('; '),
-  );
+  for (const listener of listeners) new Logger('Listeners').log({ ...listenerLine(listener, ready.urls), listener: listener.key });
   return {
     app,
     close: async () => {

@@ -1,44 +1,63 @@
 import type { Command } from 'commander';
+import { deviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
-import { jsonOption, run, tenantId, tenantOption } from './command-kit.js';
+import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 
 /** `firmledger device-key create|revoke|list`: device keys, shared by the devices of one type. */
 export function registerDeviceKeyCommands(program: Command): void {
-  const deviceKey = program.command('device-key').description('device keys (shared by devices of one type)');
-  deviceKey
-    .command('create')
-    .addOption(tenantOption())
-    .requiredOption('--type <dType>', 'device type, e.g. ESP32')
-    .addOption(jsonOption())
-    .action((o: { tenant: string; type: string; json?: boolean }) =>
-      run(
-        async (get) => get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type),
-        !!o.json,
-        (k) => `device key ${k.id} (${k.deviceType}): ${k.key}`,
+  const deviceKey = example(
+    program.command('device-key').description('device keys (shared by devices of one type)'),
+    'firmledger device-key create --tenant acme --type ESP32',
+    'firmledger device-key list --tenant acme',
+  );
+  example(
+    deviceKey
+      .command('create')
+      .description('create a device key for devices of one type (dType); devices send it at login')
+      .addOption(tenantOption())
+      .requiredOption('--type <dType>', 'device type, e.g. ESP32')
+      .addOption(jsonOption())
+      .action((o: { tenant: string; type: string; json?: boolean }) =>
+        run(
+          async (get) => get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type),
+          !!o.json,
+          (k) => `device key ${k.id} (${k.deviceType}): ${k.key}`,
+          deviceKeyResponse,
+        ),
       ),
-    );
-  deviceKey
-    .command('revoke <key>')
-    .description('revoke a device key (by id or key): its logins and tokens stop working')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((key: string, o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(TenantService).revokeDeviceKey(await tenantId(get, o.tenant), key),
-        !!o.json,
-        (k) => `device key ${k.id} revoked`,
+    'firmledger device-key create --tenant acme --type ESP32',
+  );
+  example(
+    deviceKey
+      .command('revoke <key>')
+      .description('revoke a device key (by id or key): its logins and tokens stop working')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((key: string, o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(TenantService).revokeDeviceKey(await tenantId(get, o.tenant), key),
+          !!o.json,
+          (k) => `device key ${k.id} revoked`,
+          deviceKeyResponse,
+        ),
       ),
-    );
-  deviceKey
-    .command('list')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
-        !!o.json,
-        (rows) => table(rows, ['id', 'key', 'deviceType', 'revoked', 'createdAt']),
+    'firmledger device-key revoke 3 --tenant acme',
+  );
+  example(
+    deviceKey
+      .command('list')
+      .description('device keys of a tenant by id, revoked ones included')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
+          !!o.json,
+          (rows) => table(rows.map(deviceKeyResponse), ['id', 'key', 'device_type', 'revoked', 'created_at']),
+          (rows) => rows.map(deviceKeyResponse),
+        ),
       ),
-    );
+    'firmledger device-key list --tenant acme',
+  );
 }

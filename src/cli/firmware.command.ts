@@ -1,43 +1,100 @@
 import type { Command } from 'commander';
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Transform, pipeline, type Readable } from 'node:stream';
 import { FirmwareService } from '#src/firmware/firmware.service.js';
+import { firmwareResponse } from '#src/operator/dto/firmware.dto.js';
 import { CliError } from './cli-context.js';
-import { jsonOption, run, tenantId, tenantOption } from './command-kit.js';
-import { table } from './output.js';
+import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
+import { endProgress, showProgress, table } from './output.js';
+
+/** How often publish progress is shown, ms (as the simulator: at most ~4 lines a second). */
+const PROGRESS_INTERVAL_MS = 250;
 
 /** `firmledger firmware publish|list`: firmware artifacts. */
 export function registerFirmwareCommands(program: Command): void {
-  const firmware = program.command('firmware').description('firmware artifacts');
-  firmware
-    .command('publish <file>')
-    .description('publish a binary: computes md5, sha256 and the IPFS CIDv0, stores it, records it on the ledger')
-    .addOption(tenantOption())
-    .requiredOption('--version <version>', 'firmware version, e.g. 1.2.0')
-    .requiredOption('--type <dType>', 'device type it is built for, e.g. ESP32')
-    .addOption(jsonOption())
-    .action((file: string, o: { tenant: string; version: string; type: string; json?: boolean }) => {
-      if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
-      if (o.version.length > 64) throw new CliError('--version must be 1 to 64 characters');
-      return run(
-        async (get) =>
-          get(FirmwareService).publish(
-            // The service applies FIRMWARE_MAX_BYTES: a file over it is refused before it is read.
-            { tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type, declaredBytes: statSync(file).size },
-            createReadStream(file),
-          ),
-        !!o.json,
-        (f) => `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
-      );
-    });
-  firmware
-    .command('list')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(FirmwareService).list(await tenantId(get, o.tenant)),
-        !!o.json,
-        (rows) => table(rows, ['id', 'version', 'deviceType', 'size', 'md5', 'cid']),
+  const firmware = example(
+    program.command('firmware').description('firmware artifacts: binaries devices download by CID'),
+    'firmledger firmware publish fw-1.1.0.bin --tenant acme --version 1.1.0 --type ESP32',
+    'firmledger firmware list --tenant acme',
+  );
+  example(
+    firmware
+      .command('publish <file>')
+      .description(
+        'publish a binary: computes md5, sha256 and the IPFS CIDv0, stores it, records it on the ledger; ' +
+          'shows its progress on stderr (not with --json)',
+      )
+      .addOption(tenantOption())
+      .requiredOption('--version <version>', 'firmware version, e.g. 1.2.0')
+      .requiredOption('--type <dType>', 'device type it is built for, e.g. ESP32')
+      .addOption(jsonOption())
+      .action((file: string, o: { tenant: string; version: string; type: string; json?: boolean }) => {
+        if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
+        if (o.version.length > 64) throw new CliError('--version must be 1 to 64 characters');
+        const size = statSync(file).size;
+        return run(
+          async (get) =>
+            get(FirmwareService).publish(
+              // The service applies FIRMWARE_MAX_BYTES: a file over it is refused before it is read.
+              { tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type, declaredBytes: size },
+              withProgress(createReadStream(file), `publishing ${basename(file)}`, size),
+            ),
+          !!o.json,
+          (f) => `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
+          firmwareResponse,
+        );
+      }),
+    'firmledger firmware publish fw-1.1.0.bin --tenant acme --version 1.1.0 --type ESP32',
+  );
+  example(
+    firmware
+      .command('list')
+      .description('firmware of a tenant by id: version, device type, size, md5, CID')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(FirmwareService).list(await tenantId(get, o.tenant)),
+          !!o.json,
+          (rows) => table(rows.map(firmwareResponse), ['id', 'version', 'device_type', 'size', 'md5', 'cid']),
+          (rows) => rows.map(firmwareResponse),
+        ),
       ),
-    );
+    'firmledger firmware list --tenant acme',
+  );
+}
+
+/**
+ * The bytes of `source` passed through unchanged, showing how many were read so far on the
+ * progress line (`publishing fw.bin: 3.0 of 8.0 MiB (37%)`), first at 0%, at most every
+ * {@link PROGRESS_INTERVAL_MS}, and last when all were read.
+ */
+function withProgress(source: Readable, label: string, total: number): Readable {
+  let read = 0;
+  let shownAt = 0;
+  const show = () => {
+    shownAt = Date.now();
+    showProgress(`${label}: ${mebibytes(read)} of ${mebibytes(total)} MiB (${total > 0 ? Math.floor((read / total) * 100) : 100}%)`);
+  };
+  show();
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      read += chunk.length;
+      if (Date.now() - shownAt >= PROGRESS_INTERVAL_MS) show();
+      done(null, chunk);
+    },
+    flush(done) {
+      show();
+      endProgress();
+      done();
+    },
+  });
+  // Errors of the file reach the service through `counter`, which pipeline destroys with them.
+  return pipeline(source, counter, () => undefined);
+}
+
+/** Bytes as MiB with one decimal. */
+function mebibytes(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
 }

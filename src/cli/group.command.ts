@@ -1,55 +1,78 @@
 import type { Command } from 'commander';
+import { groupResponse } from '#src/operator/dto/group.dto.js';
 import { GroupService } from '#src/group/group.service.js';
-import { jsonOption, run, tenantId, tenantOption } from './command-kit.js';
+import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 
 /** `firmledger group create|add|remove|list`: device groups that rollouts target. */
 export function registerGroupCommands(program: Command): void {
-  const group = program.command('group').description('device groups that rollouts target');
-  group
-    .command('create <name>')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((name: string, o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(GroupService).create(await tenantId(get, o.tenant), name),
-        !!o.json,
-        (g) => `group ${g.id} "${g.name}"`,
+  const group = example(
+    program.command('group').description('device groups that rollouts target'),
+    'firmledger group create field-test --tenant acme',
+    'firmledger group add field-test AC:67:B2:01:02:03 --tenant acme',
+  );
+  example(
+    group
+      .command('create <name>')
+      .description('create an empty device group (add devices with "group add")')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((name: string, o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(GroupService).create(await tenantId(get, o.tenant), name),
+          !!o.json,
+          (g) => `group ${g.id} "${g.name}"`,
+          groupResponse,
+        ),
       ),
-    );
-  group
-    .command('add <group> <mac...>')
-    .description('add devices by mac (any notation; they may register later)')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((ref: string, macs: string[], o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(GroupService).addMembers(await tenantId(get, o.tenant), ref, macs),
-        !!o.json,
-        (g) => `group ${g.id} "${g.name}": ${g.members} members`,
+    'firmledger group create field-test --tenant acme',
+  );
+  example(
+    group
+      .command('add <group> <mac...>')
+      .description('add devices by mac (any notation; they may register later)')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((ref: string, macs: string[], o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(GroupService).addMembers(await tenantId(get, o.tenant), ref, macs),
+          !!o.json,
+          (g) => `group ${g.id} "${g.name}": ${g.members} members`,
+          groupResponse,
+        ),
       ),
-    );
-  group
-    .command('remove <group> <mac...>')
-    .description('remove devices from a group by mac')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((ref: string, macs: string[], o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(GroupService).removeMembers(await tenantId(get, o.tenant), ref, macs),
-        !!o.json,
-        (g) => `group ${g.id} "${g.name}": ${g.members} members`,
+    'firmledger group add field-test AC:67:B2:01:02:03 ac-67-b2-01-02-04 --tenant acme',
+  );
+  example(
+    group
+      .command('remove <group> <mac...>')
+      .description('remove devices from a group by mac')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((ref: string, macs: string[], o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(GroupService).removeMembers(await tenantId(get, o.tenant), ref, macs),
+          !!o.json,
+          (g) => `group ${g.id} "${g.name}": ${g.members} members`,
+          groupResponse,
+        ),
       ),
-    );
-  group
-    .command('list')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(GroupService).list(await tenantId(get, o.tenant)),
-        !!o.json,
-        (rows) => table(rows, ['id', 'name', 'members']),
+    'firmledger group remove field-test AC:67:B2:01:02:03 --tenant acme',
+  );
+  example(
+    group
+      .command('list')
+      .description('groups of a tenant with their member counts')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(GroupService).list(await tenantId(get, o.tenant)),
+          !!o.json,
+          (rows) => table(rows.map(groupResponse), ['id', 'name', 'members']),
+          (rows) => rows.map(groupResponse),
+        ),
       ),
-    );
+    'firmledger group list --tenant acme',
+  );
 }

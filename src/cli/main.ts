@@ -1,40 +1,16 @@
-import { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { ConfigError } from '#src/config/app-config.js';
 import { describeError } from './cli-context.js';
-import { registerDeviceKeyCommands } from './device-key.command.js';
-import { registerFirmwareCommands } from './firmware.command.js';
-import { registerGroupCommands } from './group.command.js';
-import { registerLedgerCommands } from './ledger.command.js';
-import { registerOperatorTokenCommands } from './operator-token.command.js';
-import { registerOperatorUserCommands } from './operator-user.command.js';
-import { registerRolloutCommands } from './rollout.command.js';
-import { registerServeCommand } from './serve.command.js';
-import { registerSimulateCommand } from './simulate.command.js';
-import { registerTenantCommands } from './tenant.command.js';
+import { jsonRequested, printError, setJsonMode } from './output.js';
+import { buildProgram } from './program.js';
 
-// The `firmledger` CLI: assembles the command groups (one file each, `*.command.ts`) and runs one.
+// The `firmledger` CLI: the command tree is assembled in program.ts, one file per command group.
 if (existsSync('.env')) process.loadEnvFile('.env');
-
-const program = new Command('firmledger')
-  .description('Firmware-rollout server for IoT fleets: operator commands on the configured database (DATA_DIR).')
-  .showHelpAfterError()
-  .configureOutput({ outputError: (text, write) => write(text) });
-
-registerTenantCommands(program);
-registerDeviceKeyCommands(program);
-registerOperatorTokenCommands(program);
-registerOperatorUserCommands(program);
-registerFirmwareCommands(program);
-registerGroupCommands(program);
-registerRolloutCommands(program);
-registerLedgerCommands(program);
-registerSimulateCommand(program);
-registerServeCommand(program);
+setJsonMode(jsonRequested(process.argv.slice(2)));
 
 try {
-  await program.parseAsync(process.argv);
+  await buildProgram().parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`firmledger: ${describeError(error)}\n`);
+  printError(describeError(error));
   process.exitCode = error instanceof ConfigError ? 2 : 1;
 }

@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import { OPERATOR_ROLES } from '#src/operator-account/operator-role.js';
-import { OperatorUserService } from '#src/operator-account/operator-user.service.js';
+import { OperatorUserService, type OperatorUserView } from '#src/operator-account/operator-user.service.js';
 import { CliError, withServices } from './cli-context.js';
-import { jsonOption } from './command-kit.js';
-import { print, table } from './output.js';
+import { example, jsonOption } from './command-kit.js';
+import { print, snakeCaseKeys, table } from './output.js';
 
 /**
  * `firmledger operator-user create|list|disable|passwd`: operator accounts of the web console
@@ -12,44 +12,66 @@ import { print, table } from './output.js';
  * never from the command line, where other users of the machine could read them.
  */
 export function registerOperatorUserCommands(program: Command): void {
-  const users = program
-    .command('operator-user')
-    .description('operator accounts of the web console ({operator_url}/): role admin or viewer');
-  users
-    .command('create <username>')
-    .description('create an account; asks for its password (12 to 256 characters)')
-    .addOption(new Option('--role <role>', 'admin (everything) or viewer (reads only)').choices(OPERATOR_ROLES).makeOptionMandatory())
-    .addOption(jsonOption())
-    .action(async (username: string, o: { role: string; json?: boolean }) => {
-      const password = await readPassword(`password for ${username}: `, true);
-      const user = await withServices((app) => app.get(OperatorUserService).create(username, password, o.role));
-      print(user, !!o.json, (u: typeof user) => `operator user ${u.id} "${u.username}" created with role ${u.role}`);
-    });
-  users
-    .command('list')
-    .description('accounts, with their roles and whether they are disabled (never their passwords)')
-    .addOption(jsonOption())
-    .action(async (o: { json?: boolean }) => {
-      const rows = await withServices((app) => app.get(OperatorUserService).list());
-      print(rows, !!o.json, (r: typeof rows) => table(r, ['id', 'username', 'role', 'disabled', 'createdAt']));
-    });
-  users
-    .command('disable <username>')
-    .description('disable an account: it cannot sign in, and its sessions end at once')
-    .addOption(jsonOption())
-    .action(async (username: string, o: { json?: boolean }) => {
-      const user = await withServices((app) => app.get(OperatorUserService).disable(username));
-      print(user, !!o.json, (u: typeof user) => `operator user "${u.username}" disabled; its sessions have ended`);
-    });
-  users
-    .command('passwd <username>')
-    .description('set a new password; the account’s sessions end (sign in again)')
-    .addOption(jsonOption())
-    .action(async (username: string, o: { json?: boolean }) => {
-      const password = await readPassword(`new password for ${username}: `, true);
-      const user = await withServices((app) => app.get(OperatorUserService).setPassword(username, password));
-      print(user, !!o.json, (u: typeof user) => `operator user "${u.username}" has a new password; its sessions have ended`);
-    });
+  const users = example(
+    program.command('operator-user').description('operator accounts of the web console ({operator_url}/): role admin or viewer'),
+    'firmledger operator-user create alice --role admin',
+    'firmledger operator-user list',
+  );
+  example(
+    users
+      .command('create <username>')
+      .description('create an account; asks for its password (12 to 256 characters; from standard input when it is not a terminal)')
+      .addOption(new Option('--role <role>', 'admin (everything) or viewer (reads only)').choices(OPERATOR_ROLES).makeOptionMandatory())
+      .addOption(jsonOption())
+      .action(async (username: string, o: { role: string; json?: boolean }) => {
+        const user = await withServices(async (app) =>
+          app.get(OperatorUserService).create(username, await readPassword(`password for ${username}: `, true), o.role),
+        );
+        print(user, !!o.json, (u) => `operator user ${u.id} "${u.username}" created with role ${u.role}`, userJson);
+      }),
+    'firmledger operator-user create alice --role admin',
+    `printf '%s\\n' "$PASSWORD" | firmledger operator-user create ci-viewer --role viewer`,
+  );
+  example(
+    users
+      .command('list')
+      .description('accounts, with their roles and whether they are disabled (never their passwords)')
+      .addOption(jsonOption())
+      .action(async (o: { json?: boolean }) => {
+        const rows = (await withServices((app) => app.get(OperatorUserService).list())).map(userJson);
+        print(rows, !!o.json, (r) => table(r, ['id', 'username', 'role', 'disabled', 'created_at']));
+      }),
+    'firmledger operator-user list',
+  );
+  example(
+    users
+      .command('disable <username>')
+      .description('disable an account: it cannot sign in, and its sessions end at once')
+      .addOption(jsonOption())
+      .action(async (username: string, o: { json?: boolean }) => {
+        const user = await withServices((app) => app.get(OperatorUserService).disable(username));
+        print(user, !!o.json, (u) => `operator user "${u.username}" disabled; its sessions have ended`, userJson);
+      }),
+    'firmledger operator-user disable mallory',
+  );
+  example(
+    users
+      .command('passwd <username>')
+      .description('set a new password; the account’s sessions end (sign in again)')
+      .addOption(jsonOption())
+      .action(async (username: string, o: { json?: boolean }) => {
+        const user = await withServices(async (app) =>
+          app.get(OperatorUserService).setPassword(username, await readPassword(`new password for ${username}: `, true)),
+        );
+        print(user, !!o.json, (u) => `operator user "${u.username}" has a new password; its sessions have ended`, userJson);
+      }),
+    'firmledger operator-user passwd alice',
+  );
+}
+
+/** An account as the CLI prints it: snake_case, as the REST API names fields. */
+function userJson(user: OperatorUserView): Record<string, unknown> {
+  return snakeCaseKeys(user);
 }
 
 /**

@@ -1,11 +1,12 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { canonicalMac } from '#src/common/mac.js';
+import { deviceRolloutStateResponse, rolloutResponse, type RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import { DEVICE_STATES } from '#src/rollout/device-state.js';
+import type { DeviceRolloutState } from '#src/rollout/device-state.repository.js';
 import { FleetService } from '#src/rollout/fleet.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/rollout/rollout.entity.js';
-import { DEVICE_STATES } from '#src/rollout/device-state.js';
-import type { DeviceRolloutState } from '#src/rollout/device-state.repository.js';
-import { jsonOption, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
+import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 
 /** A share for a threshold: `0.8` or `80%`. */
@@ -18,6 +19,8 @@ const share = (name: string) => (text: string) => {
 
 /** Collects a repeated option's values. */
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+const pct = (value: number): string => `${Math.round(value * 1000) / 10}%`;
 
 /** `rollout show`: the plan, its state, and a table of the waves with their devices per state. */
 function showRollout(r: RolloutView): string {
@@ -54,147 +57,214 @@ function showHistory(rows: DeviceRolloutState[]): string {
     .join('\n');
 }
 
-const pct = (value: number): string => `${Math.round(value * 1000) / 10}%`;
+function macOf(text: string): string {
+  const mac = canonicalMac(text);
+  if (mac === null) throw new InvalidArgumentError(`${text} is not a hardware address`);
+  return mac;
+}
 
-const rolloutColumns: (keyof RolloutView)[] = [
+const rolloutColumns: (keyof RolloutResponse)[] = [
   'id',
   'name',
   'status',
-  'firmwareId',
-  'groupId',
+  'firmware_id',
+  'group_id',
   'priority',
-  'startDate',
+  'start_date',
   'targeted',
   'updated',
   'pending',
 ];
 
+/** What each lifecycle command does, for its help. */
+const ACTIONS = {
+  start: 'start a draft rollout: devices of its group are offered its firmware from its start date',
+  pause: 'pause an active rollout: devices are no longer offered it until it is resumed',
+  resume: 'resume a paused rollout',
+  cancel: 'cancel a rollout for good (a draft, active or paused one)',
+} as const;
+
 /** `firmledger rollout create|start|pause|resume|cancel|show|list`: planned firmware updates. */
 export function registerRolloutCommands(program: Command): void {
-  const rollout = program.command('rollout').description('rollouts: planned firmware updates');
-  rollout
-    .command('create')
-    .addOption(tenantOption())
-    .requiredOption('--name <name>', 'rollout name')
-    .requiredOption('--firmware <id>', 'firmware id', positiveInt('--firmware'))
-    .requiredOption('--group <group>', 'group id or name')
-    .option('--priority <n>', '1 is most urgent', positiveInt('--priority'), 1)
-    .requiredOption('--start <date>', 'start date, "YYYY-MM-DD HH:MM:SS" UTC')
-    .option('--downgrade', 'offer even to devices on a newer version')
-    .option('--wave <bound>', 'a cumulative wave bound, "10%" or a number of devices (repeat: --wave 10% --wave 30% --wave 100%)', collect)
-    .option('--success-threshold <share>', 'confirmed share of a wave that starts the next one (0.9 or 90%)', share('--success-threshold'))
-    .option(
-      '--error-threshold <share>',
-      'failed and fell-back share of a wave above which the rollout pauses itself',
-      share('--error-threshold'),
-    )
-    .addOption(new Option('--approval <mode>', 'how the next wave starts').choices(ROLLOUT_APPROVALS).default('auto'))
-    .addOption(jsonOption())
-    .action(
-      (o: {
-        tenant: string;
-        name: string;
-        firmware: number;
-        group: string;
-        priority: number;
-        start: string;
-        downgrade?: boolean;
-        wave?: string[];
-        successThreshold?: number;
-        errorThreshold?: number;
-        approval: RolloutApproval;
-        json?: boolean;
-      }) =>
-        run(
-          async (get) =>
-            get(RolloutPlanService).create({
-              tenantId: await tenantId(get, o.tenant),
-              name: o.name,
-              firmwareId: o.firmware,
-              group: o.group,
-              priority: o.priority,
-              startDate: o.start,
-              downgrade: !!o.downgrade,
-              waves: o.wave,
-              successThreshold: o.successThreshold,
-              errorThreshold: o.errorThreshold,
-              approval: o.approval,
-            }),
-          !!o.json,
-          (r) => `rollout ${r.id} "${r.name}" created (${r.status}); start it with: firmledger rollout start ${r.id} --tenant ${o.tenant}`,
-        ),
-    );
-  for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
+  const rollout = example(
+    program.command('rollout').description('rollouts: planned firmware updates'),
+    'firmledger rollout create --tenant acme --name "1.1.0 to field test" --firmware 1 --group field-test --start "2026-01-01 00:00:00"',
+    'firmledger rollout start 1 --tenant acme',
+    'firmledger rollout list --tenant acme',
+  );
+  example(
     rollout
-      .command(`${action} <id>`)
+      .command('create')
+      .description('plan a rollout of one firmware to one group (status draft; "rollout start" starts it)')
+      .addOption(tenantOption())
+      .requiredOption('--name <name>', 'rollout name')
+      .requiredOption('--firmware <id>', 'firmware id', positiveInt('--firmware'))
+      .requiredOption('--group <group>', 'group id or name')
+      .option('--priority <n>', '1 is most urgent', positiveInt('--priority'), 1)
+      .requiredOption('--start <date>', 'start date, "YYYY-MM-DD HH:MM:SS" UTC')
+      .option('--downgrade', 'offer even to devices on a newer version')
+      .option(
+        '--wave <bound>',
+        'a cumulative wave bound, "10%" or a number of devices (repeat: --wave 10% --wave 30% --wave 100%)',
+        collect,
+      )
+      .option(
+        '--success-threshold <share>',
+        'confirmed share of a wave that starts the next one (0.9 or 90%)',
+        share('--success-threshold'),
+      )
+      .option(
+        '--error-threshold <share>',
+        'failed and fell-back share of a wave above which the rollout pauses itself',
+        share('--error-threshold'),
+      )
+      .addOption(new Option('--approval <mode>', 'how the next wave starts').choices(ROLLOUT_APPROVALS).default('auto'))
+      .addOption(jsonOption())
+      .action(
+        (o: {
+          tenant: string;
+          name: string;
+          firmware: number;
+          group: string;
+          priority: number;
+          start: string;
+          downgrade?: boolean;
+          wave?: string[];
+          successThreshold?: number;
+          errorThreshold?: number;
+          approval: RolloutApproval;
+          json?: boolean;
+        }) =>
+          run(
+            async (get) =>
+              naming(
+                get(RolloutPlanService).create({
+                  tenantId: await tenantId(get, o.tenant),
+                  name: o.name,
+                  firmwareId: o.firmware,
+                  group: o.group,
+                  priority: o.priority,
+                  startDate: o.start,
+                  downgrade: !!o.downgrade,
+                  waves: o.wave,
+                  successThreshold: o.successThreshold,
+                  errorThreshold: o.errorThreshold,
+                  approval: o.approval,
+                }),
+                { Firmware: o.firmware },
+              ),
+            !!o.json,
+            (r) =>
+              `rollout ${r.id} "${r.name}" created (${r.status}); start it with: firmledger rollout start ${r.id} --tenant ${o.tenant}`,
+            rolloutResponse,
+          ),
+      ),
+    'firmledger rollout create --tenant acme --name "1.1.0 to field test" --firmware 1 --group field-test --priority 1 --start "2026-01-01 00:00:00"',
+  );
+  for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
+    example(
+      rollout
+        .command(`${action} <id>`)
+        .description(ACTIONS[action])
+        .addOption(tenantOption())
+        .addOption(jsonOption())
+        .action((id: string, o: { tenant: string; json?: boolean }) => {
+          const rolloutId = positiveInt('rollout id')(id);
+          return run(
+            async (get) => naming(get(RolloutPlanService).apply(await tenantId(get, o.tenant), rolloutId, action), { Rollout: rolloutId }),
+            !!o.json,
+            (r) => `rollout ${r.id} is ${r.status}`,
+            rolloutResponse,
+          );
+        }),
+      `firmledger rollout ${action} 1 --tenant acme`,
+    );
+  }
+  example(
+    rollout
+      .command('show <id>')
+      .description('one rollout with its progress: per wave, devices in each state; the reason of an automatic pause')
       .addOption(tenantOption())
       .addOption(jsonOption())
-      .action((id: string, o: { tenant: string; json?: boolean }) =>
-        run(
-          async (get) => get(RolloutPlanService).apply(await tenantId(get, o.tenant), positiveInt('rollout id')(id), action),
+      .action((id: string, o: { tenant: string; json?: boolean }) => {
+        const rolloutId = positiveInt('rollout id')(id);
+        return run(
+          async (get) => naming(get(RolloutPlanService).get(await tenantId(get, o.tenant), rolloutId), { Rollout: rolloutId }),
           !!o.json,
-          (r) => `rollout ${r.id} is ${r.status}`,
+          showRollout,
+          rolloutResponse,
+        );
+      }),
+    'firmledger rollout show 1 --tenant acme',
+  );
+  example(
+    rollout
+      .command('approve <id>')
+      .description('start the next wave of a rollout with manual approval whose current wave passed its success threshold')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((id: string, o: { tenant: string; json?: boolean }) => {
+        const rolloutId = positiveInt('rollout id')(id);
+        return run(
+          async (get) => naming(get(RolloutPlanService).approve(await tenantId(get, o.tenant), rolloutId), { Rollout: rolloutId }),
+          !!o.json,
+          (r) => `rollout ${r.id}: wave ${r.currentWave} started`,
+          rolloutResponse,
+        );
+      }),
+    'firmledger rollout approve 1 --tenant acme',
+  );
+  example(
+    rollout
+      .command('retry <id>')
+      .description('offer the rollout again to its failed and fell-back devices (back to pending)')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((id: string, o: { tenant: string; json?: boolean }) => {
+        const rolloutId = positiveInt('rollout id')(id);
+        return run(
+          async (get) => naming(get(RolloutPlanService).retry(await tenantId(get, o.tenant), rolloutId), { Rollout: rolloutId }),
+          !!o.json,
+          ({ retried, rollout: r }) =>
+            `rollout ${r.id}: ${retried} devices back to pending; it is ${r.status}` +
+            (r.status === 'paused' ? ` (resume it: firmledger rollout resume ${r.id})` : ''),
+          ({ retried, rollout: r }) => ({ retried, rollout: rolloutResponse(r) }),
+        );
+      }),
+    'firmledger rollout retry 1 --tenant acme',
+  );
+  example(
+    rollout
+      .command('history')
+      .argument('<mac>', 'hardware address, any notation', macOf)
+      .description("a device's state in each rollout, with every change's time and message")
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((mac: string, o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(FleetService).deviceRollouts(await tenantId(get, o.tenant), mac),
+          !!o.json,
+          showHistory,
+          (rows) => rows.map(deviceRolloutStateResponse),
         ),
-      );
-  }
-  rollout
-    .command('show <id>')
-    .description('one rollout with its progress: per wave, devices in each state; the reason of an automatic pause')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((id: string, o: { tenant: string; json?: boolean }) =>
-      run(async (get) => get(RolloutPlanService).get(await tenantId(get, o.tenant), positiveInt('rollout id')(id)), !!o.json, showRollout),
-    );
-  rollout
-    .command('approve <id>')
-    .description('start the next wave of a rollout with manual approval whose current wave passed its success threshold')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((id: string, o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(RolloutPlanService).approve(await tenantId(get, o.tenant), positiveInt('rollout id')(id)),
-        !!o.json,
-        (r) => `rollout ${r.id}: wave ${r.currentWave} started`,
       ),
-    );
-  rollout
-    .command('retry <id>')
-    .description('offer the rollout again to its failed and fell-back devices (back to pending)')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((id: string, o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(RolloutPlanService).retry(await tenantId(get, o.tenant), positiveInt('rollout id')(id)),
-        !!o.json,
-        ({ retried, rollout: r }) =>
-          `rollout ${r.id}: ${retried} devices back to pending; it is ${r.status}` +
-          (r.status === 'paused' ? ` (resume it: firmledger rollout resume ${r.id})` : ''),
-      ),
-    );
-  rollout
-    .command('history')
-    .argument('<mac>', 'hardware address, any notation', macOf)
-    .description("a device's state in each rollout, with every change's time and message")
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((mac: string, o: { tenant: string; json?: boolean }) =>
-      run(async (get) => get(FleetService).deviceRollouts(await tenantId(get, o.tenant), macOf(mac)), !!o.json, showHistory),
-    );
-  rollout
-    .command('list')
-    .addOption(tenantOption())
-    .addOption(jsonOption())
-    .action((o: { tenant: string; json?: boolean }) =>
-      run(
-        async (get) => get(RolloutPlanService).list(await tenantId(get, o.tenant)),
-        !!o.json,
-        (rows) => table(rows, rolloutColumns),
-      ),
-    );
-}
+    'firmledger rollout history 02:f1:ed:00:00:01 --tenant acme',
+  );
 
-function macOf(text: string): string {
-  const mac = canonicalMac(text);
-  if (mac === null) throw new InvalidArgumentError(`${text} is not a hardware address`);
-  return mac;
+  example(
+    rollout
+      .command('list')
+      .description('rollouts of a tenant by id, with their progress: targeted / updated / pending')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(RolloutPlanService).list(await tenantId(get, o.tenant)),
+          !!o.json,
+          (rows) => table(rows.map(rolloutResponse), rolloutColumns),
+          (rows) => rows.map(rolloutResponse),
+        ),
+      ),
+    'firmledger rollout list --tenant acme',
+  );
 }

@@ -1,45 +1,63 @@
 import type { Command } from 'commander';
+import { tenantResponse, tenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
-import { jsonOption, run } from './command-kit.js';
+import { example, jsonOption, run } from './command-kit.js';
 import { table } from './output.js';
 
 /** `firmledger tenant create|list|rotate-key`: tenants (customers) and their customer keys. */
 export function registerTenantCommands(program: Command): void {
-  const tenant = program.command('tenant').description('tenants (customers)');
-  tenant
-    .command('create <name>')
-    .description('create a tenant; its customer key is shown once')
-    .addOption(jsonOption())
-    .action((name: string, o: { json?: boolean }) =>
-      run(
-        (get) => get(TenantService).createTenant(name),
-        !!o.json,
-        (t) => `tenant ${t.id} "${t.name}"\ncustomer key: ${t.customerKey}\n(shown once: keep it; devices sign logins with it)`,
+  const tenant = example(
+    program.command('tenant').description('tenants (customers): each has its own devices, keys, firmware and rollouts'),
+    'firmledger tenant create acme',
+    'firmledger tenant list',
+  );
+  example(
+    tenant
+      .command('create <name>')
+      .description('create a tenant; its customer key is shown once')
+      .addOption(jsonOption())
+      .action((name: string, o: { json?: boolean }) =>
+        run(
+          (get) => get(TenantService).createTenant(name),
+          !!o.json,
+          (t) => `tenant ${t.id} "${t.name}"\ncustomer key: ${t.customerKey}\n(shown once: keep it; devices sign logins with it)`,
+          tenantWithKeyResponse,
+        ),
       ),
-    );
-  tenant
-    .command('list')
-    .addOption(jsonOption())
-    .action((o: { json?: boolean }) =>
-      run(
-        (get) => get(TenantService).listTenants(),
-        !!o.json,
-        (rows) => table(rows, ['id', 'name', 'createdAt']),
+    'firmledger tenant create acme',
+  );
+  example(
+    tenant
+      .command('list')
+      .description('tenants by id (never their customer keys)')
+      .addOption(jsonOption())
+      .action((o: { json?: boolean }) =>
+        run(
+          (get) => get(TenantService).listTenants(),
+          !!o.json,
+          (rows) => table(rows.map(tenantResponse), ['id', 'name', 'created_at']),
+          (rows) => rows.map(tenantResponse),
+        ),
       ),
-    );
-  tenant
-    .command('rotate-key <tenant>')
-    .description(
-      'replace the customer key of a tenant (id or name) with a new random one, shown once; logins signed with the old key are ' +
-        'refused at once, device tokens already issued stay valid until they expire',
-    )
-    .addOption(jsonOption())
-    .action((ref: string, o: { json?: boolean }) =>
-      run(
-        (get) => get(TenantService).rotateCustomerKey(ref),
-        !!o.json,
-        (t) =>
-          `tenant ${t.id} "${t.name}"\nnew customer key: ${t.customerKey}\n(shown once: keep it; devices must sign logins with it from now on)`,
+    'firmledger tenant list --json',
+  );
+  example(
+    tenant
+      .command('rotate-key <tenant>')
+      .description(
+        'replace the customer key of a tenant (id or name) with a new random one, shown once; logins signed with the old key are ' +
+          'refused at once, device tokens already issued stay valid until they expire',
+      )
+      .addOption(jsonOption())
+      .action((ref: string, o: { json?: boolean }) =>
+        run(
+          (get) => get(TenantService).rotateCustomerKey(ref),
+          !!o.json,
+          (t) =>
+            `tenant ${t.id} "${t.name}"\nnew customer key: ${t.customerKey}\n(shown once: keep it; devices must sign logins with it from now on)`,
+          tenantWithKeyResponse,
+        ),
       ),
-    );
+    'firmledger tenant rotate-key acme',
+  );
 }

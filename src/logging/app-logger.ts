@@ -68,11 +68,25 @@ export function flushLogs(logger: Logger): Promise<void> {
 }
 
 /**
+ * Contexts of Nest's start-up detail: each module wired (`InstanceLoader`), each controller and
+ * route mapped (`RoutesResolver`, `RouterExplorer`). Logged at debug, not at Nest's `log`.
+ */
+const START_UP_DETAIL = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/**
  * Nest's logger over pino, so `new Logger('X').log(...)` becomes a JSON line with
  * `"context":"X"`. Nest hands the context as the last argument and, for errors, a stack before it.
+ * Nest's start-up detail ({@link START_UP_DETAIL}) is written at debug, its text through `rewrite`.
  */
 export class PinoLoggerService implements LoggerService {
-  constructor(private readonly logger: Logger) {}
+  /**
+   * @param rewrite applied to the text of Nest's start-up detail: the server passes one that writes
+   *   each mapped route under its component's base URL (`listeners/base-url.ts`).
+   */
+  constructor(
+    private readonly logger: Logger,
+    private readonly rewrite: (text: string) => string = (text) => text,
+  ) {}
 
   log(message: unknown, ...params: unknown[]): void {
     this.write('info', message, params);
@@ -94,9 +108,13 @@ export class PinoLoggerService implements LoggerService {
   }
 
   private write(level: Level, message: unknown, params: unknown[]): void {
-    if (!this.logger.isLevelEnabled(level)) return;
     const rest = params.filter((param) => param !== undefined);
     const context = rest.length > 0 && typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (context !== undefined && START_UP_DETAIL.has(context)) {
+      if (level === 'info') level = 'debug';
+      if (typeof message === 'string' && this.logger.isLevelEnabled(level)) message = this.rewrite(message);
+    }
+    if (!this.logger.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = context === undefined ? {} : { context };
     if (level === 'error' && typeof rest[0] === 'string') fields['stack'] = rest[0];
     if (message instanceof Error) {

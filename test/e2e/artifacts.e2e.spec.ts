@@ -79,6 +79,7 @@ describe('artifacts: partial uploads are removed at start', () => {
   });
 
   it('removes what a killed upload left, and old leftovers, but not a live process’s upload', async () => {
+    await cli('init');
     const token = (await cli<{ token: string }>('operator-token', 'create', '--name', 'artifacts')).token;
     await cli('tenant', 'create', 'acme');
     await startServer();

@@ -1,11 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { FirmwareView } from '#src/firmware/firmware.service.js';
+import type { Command } from 'commander';
+import { buildProgram } from '#src/cli/program.js';
+import type { FirmwareResponse } from '#src/operator/dto/firmware.dto.js';
 import { createTestDatabase, type TestDatabase } from '#test/support/harness.js';
 
 const run = promisify(execFile);
@@ -23,13 +26,39 @@ interface Outcome {
   stderr: string;
 }
 
+/** The field names of a response schema of the operator REST API (openapi/operator.json). */
+function restFields(schema: string): string[] {
+  const document = JSON.parse(readFileSync(join(ROOT, 'openapi', 'operator.json'), 'utf8')) as {
+    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+  };
+  return Object.keys(document.components.schemas[schema].properties).sort();
+}
+
+/**
+ * Display columns a terminal gives the text, written here without the CLI's library: two for the
+ * CJK ideographs and the emoji these specs use (all at U+1100 or above), one for ASCII.
+ */
+function displayWidth(text: string): number {
+  return [...text].reduce((width, char) => width + (char.codePointAt(0)! >= 0x1100 ? 2 : 1), 0);
+}
+
+/** Every command of the tree with its path (`[]` is firmledger itself). */
+function allCommands(command: Command, path: string[] = []): { path: string[]; command: Command }[] {
+  return [{ path, command }, ...command.commands.flatMap((sub) => allCommands(sub, [...path, sub.name()]))];
+}
+
 describe('firmledger CLI', () => {
   let database: TestDatabase;
   let firmwareFile: string;
 
   /** Runs the built CLI as a real process on the temp data directory; never throws on exit codes. */
-  async function cli(...args: string[]): Promise<Outcome> {
-    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...database.env };
+  function cli(...args: string[]): Promise<Outcome> {
+    return cliOn(database, ...args);
+  }
+
+  /** Runs the built CLI as a real process on the given database; never throws on exit codes. */
+  async function cliOn(on: TestDatabase, ...args: string[]): Promise<Outcome> {
+    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...on.env };
     try {
       const { stdout, stderr } = await run(process.execPath, ['bin/firmledger.js', ...args], { cwd: ROOT, env, timeout: 60_000 });
       return { code: 0, stdout, stderr };
@@ -59,13 +88,23 @@ describe('firmledger CLI', () => {
     await database.drop();
   });
 
+  /** How the CLI names a database: the SQLite file, or the PostgreSQL URL (without password). */
+  const databaseName = (on: TestDatabase): string =>
+    on.env.DATABASE_URL ? new URL(on.env.DATABASE_URL).href.replace(/:[^:@/]*@/, '@') : join(on.dataDir, 'firmledger.sqlite');
+
+  it('init creates the database and says which one', async () => {
+    const outcome = await cli('init');
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.equal(outcome.stdout, `created the database ${databaseName(database)}\n`);
+  });
+
   it('tenant create shows the customer key once', async () => {
-    const tenant = await json<{ id: number; name: string; customerKey: string }>('tenant', 'create', 'acme', '--json');
+    const tenant = await json<{ id: number; name: string; customer_key: string }>('tenant', 'create', 'acme', '--json');
     assert.equal(tenant.name, 'acme');
     assert.equal(typeof tenant.id, 'number');
-    assert.equal(typeof tenant.customerKey, 'string');
-    assert.ok(tenant.customerKey.length >= 16, `customer key too short: ${tenant.customerKey}`);
-    customerKey = tenant.customerKey;
+    assert.equal(typeof tenant.customer_key, 'string');
+    assert.ok(tenant.customer_key.length >= 16, `customer key too short: ${tenant.customer_key}`);
+    customerKey = tenant.customer_key;
   });
 
   it('tenant list does not show the customer key', async () => {
@@ -81,7 +120,7 @@ describe('firmledger CLI', () => {
   });
 
   it('device-key create makes an ESP32 key', async () => {
-    const key = await json<{ key: string; deviceType: string; revoked: boolean }>(
+    const key = await json<{ key: string; device_type: string; revoked: boolean }>(
       'device-key',
       'create',
       '--tenant',
@@ -90,7 +129,7 @@ describe('firmledger CLI', () => {
       'ESP32',
       '--json',
     );
-    assert.equal(key.deviceType, 'ESP32');
+    assert.equal(key.device_type, 'ESP32');
     assert.equal(key.revoked, false);
     assert.equal(typeof key.key, 'string');
     assert.ok(key.key.length > 0);
@@ -98,7 +137,7 @@ describe('firmledger CLI', () => {
   });
 
   it('firmware publish computes md5, sha256 and the IPFS CIDv0', async () => {
-    const firmware = await json<FirmwareView>(
+    const firmware = await json<FirmwareResponse>(
       'firmware',
       'publish',
       firmwareFile,
@@ -112,7 +151,7 @@ describe('firmledger CLI', () => {
     );
     assert.equal(firmware.id, 1);
     assert.equal(firmware.version, '1.0.0');
-    assert.equal(firmware.deviceType, 'ESP32');
+    assert.equal(firmware.device_type, 'ESP32');
     assert.equal(firmware.size, 12);
     assert.equal(firmware.md5, createHash('md5').update(HELLO).digest('hex'));
     assert.equal(firmware.sha256, createHash('sha256').update(HELLO).digest('hex'));
@@ -141,7 +180,7 @@ describe('firmledger CLI', () => {
   });
 
   it('rollout create plans a draft', async () => {
-    const rollout = await json<{ id: number; name: string; status: string; firmwareId: number; priority: number; startDate: string }>(
+    const rollout = await json<{ id: number; name: string; status: string; firmware_id: number; priority: number; start_date: string }>(
       'rollout',
       'create',
       '--tenant',
@@ -161,9 +200,9 @@ describe('firmledger CLI', () => {
     assert.equal(rollout.id, 1);
     assert.equal(rollout.name, 'r1');
     assert.equal(rollout.status, 'draft');
-    assert.equal(rollout.firmwareId, 1);
+    assert.equal(rollout.firmware_id, 1);
     assert.equal(rollout.priority, 1);
-    assert.equal(rollout.startDate, '2020-01-01 00:00:00');
+    assert.equal(rollout.start_date, '2020-01-01 00:00:00');
   });
 
   it('rollout start makes it active', async () => {
@@ -202,13 +241,13 @@ describe('firmledger CLI', () => {
       targeted: number;
       updated: number;
       pending: number;
-      lastActivity: string | null;
+      last_activity_at: string | null;
     }>('rollout', 'show', '1', '--tenant', 'acme', '--json');
     assert.deepEqual(
       { id: rollout.id, status: rollout.status, targeted: rollout.targeted, updated: rollout.updated, pending: rollout.pending },
       { id: 1, status: 'active', targeted: 2, updated: 0, pending: 2 },
     );
-    assert.equal(rollout.lastActivity, null);
+    assert.equal(rollout.last_activity_at, null);
   });
 
   it('group remove takes a device out of the group, and the rollout targets one fewer', async () => {
@@ -265,6 +304,173 @@ describe('firmledger CLI', () => {
     });
   });
 
+  describe('a CLI a person enjoys', () => {
+    it('--version and -V print the version of package.json', async () => {
+      const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      for (const flag of ['--version', '-V']) {
+        const outcome = await cli(flag);
+        assert.deepEqual({ code: outcome.code, stdout: outcome.stdout }, { code: 0, stdout: `${version}\n` });
+      }
+      // A command's own --version stays its own (firmware publish above passes one).
+    });
+
+    it('every command and subcommand has a description and an example of itself in its help', () => {
+      const commands = allCommands(buildProgram());
+      assert.ok(commands.length >= 30, `only ${commands.length} commands found`);
+      for (const { path, command } of commands) {
+        const name = ['firmledger', ...path].join(' ');
+        assert.ok(command.description().length > 10, `${name} has no description`);
+        let help = '';
+        command.configureOutput({ writeOut: (text) => (help += text) });
+        command.outputHelp();
+        assert.match(help, /\nExamples?:\n {2}\$ /, `${name} --help shows no example`);
+        const examples = help.slice(help.search(/\nExamples?:\n/));
+        assert.ok(examples.includes(`${name}${path.length ? ' ' : ''}`) || examples.includes(`${name}\n`), `${name}: no example runs it`);
+      }
+    });
+
+    it('--help of a subcommand prints its example, as a process', async () => {
+      const outcome = await cli('rollout', 'start', '--help');
+      assert.equal(outcome.code, 0, outcome.stderr);
+      assert.match(outcome.stdout, /^start a draft rollout/m);
+      assert.match(outcome.stdout, /\nExample:\n {2}\$ firmledger rollout start 1 --tenant acme\n/);
+    });
+
+    it('--json prints the REST API’s field names (snake_case), the same as openapi/operator.json', async () => {
+      const created = await json<Record<string, unknown>>('tenant', 'create', 'json-fields', '--json');
+      assert.deepEqual(Object.keys(created).sort(), restFields('TenantWithKeyResponse'));
+      const checks: [string[], string][] = [
+        [['tenant', 'list'], 'TenantResponse'],
+        [['device-key', 'list', '--tenant', 'acme'], 'DeviceKeyResponse'],
+        [['firmware', 'list', '--tenant', 'acme'], 'FirmwareResponse'],
+        [['group', 'list', '--tenant', 'acme'], 'GroupResponse'],
+        [['rollout', 'list', '--tenant', 'acme'], 'RolloutResponse'],
+      ];
+      for (const [args, schema] of checks) {
+        const rows = await json<Record<string, unknown>[]>(...args, '--json');
+        assert.ok(rows.length > 0, args.join(' '));
+        for (const row of rows) assert.deepEqual(Object.keys(row).sort(), restFields(schema), args.join(' '));
+      }
+      const rollout = await json<Record<string, unknown>>('rollout', 'show', '1', '--tenant', 'acme', '--json');
+      assert.deepEqual(Object.keys(rollout).sort(), restFields('RolloutResponse'));
+      const verified = await json<Record<string, unknown>>('ledger', 'verify', '--json');
+      assert.deepEqual(Object.keys(verified).sort(), restFields('LedgerVerifyResponse'));
+      const tokens = await json<Record<string, unknown>>('operator-token', 'create', '--name', 'json-fields', '--json');
+      assert.deepEqual(Object.keys(tokens).sort(), ['created_at', 'hint', 'id', 'name', 'revoked', 'role', 'token']);
+    });
+
+    it('under --json an error is {"message": ...} on stderr, nothing on stdout, exit code 1', async () => {
+      const cases: [string[], string | RegExp][] = [
+        [['rollout', 'show', '99', '--tenant', 'acme'], 'Rollout 99 not found'],
+        [
+          ['firmware', 'publish', join(database.dataDir, 'nosuch.bin'), '--tenant', 'acme', '--version', '9', '--type', 'ESP32'],
+          /^no such file: /,
+        ],
+        [['rollout', 'show', '1'], /required option '--tenant <tenant>' not specified/],
+        [['nosuch'], /unknown command 'nosuch'/],
+      ];
+      for (const [args, message] of cases) {
+        const outcome = await cli(...args, '--json');
+        assert.equal(outcome.code, 1, `${args.join(' ')}: ${outcome.stderr}`);
+        assert.equal(outcome.stdout, '', args.join(' '));
+        const body = JSON.parse(outcome.stderr) as { message: string };
+        assert.deepEqual(Object.keys(body), ['message'], outcome.stderr);
+        if (typeof message === 'string') assert.equal(body.message, message);
+        else assert.match(body.message, message);
+      }
+    });
+
+    it('a successful --json run writes only its JSON: no line about the database on stderr', async () => {
+      const outcome = await cli('tenant', 'list', '--json');
+      assert.deepEqual({ code: outcome.code, stderr: outcome.stderr }, { code: 0, stderr: '' });
+      JSON.parse(outcome.stdout);
+    });
+
+    it('says on stderr which database it opened', async () => {
+      const outcome = await cli('tenant', 'list');
+      assert.equal(outcome.code, 0, outcome.stderr);
+      assert.equal(outcome.stderr, `firmledger: using the database ${databaseName(database)}\n`);
+    });
+
+    it('not-found errors name what was not found', async () => {
+      const cases: [string[], RegExp][] = [
+        [
+          ['rollout', 'create', '--tenant', 'acme', '--name', 'x', '--firmware', '99', '--group', 'beta', '--start', '2020-01-01 00:00:00'],
+          /^firmledger: Firmware 99 not found$/m,
+        ],
+        [['rollout', 'pause', '7', '--tenant', 'acme'], /^firmledger: Rollout 7 not found$/m],
+        [['rollout', 'show', '7', '--tenant', 'acme'], /^firmledger: Rollout 7 not found$/m],
+        [['group', 'add', 'x', '02:00:00:00:00:09', '--tenant', 'acme'], /^firmledger: Group "x" not found$/m],
+        [['firmware', 'list', '--tenant', 'nosuch'], /^firmledger: Tenant "nosuch" not found$/m],
+        [['device-key', 'revoke', '99', '--tenant', 'acme'], /^firmledger: Device key "99" not found$/m],
+      ];
+      for (const [args, message] of cases) {
+        const outcome = await cli(...args);
+        assert.equal(outcome.code, 1, args.join(' '));
+        assert.match(outcome.stderr, message);
+      }
+    });
+
+    it('tables line up in display columns with CJK and emoji names', async () => {
+      for (const name of ['東京電力', '🚀 rockets', 'a']) await json('tenant', 'create', name, '--json');
+      const outcome = await cli('tenant', 'list');
+      assert.equal(outcome.code, 0, outcome.stderr);
+      const [header, ...rows] = outcome.stdout.trimEnd().split('\n');
+      const column = displayWidth(header.slice(0, header.indexOf('created_at')));
+      const names = ['東京電力', '🚀 rockets', 'a', 'acme'];
+      for (const name of names)
+        assert.ok(
+          rows.some((row) => row.includes(` ${name} `)),
+          `${name} missing:\n${outcome.stdout}`,
+        );
+      for (const row of rows) {
+        const date = row.search(/\d{4}-\d\d-\d\dT/);
+        assert.equal(displayWidth(row.slice(0, date)), column, `created_at does not line up:\n${outcome.stdout}`);
+      }
+    });
+
+    it('firmware publish shows its progress on stderr (not with --json)', async () => {
+      const big = join(database.dataDir, 'big.bin');
+      await writeFile(big, randomBytes(3 * 1024 * 1024));
+      const outcome = await cli('firmware', 'publish', big, '--tenant', 'acme', '--version', '3.0.0', '--type', 'ESP32');
+      assert.equal(outcome.code, 0, outcome.stderr);
+      assert.match(outcome.stderr, /\rpublishing big\.bin: 0\.0 of 3\.0 MiB \(0%\)/);
+      assert.match(outcome.stderr, /\rpublishing big\.bin: 3\.0 of 3\.0 MiB \(100%\)\s*\n/);
+      assert.doesNotMatch(outcome.stdout, /publishing/);
+      assert.match(outcome.stdout, /^firmware \d+: 3\.0\.0 for ESP32, 3145728 bytes$/m);
+      const quiet = await cli('firmware', 'publish', big, '--tenant', 'acme', '--version', '3.0.1', '--type', 'ESP32', '--json');
+      assert.deepEqual({ code: quiet.code, stderr: quiet.stderr }, { code: 0, stderr: '' });
+    });
+
+    it('refuses to run on a database that does not exist, naming it, and creates none; init creates it', async () => {
+      const fresh = await createTestDatabase();
+      try {
+        const outcome = await cliOn(fresh, 'tenant', 'list');
+        assert.equal(outcome.code, 1);
+        assert.equal(outcome.stdout, '');
+        assert.match(outcome.stderr, /^firmledger: no database at (\S+): .*"firmledger init"\n$/);
+        assert.ok(outcome.stderr.includes(`no database at ${databaseName(fresh)}:`), outcome.stderr);
+        const asJson = await cliOn(fresh, 'tenant', 'create', 'acme', '--json');
+        assert.equal(asJson.code, 1);
+        assert.match((JSON.parse(asJson.stderr) as { message: string }).message, /^no database at /);
+        if (fresh.engine === 'sqlite') assert.equal(existsSync(join(fresh.dataDir, 'firmledger.sqlite')), false);
+        else {
+          const [{ found }] = await fresh.query<{ found: boolean }>(`SELECT to_regclass('migrations') IS NOT NULL AS found`);
+          assert.equal(found, false, 'the schema was created');
+        }
+        const init = await cliOn(fresh, 'init', '--json');
+        assert.equal(init.code, 0, init.stderr);
+        assert.deepEqual(JSON.parse(init.stdout), { database: databaseName(fresh), created: true });
+        const again = await cliOn(fresh, 'init');
+        assert.equal(again.code, 0, again.stderr);
+        assert.match(again.stdout, /already exists/);
+        assert.equal((await cliOn(fresh, 'tenant', 'list')).stdout, '(none)\n');
+      } finally {
+        await fresh.drop();
+      }
+    });
+  });
+
   describe('ledger verify', () => {
     it('exits 0 on the untouched ledger', async () => {
       const outcome = await cli('ledger', 'verify');
@@ -282,9 +488,9 @@ describe('firmledger CLI', () => {
       assert.match(outcome.stdout + outcome.stderr, /entry 2\b/);
       const asJson = await cli('ledger', 'verify', '--json');
       assert.equal(asJson.code, 1);
-      const result = JSON.parse(asJson.stdout) as { ok: boolean; firstBreak?: { seq: number } };
+      const result = JSON.parse(asJson.stdout) as { ok: boolean; first_break?: { seq: number } };
       assert.equal(result.ok, false);
-      assert.equal(result.firstBreak?.seq, 2);
+      assert.equal(result.first_break?.seq, 2);
     });
   });
 });

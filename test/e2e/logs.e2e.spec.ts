@@ -161,3 +161,65 @@ describe('logs', () => {
     );
   });
 });
+
+// docs/deployment.md "Listeners": the start-up lines name the base URLs as configured; Nest's
+// route mapping is debug detail, and names the URLs the routes answer on too.
+describe('start-up log lines', () => {
+  const URLS = {
+    AUTH_URL: 'http://127.0.0.1:{port0}',
+    VC_URL: 'http://127.0.0.1:{port0}/fw/vc',
+    BC_URL: 'http://127.0.0.1:{port2}/chain',
+    OPERATOR_URL: 'http://127.0.0.1:{port3}',
+    IPFS_URL: 'http://127.0.0.1:{port4}',
+    TOOLS_URL: 'http://127.0.0.1:{port5}/tools',
+  };
+  const MAPPING = ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'];
+
+  async function startUpLines(level: string): Promise<{ app: TestApp; lines: Record<string, unknown>[] }> {
+    const written: string[] = [];
+    const app = await startTestApp({ LOG_LEVEL: level }, URLS, { logDestination: { write: (line: string) => void written.push(line) } });
+    await app.close();
+    return {
+      app,
+      lines: written
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    };
+  }
+
+  it('at the default level: one line per listener naming each configured base URL, no route mapping, no internal prefix', async () => {
+    const { app, lines } = await startUpLines('log');
+    const listeners = lines.filter((l) => l['context'] === 'Listeners');
+    assert.equal(listeners.length, 5, JSON.stringify(listeners)); // auth and vc share a listener
+    const named = Object.assign({}, ...listeners.map((l) => l['components'] as Record<string, string>)) as Record<string, string>;
+    assert.deepEqual(named, app.urls);
+    const shared = listeners.find((l) => (l['components'] as Record<string, string>)['vc'] !== undefined);
+    assert.equal(shared?.['msg'], `listening on ${app.urls.auth}: auth at ${app.urls.auth}, vc at ${app.urls.vc}`);
+    assert.match(app.urls.vc, /\/fw\/vc$/);
+    assert.deepEqual(
+      lines.filter((l) => MAPPING.includes(String(l['context']))),
+      [],
+      'route mapping is debug detail',
+    );
+    assert.ok(lines.some((l) => l['msg'] === 'Nest application successfully started'));
+    for (const line of lines) assert.ok(!JSON.stringify(line).includes('/__'), `internal prefix in ${JSON.stringify(line)}`);
+  });
+
+  it('at debug: route mapping lines name the URLs the routes answer on, never the internal prefix', async () => {
+    const { app, lines } = await startUpLines('debug');
+    const mapped = lines.filter((l) => l['context'] === 'RouterExplorer').map((l) => String(l['msg']));
+    assert.ok(mapped.includes(`Mapped {${app.urls.vc}/api/device/register, POST} route`), mapped.join('\n'));
+    assert.ok(mapped.includes(`Mapped {${app.urls.bc}/firmware/:id, GET} route`), mapped.join('\n'));
+    assert.ok(mapped.includes(`Mapped {${app.urls.auth}/auth/login, POST} route`), mapped.join('\n'));
+    assert.ok(
+      mapped.every((msg) =>
+        Object.values(app.urls).some((base) => msg.startsWith(`Mapped {${base}/`) || msg.startsWith(`Mapped {${base},`)),
+      ),
+      mapped.join('\n'),
+    );
+    assert.ok(lines.some((l) => l['context'] === 'RoutesResolver' && l['level'] === 'debug'));
+    for (const line of lines) assert.ok(!JSON.stringify(line).includes('/__'), `internal prefix in ${JSON.stringify(line)}`);
+  });
+});

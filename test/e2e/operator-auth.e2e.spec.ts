@@ -173,7 +173,7 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
         hint: string;
         role: string;
         revoked: boolean;
-        createdAt: string;
+        created_at: string;
       }[];
       assert.deepEqual(
         listed.map((t) => t.name),
@@ -187,7 +187,7 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
           hint: created.hint,
           role: 'admin',
           revoked: false,
-          createdAt: listed.find((t) => t.id === created.id)!.createdAt,
+          created_at: listed.find((t) => t.id === created.id)!.created_at,
         },
       );
       for (const output of [asJson.stdout, human.stdout]) {

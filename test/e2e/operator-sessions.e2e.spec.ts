@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { OperatorUserService } from '#src/operator-account/operator-user.service.js';
 import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
-import { runCli, runCliWithInput } from '#test/support/operator.js';
+import { lastLine, runCli, runCliWithInput } from '#test/support/operator.js';
 
 const IDLE_SECONDS = 600;
 const MAX_SECONDS = 3600;
@@ -270,7 +270,7 @@ describe('operator console sessions', () => {
         username: 'olga',
         role: 'viewer',
         disabled: false,
-        createdAt: (JSON.parse(created.stdout) as { createdAt: string }).createdAt,
+        created_at: (JSON.parse(created.stdout) as { created_at: string }).created_at,
       });
       assert.equal((await signIn('olga')).status, 200);
       const listed = await runCli(app, 'operator-user', 'list');
@@ -283,8 +283,8 @@ describe('operator console sessions', () => {
       assert.match(stored[0].password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
       const short = await runCliWithInput(app, 'short\n', 'operator-user', 'create', 'pat', '--role', 'admin');
       assert.deepEqual(
-        { code: short.code, stderr: short.stderr },
-        { code: 1, stderr: 'firmledger: password must be 12 to 256 characters\n' },
+        { code: short.code, stderr: lastLine(short.stderr) },
+        { code: 1, stderr: 'firmledger: password must be 12 to 256 characters' },
       );
       const badRole = await runCliWithInput(app, `${PASSWORD}\n`, 'operator-user', 'create', 'pat', '--role', 'owner');
       assert.equal(badRole.code, 1);
@@ -300,8 +300,8 @@ describe('operator console sessions', () => {
       assert.equal((await signIn('olga', 'a brand new password')).status, 200);
       const unknown = await runCliWithInput(app, 'a brand new password\n', 'operator-user', 'passwd', 'nobody');
       assert.deepEqual(
-        { code: unknown.code, stderr: unknown.stderr },
-        { code: 1, stderr: 'firmledger: Operator user "nobody" not found\n' },
+        { code: unknown.code, stderr: lastLine(unknown.stderr) },
+        { code: 1, stderr: 'firmledger: Operator user "nobody" not found' },
       );
     });
   });

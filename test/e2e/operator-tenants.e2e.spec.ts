@@ -333,12 +333,12 @@ describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
       const key = await createKey('cli-rotating');
       const outcome = await runCli(app, 'tenant', 'rotate-key', 'cli-rotating', '--json');
       assert.equal(outcome.code, 0, outcome.stderr);
-      const rotated = JSON.parse(outcome.stdout) as { id: number; name: string; customerKey: string };
-      keysSeen.push(rotated.customerKey);
+      const rotated = JSON.parse(outcome.stdout) as { id: number; name: string; customer_key: string };
+      keysSeen.push(rotated.customer_key);
       assert.equal(rotated.id, tenant.id);
-      assert.notEqual(rotated.customerKey, tenant.customer_key);
+      assert.notEqual(rotated.customer_key, tenant.customer_key);
       assert.equal((await deviceLogin(app, tenant.customer_key, key.key)).status, 401);
-      assert.equal((await deviceLogin(app, rotated.customerKey, key.key)).status, 200);
+      assert.equal((await deviceLogin(app, rotated.customer_key, key.key)).status, 200);
       assertNoCustomerKey((await op.get('/tenants/cli-rotating')).text);
     });
 

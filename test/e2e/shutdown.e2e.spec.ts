@@ -111,7 +111,8 @@ describe('graceful shutdown of the server process', () => {
   });
 
   it('finishes downloads and a login in flight, refuses new connections on every listener, exits 0', async () => {
-    const tenant = await cli<{ customerKey: string }>('tenant', 'create', 'acme');
+    await cli('init');
+    const tenant = await cli<{ customer_key: string }>('tenant', 'create', 'acme');
     const key = await cli<{ key: string }>('device-key', 'create', '--tenant', 'acme', '--type', 'ESP32');
     const artifact = randomBytes(ARTIFACT_BYTES);
     await writeFile(join(dir, 'fw.bin'), artifact);
@@ -162,7 +163,11 @@ describe('graceful shutdown of the server process', () => {
     }
 
     const login = (timestamp: number) =>
-      JSON.stringify({ device_key: key.key, timestamp, device_signature: deviceSignature(tenant.customerKey, String(timestamp), key.key) });
+      JSON.stringify({
+        device_key: key.key,
+        timestamp,
+        device_signature: deviceSignature(tenant.customer_key, String(timestamp), key.key),
+      });
     const now = Math.floor(Date.now() / 1000);
     const first = await fetch(`http://127.0.0.1:${ports.auth}/auth/login`, {
       method: 'POST',

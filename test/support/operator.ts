@@ -38,6 +38,14 @@ export interface CliOutcome {
   stderr: string;
 }
 
+/**
+ * The last line a CLI run wrote (on stderr: its error, after the line naming the database it
+ * opened), without the line break.
+ */
+export function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1) ?? '';
+}
+
 /** The root of this checkout (the compiled file is `dist/test/support/`): the CLI runs from there. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -4,6 +4,8 @@ import { DeviceTokenGuard } from '#src/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/auth/device-principal.js';
 import { MAC_INPUT_DESCRIPTION } from '#src/device/dto/device.dto.js';
 import { ApiDeviceAuth, ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
+import { EntryProofResponse, entryProofResponse } from '#src/ledger/dto/proof.dto.js';
+import { ProofMessages } from '#src/ledger/ledger-proof.service.js';
 import { ChainMessages, ChainService } from './chain.service.js';
 import { ChainDeviceRecord, ChainFirmwareRecord, LedgerLookupDto } from './dto/chain-record.dto.js';
 
@@ -15,6 +17,19 @@ const FIRMWARE_LOOKUP = {
   summary: 'Look a firmware record up on the ledger',
   description: 'The current state the ledger defines. The GET and POST forms are one lookup.',
 };
+const DEVICE_PROOF = {
+  summary: 'A device’s newest ledger entry with its inclusion proof',
+  description:
+    'The entry, the exact text its Merkle leaf covers, the audit path and the published checkpoint it is proved against ' +
+    '(README: verifying a firmware image). The GET and POST forms are one lookup.',
+};
+const FIRMWARE_PROOF = {
+  summary: 'A firmware’s ledger entry with its inclusion proof',
+  description:
+    'The `firmware.published` entry (size, MD5, SHA-256, CID), the exact text its Merkle leaf covers, the audit path and the ' +
+    'published checkpoint it is proved against (README: verifying a firmware image). The GET and POST forms are one lookup.',
+};
+const NOT_YET = 'The entry is newer than the published checkpoint (a witness quorum is not met yet).';
 const DEVICE_ABSENT = 'No such device in the tenant (also for an id that is not a hardware address).';
 const FIRMWARE_ABSENT = 'No such firmware in the tenant.';
 const FIRMWARE_ID_DESCRIPTION = 'Firmware id: decimal integer text (`firmware_id` of the next-rollout answer, `fwId`).';
@@ -73,5 +88,53 @@ export class ChainController {
   @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
   firmwareByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainFirmwareRecord> {
     return this.chain.firmwareRecord(principal.tenantId, body.id);
+  }
+
+  /** `GET /device/:id/proof` → the device's newest ledger entry and its inclusion proof; 404 `Device not found`. */
+  @Get('device/:id/proof')
+  @ApiOperation(DEVICE_PROOF)
+  @ApiParam({ name: 'id', description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
+  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
+  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
+  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  async deviceProof(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<EntryProofResponse> {
+    return entryProofResponse(await this.chain.deviceProof(principal.tenantId, id));
+  }
+
+  /** `POST /device/proof` with `{"id": "<mac>"}`: the same as `GET /device/:id/proof`. */
+  @Post('device/proof')
+  @HttpCode(200)
+  @ApiOperation(DEVICE_PROOF)
+  @ApiBody({ type: LedgerLookupDto, examples: { mac: { value: { id: 'AC:67:B2:01:02:03' } } } })
+  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
+  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
+  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
+  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  async deviceProofByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<EntryProofResponse> {
+    return entryProofResponse(await this.chain.deviceProof(principal.tenantId, body.id));
+  }
+
+  /** `GET /firmware/:id/proof` → the firmware's ledger entry and its inclusion proof; 404 `Firmware not found`. */
+  @Get('firmware/:id/proof')
+  @ApiOperation(FIRMWARE_PROOF)
+  @ApiParam({ name: 'id', description: FIRMWARE_ID_DESCRIPTION, example: '1' })
+  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
+  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
+  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  async firmwareProof(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<EntryProofResponse> {
+    return entryProofResponse(await this.chain.firmwareProof(principal.tenantId, id));
+  }
+
+  /** `POST /firmware/proof` with `{"id": "<firmware id>"}`: the same as `GET /firmware/:id/proof`. */
+  @Post('firmware/proof')
+  @HttpCode(200)
+  @ApiOperation(FIRMWARE_PROOF)
+  @ApiBody({ type: LedgerLookupDto, examples: { firmware: { value: { id: '1' } } } })
+  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
+  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
+  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
+  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  async firmwareProofByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<EntryProofResponse> {
+    return entryProofResponse(await this.chain.firmwareProof(principal.tenantId, body.id));
   }
 }

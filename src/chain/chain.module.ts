@@ -3,12 +3,16 @@ import { AuthModule } from '#src/auth/auth.module.js';
 import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { ChainController } from './chain.controller.js';
 import { ChainService } from './chain.service.js';
+import { TransparencyController } from './transparency.controller.js';
 import { LedgerModule } from '#src/ledger/ledger.module.js';
 
-/** The two ledger lookups of the blockchain component (CONTRACT.md §7). */
+/**
+ * The blockchain component: the two ledger lookups (docs/decisions.md §7), the proofs behind them, and
+ * the public Merkle log (checkpoints, cosignatures, proofs of hashes).
+ */
 @Module({
   imports: [AuthModule, LedgerModule, FirmwareModule],
-  controllers: [ChainController],
+  controllers: [ChainController, TransparencyController],
   providers: [ChainService],
 })
 export class ChainModule {}

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { canonicalMac } from '#src/common/mac.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/firmware/firmware.service.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.dto.js';
+import { LedgerProofService, type EntryProofView } from '#src/ledger/ledger-proof.service.js';
 import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 
 /** 404 texts of the lookups (CONTRACT.md §7). */
@@ -20,7 +21,31 @@ export class ChainService {
   constructor(
     private readonly ledger: LedgerService,
     private readonly firmware: FirmwareService,
+    private readonly proofs: LedgerProofService,
   ) {}
+
+  /**
+   * The newest ledger entry of a device, with its inclusion proof against the published checkpoint.
+   * @param id the mac, any accepted notation.
+   * @throws NotFoundException `Device not found` when the tenant's ledger has no entry of it.
+   */
+  async deviceProof(tenantId: number, id: string): Promise<EntryProofView> {
+    const mac = canonicalMac(id);
+    const proof = mac === null ? null : await this.proofs.subjectProof(tenantId, Subject.device(mac));
+    if (!proof) throw new NotFoundException(ChainMessages.deviceNotFound);
+    return proof;
+  }
+
+  /**
+   * The firmware's ledger entry, with its inclusion proof against the published checkpoint.
+   * @param id decimal id text.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async firmwareProof(tenantId: number, id: string): Promise<EntryProofView> {
+    const proof = /^\d{1,15}$/.test(id) ? await this.proofs.subjectProof(tenantId, Subject.firmware(Number(id))) : null;
+    if (!proof) throw new NotFoundException(ChainMessages.firmwareNotFound);
+    return proof;
+  }
 
   /**
    * The device record from the device's newest ledger entry.

@@ -12,6 +12,7 @@ import { FirmwareModule } from '#src/firmware/firmware.module.js';
 import { GroupModule } from '#src/group/group.module.js';
 import { RolloutModule } from '#src/rollout/rollout.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
+import { TufModule } from '#src/tuf/tuf.module.js';
 
 /**
  * The services the CLI drives: the same ones the server uses, without listeners. Its changes
@@ -31,6 +32,7 @@ export class CliModule {
         GroupModule,
         RolloutModule,
         LedgerModule,
+        TufModule,
         OperatorTokenModule,
         OperatorAccountModule,
         DefaultActorModule.forRoot({ kind: 'cli', name: cliAccount() }),

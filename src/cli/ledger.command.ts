@@ -1,17 +1,40 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { CheckpointService } from '#src/ledger/checkpoint.service.js';
+import { consistencyProofResponse, entryProofResponse } from '#src/ledger/dto/proof.dto.js';
+import { LedgerProofService } from '#src/ledger/ledger-proof.service.js';
 import { LedgerService } from '#src/ledger/ledger.service.js';
-import { ledgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
-import { withServices } from './cli-context.js';
+import { COSIGNATURE_ED25519, generateSigner, NoteFormatError, parseSigner, type NoteSigner } from '#src/ledger/signed-note.js';
+import { witness, WitnessInputError, type WitnessSource, type WitnessState } from '#src/ledger/witness.js';
+import { CliError, withServices } from './cli-context.js';
 import { example, jsonOption } from './command-kit.js';
+import { ledgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { print } from './output.js';
 
-/** `firmledger ledger verify`: the hash-chained ledger. */
+const wholeNumber = (name: string) => (text: string) => {
+  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new InvalidArgumentError(`${name} must be a whole number ≥ 1`);
+  return Number(text);
+};
+
+/**
+ * `firmledger ledger verify|key|checkpoint|prove|consistency|witness|witness-key`: the
+ * hash-chained ledger and the Merkle log over it (checkpoints, proofs, witnesses), on the
+ * configured database; `witness` may instead read another server over HTTP.
+ */
 export function registerLedgerCommands(program: Command): void {
-  const ledger = example(program.command('ledger').description('the hash-chained ledger of every change'), 'firmledger ledger verify');
+  const ledger = example(
+    program.command('ledger').description('the hash-chained ledger and its Merkle log: verify, checkpoints, proofs, witnesses'),
+    'firmledger ledger verify',
+    'firmledger ledger prove 17 > proof.json',
+  );
+
   example(
     ledger
       .command('verify')
-      .description('recompute the chain; exits 1 naming the first entry that does not match')
+      .description(
+        'recompute the chain and the Merkle tree, check every checkpoint signature and witness cosignature; exits 1 naming the first break',
+      )
       .addOption(jsonOption())
       .action(async (o: { json?: boolean }) => {
         const result = await withServices((app) => app.get(LedgerService).verify());
@@ -20,12 +43,182 @@ export function registerLedgerCommands(program: Command): void {
           !!o.json,
           (r) =>
             r.ok
-              ? `ledger ok: ${r.entries} entries, head ${r.head}`
-              : `ledger BROKEN at entry ${r.firstBreak!.seq}: ${r.firstBreak!.reason}`,
+              ? `ledger ok: ${r.entries} entries, head ${r.head}; ${r.checkpoints} checkpoints and ${r.cosignatures} witness cosignatures verified`
+              : `ledger BROKEN at ${r.firstBreak!.reason.startsWith('checkpoint') ? 'tree size' : 'entry'} ${r.firstBreak!.seq}: ${r.firstBreak!.reason}`,
           ledgerVerifyResponse,
         );
         if (!result.ok) process.exitCode = 1;
       }),
     'firmledger ledger verify --json',
   );
+
+  example(
+    ledger
+      .command('key')
+      .description("print the log's public key (signed-note verifier key): give it to whoever checks checkpoints and proofs")
+      .action(async () => {
+        process.stdout.write(`${await withServices((app) => Promise.resolve(app.get(CheckpointService).verifierKey()))}\n`);
+      }),
+    'firmledger ledger key > log.vkey',
+  );
+
+  example(
+    ledger
+      .command('checkpoint')
+      .description('print the published checkpoint (C2SP tlog-checkpoint in a signed note, with witness cosignatures)')
+      .option('--latest', 'the checkpoint of the current tree even when a witness quorum is not met yet')
+      .action(async (o: { latest?: boolean }) => {
+        const note = await withServices(async (app) =>
+          o.latest ? app.get(CheckpointService).latest() : app.get(CheckpointService).published(),
+        );
+        process.stdout.write(note.note);
+      }),
+    'firmledger ledger checkpoint',
+  );
+
+  example(
+    ledger
+      .command('prove <seq>')
+      .description('print ledger entry <seq> with its leaf text and inclusion proof against the published checkpoint (or --tree-size)')
+      .option('--tree-size <n>', 'prove it in the tree of this size', wholeNumber('--tree-size'))
+      .action(async (seq: string, o: { treeSize?: number }) => {
+        const n = wholeNumber('seq')(seq);
+        const proof = await withServices((app) => app.get(LedgerProofService).entryProof(n, o.treeSize));
+        print(entryProofResponse(proof), true, () => '');
+      }),
+    'firmledger ledger prove 17 --tree-size 40',
+  );
+
+  example(
+    ledger
+      .command('consistency <from> [to]')
+      .description('print the consistency proof from tree size <from> to [to] (default: the published checkpoint)')
+      .action(async (from: string, to: string | undefined) => {
+        const [a, b] = [wholeNumber('from')(from), to === undefined ? undefined : wholeNumber('to')(to)];
+        const proof = await withServices((app) => app.get(LedgerProofService).consistency(a, b));
+        print(consistencyProofResponse(proof), true, () => '');
+      }),
+    'firmledger ledger consistency 40 42',
+  );
+
+  example(
+    ledger
+      .command('witness-key')
+      .description("print a witness's public key (note verifier key, type 4), creating its key file when missing")
+      .requiredOption('--key <file>', 'the witness key file (created with mode 600 when missing)')
+      .option('--name <name>', 'the witness name when the key is created', `witness/${hostname()}`)
+      .action((o: { key: string; name: string }) => {
+        process.stdout.write(`${witnessSigner(o.key, o.name).text}\n`);
+      }),
+    'firmledger ledger witness-key --key witness.key --name witness.example.org/w1',
+  );
+
+  example(
+    ledger
+      .command('witness')
+      .description(
+        'check the newest checkpoint against the ones this witness saw and cosign it when the log proves it consistent; ' +
+          'exits 1 naming the first tree size where the histories differ',
+      )
+      .requiredOption('--state <file>', 'where the witness keeps the checkpoints it cosigned (JSON; created on the first run)')
+      .requiredOption(
+        '--from <source>',
+        'the log: a server’s blockchain base URL (BC_URL; the cosignature is handed back to it), or a file with a checkpoint note ' +
+          '(proofs then come from the configured database)',
+      )
+      .requiredOption('--key <file>', 'the witness key file (created when missing; see witness-key)')
+      .option('--name <name>', 'the witness name when the key is created', `witness/${hostname()}`)
+      .option('--log-key <vkey>', "the log's public key (firmledger ledger key); needed on the first run")
+      .addOption(jsonOption())
+      .action(async (o: { state: string; from: string; key: string; name: string; logKey?: string; json?: boolean }) => {
+        const signer = witnessSigner(o.key, o.name);
+        const state = existsSync(o.state) ? (JSON.parse(readFileSync(o.state, 'utf8')) as WitnessState) : null;
+        const url = /^https?:\/\//.test(o.from) ? o.from.replace(/\/+$/, '') : null;
+        const run = async (source: WitnessSource) => {
+          try {
+            return await witness(state, o.logKey, source, signer, Math.floor(Date.now() / 1000));
+          } catch (error) {
+            if (error instanceof WitnessInputError) throw new CliError(`witness: ${error.message}`);
+            throw error;
+          }
+        };
+        const outcome = url
+          ? await run(httpSource(url))
+          : await withServices((app) =>
+              run({
+                checkpoint: () => Promise.resolve(readFileSync(o.from, 'utf8')),
+                consistency: async (from, to) => (await app.get(LedgerProofService).consistency(from, to)).proof,
+              }),
+            );
+        if (!outcome.ok) {
+          print(
+            { ok: false, first_differing_size: outcome.firstDifferingSize, message: outcome.message },
+            !!o.json,
+            () => `witness: ${outcome.message}`,
+          );
+          process.exitCode = 1;
+          return;
+        }
+        const temporary = `${o.state}.tmp`;
+        writeFileSync(temporary, `${JSON.stringify(outcome.state, null, 2)}\n`);
+        renameSync(temporary, o.state);
+        if (url) await submit(url, outcome.cosigned);
+        print({ ok: true, tree_size: outcome.size, previous_size: outcome.previous, cosigned: outcome.cosigned }, !!o.json, () =>
+          [
+            outcome.previous === null
+              ? `witness: first checkpoint, tree size ${outcome.size}, cosigned`
+              : `witness: tree size ${outcome.size} is consistent with ${outcome.previous}, cosigned`,
+            outcome.cosigned.trimEnd(),
+          ].join('\n'),
+        );
+      }),
+    'firmledger ledger witness --state witness.json --key witness.key --from https://bc.example.com --log-key "$(cat log.vkey)"',
+  );
+}
+
+/** The witness's signer from its key file, created (type 4, mode 600) when the file does not exist. */
+function witnessSigner(file: string, name: string): NoteSigner {
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, `${generateSigner(name, COSIGNATURE_ED25519).secret}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if (error instanceof NoteFormatError) throw new CliError(`witness name: ${error.message}`);
+      throw error;
+    }
+  }
+  try {
+    const signer = parseSigner(readFileSync(file, 'utf8'));
+    if (signer.type !== COSIGNATURE_ED25519) throw new NoteFormatError('a witness key has type 4 (Ed25519 cosignature)');
+    return signer;
+  } catch (error) {
+    if (error instanceof NoteFormatError) throw new CliError(`${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Reads a server's public log over HTTP: `GET /checkpoint/latest` and `GET /proof/consistency`. */
+function httpSource(base: string): WitnessSource {
+  return {
+    async checkpoint() {
+      const answer = await fetch(`${base}/checkpoint/latest`);
+      if (!answer.ok) throw new CliError(`GET ${base}/checkpoint/latest answered ${answer.status}: ${await answer.text()}`);
+      return answer.text();
+    },
+    async consistency(from, to) {
+      const answer = await fetch(`${base}/proof/consistency?from=${from}&to=${to}`);
+      if (!answer.ok) throw new Error(`consistency proof ${from}→${to}: ${answer.status} ${await answer.text()}`);
+      return ((await answer.json()) as { proof: string[] }).proof.map((hash) => Buffer.from(hash, 'base64'));
+    },
+  };
+}
+
+/** Hands the cosigned checkpoint back to the server (`POST /checkpoint/cosignature`). */
+async function submit(base: string, cosigned: string): Promise<void> {
+  const answer = await fetch(`${base}/checkpoint/cosignature`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ checkpoint: cosigned }),
+  });
+  if (!answer.ok)
+    throw new CliError(`witness: cosigned and kept, but the server refused the cosignature: ${answer.status} ${await answer.text()}`);
 }

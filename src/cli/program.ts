@@ -13,6 +13,7 @@ import { registerRolloutCommands } from './rollout.command.js';
 import { registerServeCommand } from './serve.command.js';
 import { registerSimulateCommand } from './simulate.command.js';
 import { registerTenantCommands } from './tenant.command.js';
+import { registerTufCommands } from './tuf.command.js';
 
 /** The version in package.json (`firmledger --version`). */
 export const CLI_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerGroupCommands(program);
   registerRolloutCommands(program);
   registerLedgerCommands(program);
+  registerTufCommands(program);
   registerSimulateCommand(program);
   registerServeCommand(program);
   return program;

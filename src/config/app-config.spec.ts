@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from './app-config.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { COSIGNATURE_ED25519, ED25519, generateSigner } from '#src/ledger/signed-note.js';
+import { ConfigError, loadConfig, prepareDataDir } from './app-config.js';
 
 /** Asserts that `env` is refused with a ConfigError whose message names `variable`. */
 function assertRefused(env: Record<string, string>, variable: string): void {
@@ -282,5 +285,45 @@ describe(loadConfig.name, () => {
     for (const value of ['0', '-1', '1.5', '64MiB', '1e6', String(16 * 1024 ** 3 + 1)]) {
       it(`refuses ${JSON.stringify(value)} naming the variable`, () => assertRefused({ FIRMWARE_MAX_BYTES: value }, 'FIRMWARE_MAX_BYTES'));
     }
+  });
+
+  describe('the ledger signing key, origin and witnesses', () => {
+    it('creates the key in the data directory on first start, named after BC_URL, and keeps it', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'firmledger-key-'));
+      try {
+        const first = prepareDataDir(loadConfig({ DATA_DIR: dir, BC_URL: 'http://ledger.example.com:8443' }));
+        assert.equal(first.ledgerOrigin, 'firmledger/ledger.example.com:8443');
+        assert.equal(readFileSync(join(dir, 'ledger-signing-key'), 'utf8').trim(), first.ledgerSigningKey);
+        const again = prepareDataDir(loadConfig({ DATA_DIR: dir, BC_URL: 'http://elsewhere:1' }));
+        assert.equal(again.ledgerSigningKey, first.ledgerSigningKey, 'the kept key, whatever BC_URL says now');
+        assert.throws(
+          () => prepareDataDir(loadConfig({ DATA_DIR: dir, LEDGER_ORIGIN: 'other.example/log' })),
+          /LEDGER_ORIGIN "other.example\/log" is not the name/,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('takes LEDGER_SIGNING_KEY and names the origin after it', () => {
+      const key = generateSigner('log.example/prod', ED25519);
+      const config = loadConfig({ LEDGER_SIGNING_KEY: key.secret });
+      assert.equal(config.ledgerOrigin, 'log.example/prod');
+      assert.equal(config.ledgerSigningKey, key.secret);
+    });
+
+    it('refuses a malformed key without repeating it, witness keys of the wrong type, and a quorum beyond the witnesses', () => {
+      const secret = generateSigner('log.example/prod', ED25519).secret;
+      const mangled = secret.slice(0, -4) + 'AAAA';
+      assert.throws(
+        () => loadConfig({ LEDGER_SIGNING_KEY: mangled }),
+        (error: Error) =>
+          error instanceof ConfigError && error.message.startsWith('LEDGER_SIGNING_KEY') && !error.message.includes(mangled),
+      );
+      assert.throws(() => loadConfig({ LEDGER_WITNESS_KEYS: generateSigner('w', ED25519).text }), /LEDGER_WITNESS_KEYS/);
+      const witness = generateSigner('w', COSIGNATURE_ED25519).text;
+      assert.equal(loadConfig({ LEDGER_WITNESS_KEYS: witness, LEDGER_WITNESS_QUORUM: '1' }).ledgerWitnessQuorum, 1);
+      assertRefused({ LEDGER_WITNESS_KEYS: witness, LEDGER_WITNESS_QUORUM: '2' }, 'LEDGER_WITNESS_QUORUM');
+    });
   });
 });

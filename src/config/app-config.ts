@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { ED25519, generateSigner, NoteFormatError, parseSigner, parseVerifier } from '#src/ledger/signed-note.js';
 import { join, resolve } from 'node:path';
 
 /**
@@ -73,6 +74,22 @@ export interface AppConfig {
    * over it: 413). Default 64 MiB.
    */
   firmwareMaxBytes: number;
+  /**
+   * The ledger's checkpoint signing key, a signed-note signer key (`PRIVATE+KEY+<origin>+<id>+…`,
+   * Ed25519): `LEDGER_SIGNING_KEY`, or the one kept in `DATA_DIR/ledger-signing-key` (filled in
+   * by {@link prepareDataDir}; empty until then). A secret: never logged.
+   */
+  ledgerSigningKey: string;
+  /**
+   * The log's origin line: `LEDGER_ORIGIN`, else the given key's name, else (until
+   * {@link prepareDataDir} sets the kept key's name) `undefined`. A key created without
+   * `LEDGER_ORIGIN` is named `firmledger/<host:port of BC_URL>`.
+   */
+  ledgerOrigin: string | undefined;
+  /** Verifier keys (`<name>+<id>+<key>`, type 4) of the witnesses whose cosignatures count (`LEDGER_WITNESS_KEYS`). */
+  ledgerWitnessKeys: string[];
+  /** Cosignatures of {@link ledgerWitnessKeys} a checkpoint needs before it is published (`LEDGER_WITNESS_QUORUM`, default 0). */
+  ledgerWitnessQuorum: number;
   /** An operator console session ends after this long without a request, seconds. */
   operatorSessionIdleSeconds: number;
   /** An operator console session ends this long after sign-in whatever its activity, seconds. */
@@ -185,6 +202,22 @@ export const ENVIRONMENT: readonly Variable[] = [
   },
   { name: 'JWT_SECRET', default: '(random, kept in DATA_DIR/jwt-secret)', description: 'HS256 secret for device tokens' },
   { name: 'JWT_TTL_SECONDS', default: '3600', description: 'Device token lifetime, seconds' },
+  {
+    name: 'LEDGER_SIGNING_KEY',
+    default: '(created, kept in DATA_DIR/ledger-signing-key)',
+    description: 'Ed25519 signed-note key (PRIVATE+KEY+<origin>+<id>+<key>) that signs the ledger checkpoints',
+  },
+  {
+    name: 'LEDGER_ORIGIN',
+    default: 'firmledger/<host:port of BC_URL>',
+    description: 'Origin line of the checkpoints: the name of the key created when none is kept or given',
+  },
+  {
+    name: 'LEDGER_WITNESS_KEYS',
+    default: '(none)',
+    description: 'Comma-separated witness verifier keys (<name>+<id>+<key>) whose checkpoint cosignatures are accepted',
+  },
+  { name: 'LEDGER_WITNESS_QUORUM', default: '0', description: 'Cosignatures of those witnesses a checkpoint needs before it is published' },
   { name: 'AUTH_MAX_SKEW_SECONDS', default: '300', description: 'Accepted clock skew of a login timestamp, seconds' },
   { name: 'LOGIN_RATE_LIMIT', default: '10', description: 'Logins per client IP and device key per window' },
   { name: 'LOGIN_RATE_WINDOW_SECONDS', default: '60', description: 'Login rate-limit window, seconds' },
@@ -251,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     urls,
     tls,
     certificates: {},
+    ...ledgerKeys(get),
     dataDir,
     databasePath: join(dataDir, 'firmledger.sqlite'),
     databaseUrl: serviceUrl(
@@ -291,17 +325,89 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 /**
- * Creates the data directory and, when `JWT_SECRET` is unset, loads or creates the random
+ * Creates the data directory; loads or creates the ledger's signing key when `LEDGER_SIGNING_KEY`
+ * is unset ({@link keptSigningKey}); and, when `JWT_SECRET` is unset, loads or creates the random
  * secret kept in `DATA_DIR/jwt-secret` so tokens survive restarts (CONTRACT.md §4).
  */
 export function prepareDataDir(config: AppConfig): AppConfig {
   mkdirSync(config.dataDir, { recursive: true });
+  if (!config.ledgerSigningKey) {
+    const ledgerSigningKey = keptSigningKey(config);
+    config = { ...config, ledgerSigningKey, ledgerOrigin: parseSigner(ledgerSigningKey).name };
+  }
   if (config.jwtSecret.length > 0) return config;
   const file = join(config.dataDir, 'jwt-secret');
   if (!existsSync(file)) {
     writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
   }
   return { ...config, jwtSecret: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8') };
+}
+
+/** The ledger's signing key, origin and witnesses, checked: a malformed key stops the start. */
+function ledgerKeys(
+  get: (name: string) => string | undefined,
+): Pick<AppConfig, 'ledgerSigningKey' | 'ledgerOrigin' | 'ledgerWitnessKeys' | 'ledgerWitnessQuorum'> {
+  const origin = get('LEDGER_ORIGIN');
+  if (origin !== undefined && /[\s+]/u.test(origin)) throw new ConfigError('LEDGER_ORIGIN must not contain spaces or "+"');
+  const secret = get('LEDGER_SIGNING_KEY');
+  let signingKey = '';
+  if (secret !== undefined) {
+    try {
+      const signer = parseSigner(secret);
+      if (signer.type !== ED25519) throw new NoteFormatError('type must be 1 (Ed25519)');
+      if (origin !== undefined && signer.name !== origin) throw new NoteFormatError(`its name is not LEDGER_ORIGIN ("${origin}")`);
+      signingKey = signer.secret;
+    } catch (error) {
+      // the key is a secret: the message names what is wrong, never the value
+      throw new ConfigError(`LEDGER_SIGNING_KEY must be an Ed25519 signed-note signer key: ${(error as Error).message}`);
+    }
+  }
+  const witnessKeys = (get('LEDGER_WITNESS_KEYS') ?? '').split(/[\s,]+/).filter((key) => key !== '');
+  for (const key of witnessKeys) {
+    try {
+      if (parseVerifier(key).type !== 0x04) throw new NoteFormatError('type must be 4 (Ed25519 cosignature)');
+    } catch (error) {
+      throw new ConfigError(`LEDGER_WITNESS_KEYS: "${key}" is not a witness verifier key: ${(error as Error).message}`);
+    }
+  }
+  return {
+    ledgerSigningKey: signingKey,
+    ledgerOrigin: origin ?? (signingKey ? parseSigner(signingKey).name : undefined),
+    ledgerWitnessKeys: witnessKeys,
+    ledgerWitnessQuorum: integer('LEDGER_WITNESS_QUORUM', get('LEDGER_WITNESS_QUORUM') ?? '0', 0, witnessKeys.length),
+  };
+}
+
+/**
+ * The ledger's signing key kept in `DATA_DIR/ledger-signing-key`, created on the first start
+ * (named by `LEDGER_ORIGIN` or its default). Instances sharing a data directory share it; one
+ * created by another process at the same moment is read, not overwritten.
+ * @throws ConfigError when the kept key is not one, or `LEDGER_ORIGIN` names another origin.
+ */
+function keptSigningKey(config: AppConfig): string {
+  const file = join(config.dataDir, 'ledger-signing-key');
+  const origin = config.ledgerOrigin ?? `firmledger/${config.urls.bc.host}`;
+  if (!existsSync(file)) {
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(temporary, `${generateSigner(origin, ED25519).secret}\n`, { mode: 0o600 });
+    try {
+      linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(temporary);
+    }
+  }
+  let signer;
+  try {
+    signer = parseSigner(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`${file} is not a signed-note signer key: ${(error as Error).message}`);
+  }
+  if (config.ledgerOrigin !== undefined && signer.name !== config.ledgerOrigin) {
+    throw new ConfigError(`LEDGER_ORIGIN "${config.ledgerOrigin}" is not the name of the key kept in ${file} ("${signer.name}")`);
+  }
+  return signer.secret;
 }
 
 /** The two lifetimes of an operator console session; the idle one may not exceed the absolute one. */

@@ -9,6 +9,7 @@ import { DeviceGroup, GroupMember } from '#src/group/device-group.entity.js';
 import { Rollout, RolloutSuccess } from '#src/rollout/rollout.entity.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from '#src/rollout/rollout-device-state.entity.js';
 import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
+import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from '#src/ledger/ledger-tree.entity.js';
 import { LoginNonce, LoginRate } from '#src/auth/login-record.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema.js';
 import { OperatorTokens1763800000000 } from './migrations/1763800000000-OperatorTokens.js';
@@ -17,6 +18,9 @@ import { FirmwareDownloads1764100000000 } from './migrations/1764100000000-Firmw
 import { FirmwareDownload } from '#src/ipfs/firmware-download.entity.js';
 import { OperatorAccounts1764200000000 } from './migrations/1764200000000-OperatorAccounts.js';
 import { RolloutDeviceStates1764400000000 } from './migrations/1764400000000-RolloutDeviceStates.js';
+import { LedgerTree1764500000000 } from './migrations/1764500000000-LedgerTree.js';
+import { TufMetadata1764510000000 } from './migrations/1764510000000-TufMetadata.js';
+import { TufMetadata } from '#src/tuf/tuf-metadata.entity.js';
 import { OperatorToken } from '#src/operator/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/operator-account/operator-user.entity.js';
 
@@ -32,6 +36,10 @@ export const ENTITIES = [
   RolloutDeviceState,
   RolloutDeviceTransition,
   LedgerEntry,
+  LedgerTreeNode,
+  LedgerCheckpoint,
+  LedgerCosignature,
+  TufMetadata,
   LoginNonce,
   LoginRate,
   OperatorToken,
@@ -46,6 +54,8 @@ export const MIGRATIONS = [
   FirmwareDownloads1764100000000,
   OperatorAccounts1764200000000,
   RolloutDeviceStates1764400000000,
+  LedgerTree1764500000000,
+  TufMetadata1764510000000,
 ];
 
 /**

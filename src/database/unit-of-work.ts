@@ -148,6 +148,8 @@ const RETRYABLE = new Set(['40001', '40P01']);
 export const LockKey = {
   /** The ledger head: appends read the previous hash and write the next entry. */
   ledger: 0x66_6c_6c_65_64_67, // "flledg"
+  /** TUF metadata: one signer at a time brings a repository up to date. */
+  tuf: 0x66_6c_74_75_66, // "fltuf"
 } as const;
 
 /**

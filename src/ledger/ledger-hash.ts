@@ -37,9 +37,19 @@ export function canonicalJson(value: unknown): string {
  * added or removed without breaking the chain.
  */
 export function ledgerHash(prevHash: string, fields: LedgerFields): string {
+  return createHash('sha256').update(ledgerLeafText(prevHash, fields), 'utf8').digest('hex');
+}
+
+/**
+ * The text an entry's hash is taken over: the previous entry's hash, a newline, and the canonical
+ * JSON of the entry's fields ({@link ledgerHash}). It is also the entry's leaf in the Merkle tree
+ * (RFC 9162 leaf hash: SHA-256 of a 0x00 byte and this text's UTF-8 bytes), so one text proves
+ * both the chain link and the tree inclusion.
+ */
+export function ledgerLeafText(prevHash: string, fields: LedgerFields): string {
   const { seq, tenantId, type, subject, payload, createdAt, actor } = fields;
   const hashed = { seq, tenantId, type, subject, payload, createdAt, ...(actor == null ? {} : { actor }) };
-  return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(hashed)).digest('hex');
+  return `${prevHash}\n${canonicalJson(hashed)}`;
 }
 
 /** Where a chain stops matching. */

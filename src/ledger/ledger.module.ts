@@ -1,7 +1,17 @@
 import { Module } from '@nestjs/common';
+import { CheckpointService } from './checkpoint.service.js';
+import { LedgerProofService } from './ledger-proof.service.js';
+import { LedgerTreeRepository } from './ledger-tree.repository.js';
+import { LedgerTreeService } from './ledger-tree.service.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
 
-/** The ledger itself (entries, hash chain, verification), for every module that records state changes. */
-@Module({ providers: [LedgerRepository, LedgerService], exports: [LedgerService] })
+/**
+ * The ledger: hash-chained entries, the Merkle tree over them, signed checkpoints and witness
+ * cosignatures, for every module that records state changes or proves them.
+ */
+@Module({
+  providers: [LedgerRepository, LedgerTreeRepository, LedgerTreeService, CheckpointService, LedgerProofService, LedgerService],
+  exports: [LedgerService, LedgerTreeService, CheckpointService, LedgerProofService],
+})
 export class LedgerModule {}

@@ -30,6 +30,20 @@ export class LedgerRepository {
     });
   }
 
+  /** The entry with this sequence number; `null` when there is none (or the number is out of range). */
+  bySeq(seq: number): Promise<LedgerEntry | null> {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 2_147_483_647) return Promise.resolve(null);
+    return this.dataSource.getRepository(LedgerEntry).findOneBy({ seq });
+  }
+
+  /** The sequence number of a subject's newest entry of one tenant; `null` when it has none. */
+  async newestSeqOfSubject(tenantId: number, subject: string): Promise<number | null> {
+    const entry = await this.dataSource
+      .getRepository(LedgerEntry)
+      .findOne({ select: { seq: true }, where: { tenantId, subject }, order: { seq: 'DESC' } });
+    return entry?.seq ?? null;
+  }
+
   /** Entries `offset`..`offset + limit` by sequence number (of one tenant when given), and how many there are. */
   page(tenantId: number | undefined, offset: number, limit: number, order: 'ASC' | 'DESC'): Promise<[LedgerEntry[], number]> {
     return this.dataSource.getRepository(LedgerEntry).findAndCount({

@@ -9,7 +9,12 @@ import { DataSource } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import { dataSourceOptions } from '#src/database/data-source-options.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
+import type { AppConfig } from '#src/config/app-config.js';
+import { CheckpointService } from './checkpoint.service.js';
+import { LedgerTreeRepository } from './ledger-tree.repository.js';
+import { LedgerTreeService } from './ledger-tree.service.js';
 import { LedgerRepository } from './ledger.repository.js';
+import { ED25519, generateSigner } from './signed-note.js';
 import { LedgerService, type LedgerEvent } from './ledger.service.js';
 
 const ZEROS = '0'.repeat(64);
@@ -23,6 +28,18 @@ class SteppingClock extends Clock {
     this.ms += 1000;
     return this.ms;
   }
+}
+
+/** The ledger with its tree and checkpoints over one data source, signing with a new key. */
+function ledgerOver(dataSource: DataSource, clock: Clock): LedgerService {
+  const config = {
+    ledgerSigningKey: generateSigner('spec/log', ED25519).secret,
+    ledgerWitnessKeys: [],
+    ledgerWitnessQuorum: 0,
+  } as unknown as AppConfig;
+  const treeNodes = new LedgerTreeRepository(dataSource);
+  const tree = new LedgerTreeService(treeNodes);
+  return new LedgerService(new LedgerRepository(dataSource), tree, treeNodes, new CheckpointService(config, tree, treeNodes, clock), clock);
 }
 
 /** A stored row as SQLite holds it. */
@@ -93,7 +110,7 @@ describe(LedgerService.name, () => {
     const dataSource = new DataSource(dataSourceOptions({ databasePath: join(dir, `${name}.sqlite`) }));
     opened.push(dataSource);
     await dataSource.initialize();
-    const ledger = new LedgerService(new LedgerRepository(dataSource), new SteppingClock(1_700_000_000_000));
+    const ledger = ledgerOver(dataSource, new SteppingClock(1_700_000_000_000));
     const unitOfWork = new UnitOfWork(dataSource);
     for (const event of EVENTS) await unitOfWork.transaction((m) => ledger.append(m, event));
     return { dataSource, ledger, unitOfWork, rows: () => dataSource.query('SELECT * FROM ledger_entry ORDER BY seq') };
@@ -150,7 +167,7 @@ describe(LedgerService.name, () => {
       const dataSource = new DataSource(dataSourceOptions({ databasePath: join(dir, 'empty.sqlite') }));
       opened.push(dataSource);
       await dataSource.initialize();
-      const result = await new LedgerService(new LedgerRepository(dataSource), new SteppingClock(0)).verify();
+      const result = await ledgerOver(dataSource, new SteppingClock(0)).verify();
       assert.equal(result.ok, true);
       assert.equal(result.entries, 0);
       assert.equal(result.head, ZEROS);

@@ -6,7 +6,11 @@ import { lockAcrossInstances, LockKey } from '#src/database/unit-of-work.js';
 import { actorLabel, DEFAULT_ACTOR, type Actor } from './ledger-actor.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { LedgerRepository } from './ledger.repository.js';
-import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, type ChainBreak } from './ledger-hash.js';
+import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, ledgerLeafText, type ChainBreak } from './ledger-hash.js';
+import { CheckpointService } from './checkpoint.service.js';
+import { LedgerTreeRepository } from './ledger-tree.repository.js';
+import { LedgerTreeService } from './ledger-tree.service.js';
+import { CompactTree, leafHash, nodeKey } from './merkle.js';
 
 /** A state change to record (CONTRACT.md §7). */
 export interface LedgerEvent {
@@ -28,7 +32,14 @@ export interface VerifyResult {
   entries: number;
   /** Hash of the last entry checked. */
   head: string;
-  /** The first entry that does not match, when `ok` is false. */
+  /** Signed checkpoints checked (signature, root against the entries). */
+  checkpoints: number;
+  /** Witness cosignatures checked. */
+  cosignatures: number;
+  /**
+   * The first thing that does not match, when `ok` is false: an entry (its `seq`), a tree node
+   * (the entry that completes it) or a checkpoint (its tree size as `seq`).
+   */
   firstBreak?: ChainBreak;
 }
 
@@ -68,6 +79,9 @@ export const Subject = {
 export class LedgerService {
   constructor(
     private readonly entries: LedgerRepository,
+    private readonly tree: LedgerTreeService,
+    private readonly treeNodes: LedgerTreeRepository,
+    private readonly checkpoints: CheckpointService,
     private readonly clock: Clock,
     @Optional() @Inject(DEFAULT_ACTOR) private readonly defaultActor?: Actor,
   ) {}
@@ -93,7 +107,9 @@ export class LedgerService {
       createdAt: this.clock.now(),
       actor: actor ? actorLabel(actor) : null,
     };
-    return this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
+    const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
+    await this.tree.append(manager, entry.seq, ledgerLeafText(prevHash, fields));
+    return entry;
   }
 
   /**
@@ -127,20 +143,55 @@ export class LedgerService {
     };
   }
 
-  /** Recomputes the whole chain in order and names the first entry that does not match. */
+  /**
+   * Recomputes the whole chain in order, and with it the Merkle tree: each entry's stored leaf and
+   * every stored subtree it completes must match; then every signed checkpoint must carry the
+   * log's signature and the root of the entries up to its size, and every kept witness
+   * cosignature must verify. Names the first thing that does not match.
+   */
   async verify(): Promise<VerifyResult> {
+    const sizes = new Set(await this.checkpoints.sizes());
+    const roots = new Map<number, Buffer>();
+    const compact = new CompactTree();
     let previous = null as { seq: number; hash: string } | null;
     let entries = 0;
+    const broken = (firstBreak: ChainBreak): VerifyResult => ({
+      ok: false,
+      entries,
+      head: previous?.hash ?? GENESIS_HASH,
+      checkpoints: 0,
+      cosignatures: 0,
+      firstBreak,
+    });
     for (;;) {
       const page = await this.entries.after(previous?.seq ?? 0, VERIFY_PAGE);
-      for (const entry of page) {
-        const firstBreak = checkLink(previous, entry);
-        if (firstBreak) return { ok: false, entries, head: previous?.hash ?? GENESIS_HASH, firstBreak };
-        previous = entry;
+      const completed = page.map((entry) => ({ entry, nodes: [] as ReturnType<CompactTree['push']> }));
+      for (const item of completed) {
+        const firstBreak = checkLink(previous, item.entry);
+        if (firstBreak) return broken(firstBreak);
+        item.nodes = compact.push(leafHash(ledgerLeafText(item.entry.prevHash, item.entry)));
+        if (sizes.has(compact.size)) roots.set(compact.size, compact.root());
+        previous = item.entry;
         entries++;
       }
-      if (page.length < VERIFY_PAGE) return { ok: true, entries, head: previous?.hash ?? GENESIS_HASH };
+      const stored = await this.treeNodes.nodes(completed.flatMap((item) => item.nodes));
+      for (const { entry, nodes } of completed) {
+        for (const node of nodes) {
+          const hash = stored.get(nodeKey(node.level, node.index));
+          if (hash?.equals(node.hash)) continue;
+          const what =
+            node.level === 0
+              ? 'its tree leaf'
+              : `tree node ${node.level}/${node.index} (entries ${node.index * 2 ** node.level + 1} to ${entry.seq})`;
+          entries = entry.seq - 1;
+          return broken({ seq: entry.seq, reason: `${what} ${hash ? 'does not match the entries' : 'is missing'}` });
+        }
+      }
+      if (page.length < VERIFY_PAGE) break;
     }
+    const head = previous?.hash ?? GENESIS_HASH;
+    const checked = await this.checkpoints.check((size) => roots.get(size) ?? null, entries);
+    return { ok: !checked.firstBreak, entries, head, ...checked };
   }
 }
 

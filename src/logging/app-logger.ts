@@ -30,11 +30,13 @@ const REDACTED_PATHS = [
   '*.device_key',
   '*.deviceKey',
   '*.jwtSecret',
+  '*.ledgerSigningKey',
   'device_signature',
   'token',
   'customer_key',
   'customerKey',
   'jwtSecret',
+  'ledgerSigningKey',
 ];
 
 /** The pino level that prints exactly the given Nest levels' least severe and everything above it. */

@@ -11,6 +11,7 @@ import { OperatorFleetController } from './operator-fleet.controller.js';
 import { OperatorGroupsController } from './operator-groups.controller.js';
 import { OperatorLedgerController } from './operator-ledger.controller.js';
 import { OperatorFirmwareController } from './operator-firmware.controller.js';
+import { OperatorLedgerProofController } from './operator-ledger-proof.controller.js';
 import { OperatorTokenModule } from './operator-token.module.js';
 import { OperatorRolloutsController } from './operator-rollouts.controller.js';
 import { OperatorTenantsController } from './operator-tenants.controller.js';
@@ -28,6 +29,7 @@ import { OperatorTenantsController } from './operator-tenants.controller.js';
     OperatorFleetController,
     OperatorGroupsController,
     OperatorLedgerController,
+    OperatorLedgerProofController,
     OperatorFirmwareController,
     OperatorRolloutsController,
   ],

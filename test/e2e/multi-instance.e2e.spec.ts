@@ -409,13 +409,18 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
   });
 
   it('(e) the ledger verifies after the parallel writes of all instances (firmledger ledger verify)', async () => {
+    // nginx alternates between the instances: both sign the same checkpoint with the shared key.
+    const checkpoints = [await request('GET', url('redis', 'bc', '/checkpoint')), await request('GET', url('redis', 'bc', '/checkpoint'))];
+    assert.equal(checkpoints[0].status, 200, checkpoints[0].text);
+    assert.equal(checkpoints[1].text, checkpoints[0].text, 'one checkpoint, whichever instance answers');
     const { stdout } = await run(process.execPath, ['bin/firmledger.js', 'ledger', 'verify', '--json'], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'], ...database.env, JWT_SECRET },
       timeout: 60_000,
     });
-    const result = JSON.parse(stdout) as { ok: boolean; entries: number };
+    const result = JSON.parse(stdout) as { ok: boolean; entries: number; checkpoints: number };
     assert.equal(result.ok, true, stdout);
+    assert.ok(result.checkpoints >= 1, 'the checkpoint signed by the instances verifies');
     const [{ count, last }] = await database.query<{ count: string; last: number }>(
       'SELECT COUNT(*) AS count, MAX(seq) AS last FROM ledger_entry',
     );

@@ -78,6 +78,23 @@ async function assertSwaggerUiLoads(pageUrl: string, documentTitle: string): Pro
   }
 }
 
+/** The blockchain component's paths: the lookups, their proofs, the public transparency log. */
+const BC_PATHS = [
+  '/checkpoint',
+  '/checkpoint/cosignature',
+  '/checkpoint/latest',
+  '/device/get',
+  '/device/proof',
+  '/device/{id}',
+  '/device/{id}/proof',
+  '/firmware/get',
+  '/firmware/proof',
+  '/firmware/{id}',
+  '/firmware/{id}/proof',
+  '/proof/consistency',
+  '/proof/inclusion/{seq}',
+];
+
 describe('OpenAPI on separate listeners (no path prefixes)', () => {
   let app: TestApp;
   const documents = {} as Record<Component, OpenAPIObject>;
@@ -90,7 +107,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
 
   it('serves each component its own document, with only its own paths', () => {
     assert.deepEqual(Object.keys(documents.auth.paths), ['/auth/login']);
-    assert.deepEqual(Object.keys(documents.bc.paths), ['/device/get', '/device/{id}', '/firmware/get', '/firmware/{id}']);
+    assert.deepEqual(Object.keys(documents.bc.paths), BC_PATHS);
     assert.deepEqual(Object.keys(documents.vc.paths), [
       '/api/device',
       '/api/device/failure/rollout',
@@ -100,10 +117,14 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/api/device/{mac}',
       '/api/report/{type}',
     ]);
-    assert.deepEqual(Object.keys(documents.ipfs.paths), ['/firmware/download', '/firmware/{cid}', '/ipfs/{cid}']);
+    assert.deepEqual(Object.keys(documents.ipfs.paths), ['/firmware/download', '/firmware/{cid}', '/ipfs/{cid}', '/tuf/{file}']);
     assert.deepEqual(Object.keys(documents.tools.paths), ['/fingerprints']);
     assert.deepEqual(Object.keys(documents.operator.paths), [
+      '/ledger/checkpoint',
+      '/ledger/consistency',
       '/ledger/entries',
+      '/ledger/entries/{seq}/proof',
+      '/ledger/key',
       '/ledger/verify',
       '/session',
       '/session/sign-out',
@@ -225,6 +246,11 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
         },
       });
       for (const { path, operation } of operations(documents[component])) {
+        if (component === 'bc' && /^\/(checkpoint|proof\/)/.test(path)) {
+          // The transparency log's checkpoints and proofs of hashes are public (README: Transparency).
+          assert.equal(operation.security, undefined, `${component} ${path}`);
+          continue;
+        }
         assert.deepEqual(operation.security, [{ deviceToken: [] }, { deviceBearer: [] }], `${component} ${path}`);
       }
     }
@@ -405,7 +431,7 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
     const bc = await documentAt(app.urls.bc);
     assert.deepEqual(Object.keys(auth.paths), ['/auth/login']);
     assert.ok('/api/device/register' in vc.paths && !('/auth/login' in vc.paths));
-    assert.deepEqual(Object.keys(bc.paths), ['/device/get', '/device/{id}', '/firmware/get', '/firmware/{id}']);
+    assert.deepEqual(Object.keys(bc.paths), BC_PATHS);
     assert.deepEqual(
       [auth, vc, bc].map((d) => d.servers?.map((s) => s.url)),
       [['/id'], ['/fw'], ['/chain']],
@@ -419,7 +445,7 @@ describe('OpenAPI with path prefixes and a shared listener', () => {
       const ops = operations(document);
       assert.ok(ops.length > 0);
       for (const { path, method, operation } of ops) {
-        if (path.startsWith('/session')) continue; // no credentials needed
+        if (operation.security === undefined) continue; // no credentials needed: sessions, the public transparency log
         const url = `${serverUrl(base, document)}${examplePath(path, operation)}`;
         const answer = await request(method.toUpperCase(), url);
         assert.equal(answer.status, 401, `${method.toUpperCase()} ${url}: ${answer.status} ${answer.text}`);

@@ -21,6 +21,8 @@ interface Verify {
   entries: number;
   head: string;
   first_break: { seq: number; reason: string } | null;
+  checkpoints: number;
+  cosignatures: number;
 }
 
 const GENESIS = '0'.repeat(64);
@@ -167,7 +169,14 @@ describe('operator API: ledger (CONTRACT.md §7, §9)', () => {
       const answer = await op.get('/ledger/verify');
       assert.equal(answer.status, 200);
       const all = await entries();
-      assert.deepEqual(answer.body, { ok: true, entries: 7, head: all.items[6].hash, first_break: null } satisfies Verify);
+      assert.deepEqual(answer.body, {
+        ok: true,
+        entries: 7,
+        head: all.items[6].hash,
+        first_break: null,
+        checkpoints: 0,
+        cosignatures: 0,
+      } satisfies Verify);
       const cli = await runCli(app, 'ledger', 'verify', '--json');
       assert.equal(cli.code, 0, cli.stderr);
       const fromCli = JSON.parse(cli.stdout) as { ok: boolean; entries: number; head: string };

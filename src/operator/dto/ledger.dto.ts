@@ -26,7 +26,10 @@ export class LedgerEntriesQuery extends PageQuery {
 
 /** Where the chain stops matching. */
 export class ChainBreakResponse {
-  @ApiProperty({ description: 'sequence number of the first entry that does not match', example: 42 })
+  @ApiProperty({
+    description: 'sequence number of the first entry that does not match (for a checkpoint: its tree size)',
+    example: 42,
+  })
   seq: number;
 
   @ApiProperty({ description: 'what does not match', example: 'hash does not match the entry content' })
@@ -54,6 +57,12 @@ export class LedgerVerifyResponse {
     example: null,
   })
   first_break: ChainBreakResponse | null;
+
+  @ApiProperty({ description: 'signed checkpoints checked: the log’s signature and the root of the entries up to their size', example: 12 })
+  checkpoints: number;
+
+  @ApiProperty({ description: 'witness cosignatures checked', example: 2 })
+  cosignatures: number;
 }
 
 /** One ledger entry (CONTRACT.md §7). */
@@ -120,7 +129,14 @@ export class LedgerEntryPage extends PageOf(LedgerEntryResponse, {
 }) {}
 
 export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
-  return { ok: result.ok, entries: result.entries, head: result.head, first_break: result.firstBreak ?? null };
+  return {
+    ok: result.ok,
+    entries: result.entries,
+    head: result.head,
+    first_break: result.firstBreak ?? null,
+    checkpoints: result.checkpoints,
+    cosignatures: result.cosignatures,
+  };
 }
 
 export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse {

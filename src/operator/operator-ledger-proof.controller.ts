@@ -1,0 +1,86 @@
+import { Controller, Get, Header, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CheckpointMessages, CheckpointService } from '#src/ledger/checkpoint.service.js';
+import {
+  ConsistencyProofResponse,
+  ConsistencyQuery,
+  consistencyProofResponse,
+  EntryProofResponse,
+  entryProofResponse,
+  ProofParamMessages,
+  SeqParamPipe,
+  TreeSizeQuery,
+} from '#src/ledger/dto/proof.dto.js';
+import { LedgerProofService, ProofMessages } from '#src/ledger/ledger-proof.service.js';
+import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
+
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * The ledger's Merkle log for operators under `OPERATOR_URL`: the log's public key, the
+ * published checkpoint, any entry with its inclusion proof, consistency proofs. The same rules
+ * as the public routes on the blockchain component and `firmledger ledger key|checkpoint|prove|consistency`.
+ */
+@ApiTags('Ledger')
+@ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
+@ApiServerError()
+@UseGuards(OperatorTokenGuard)
+@Controller('ledger')
+export class OperatorLedgerProofController {
+  constructor(
+    private readonly checkpoints: CheckpointService,
+    private readonly proofs: LedgerProofService,
+  ) {}
+
+  /** `GET /ledger/key` → 200 text/plain: the log's verifier key, `<origin>+<key id>+<base64 key>`. */
+  @Get('key')
+  @Header('Content-Type', TEXT)
+  @ApiOperation({ summary: 'The log’s public key (signed-note verifier key): what anyone checks checkpoints with' })
+  @ApiOkResponse({ description: 'The verifier key and a newline.', content: { 'text/plain': { schema: { type: 'string' } } } })
+  key(): string {
+    return `${this.checkpoints.verifierKey()}\n`;
+  }
+
+  /** `GET /ledger/checkpoint` → 200 text/plain: the published checkpoint. */
+  @Get('checkpoint')
+  @Header('Content-Type', TEXT)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'The published checkpoint (C2SP tlog-checkpoint in a signed note, with witness cosignatures)' })
+  @ApiOkResponse({ description: 'The signed checkpoint.', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiMessageResponse(404, 'A witness quorum is required and no checkpoint has it yet.', CheckpointMessages.notWitnessed(2))
+  async checkpoint(): Promise<string> {
+    return (await this.checkpoints.published()).note;
+  }
+
+  /** `GET /ledger/entries/:seq/proof?tree_size` → the entry, its leaf text and inclusion proof. */
+  @Get('entries/:seq/proof')
+  @ApiOperation({ summary: 'A ledger entry with its inclusion proof (RFC 9162), against the published checkpoint or a tree size' })
+  @ApiParam({ name: 'seq', description: 'the entry’s sequence number', example: '3' })
+  @ApiOkResponse({ type: EntryProofResponse, description: 'The entry and its proof.' })
+  @ApiMessageResponse(400, 'A bad sequence number or tree size.', [
+    ProofParamMessages.seq,
+    ProofParamMessages.treeSize,
+    ProofMessages.sizeBeyondTree(9, 8),
+  ])
+  @ApiMessageResponse(404, 'No such entry.', ProofMessages.entryNotFound(9))
+  @ApiMessageResponse(409, 'The entry is newer than the published checkpoint.', ProofMessages.beyondCheckpoint(9, 8))
+  async proof(@Param('seq', SeqParamPipe) seq: number, @Query() query: TreeSizeQuery): Promise<EntryProofResponse> {
+    return entryProofResponse(await this.proofs.entryProof(seq, query.tree_size));
+  }
+
+  /** `GET /ledger/consistency?from&to` → the consistency proof between two tree sizes. */
+  @Get('consistency')
+  @ApiOperation({ summary: 'Consistency proof between two tree sizes (RFC 9162); `to` defaults to the published checkpoint' })
+  @ApiOkResponse({ type: ConsistencyProofResponse, description: 'The proof and both roots.' })
+  @ApiMessageResponse(400, 'Sizes outside 1 ≤ from ≤ to ≤ the tree.', [
+    ProofParamMessages.fromRequired,
+    ProofParamMessages.from,
+    ProofMessages.fromAfterTo(8, 4),
+    ProofMessages.sizeBeyondTree(9, 8),
+  ])
+  async consistency(@Query() query: ConsistencyQuery): Promise<ConsistencyProofResponse> {
+    return consistencyProofResponse(await this.proofs.consistency(query.from, query.to));
+  }
+}

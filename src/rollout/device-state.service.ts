@@ -160,7 +160,11 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
       const silent = await this.states.silentSince(now - window * 1000, SWEEP_BATCH);
       if (silent.length === 0) return moved;
       const byRollout = new Map<number, number[]>();
-      for (const { rolloutId, deviceId } of silent) byRollout.set(rolloutId, [...(byRollout.get(rolloutId) ?? []), deviceId]);
+      for (const { rolloutId, deviceId } of silent) {
+        const ids = byRollout.get(rolloutId);
+        if (ids) ids.push(deviceId);
+        else byRollout.set(rolloutId, [deviceId]);
+      }
       for (const [rolloutId, deviceIds] of byRollout) {
         await this.unitOfWork.transaction(async (manager) => {
           const rollout = await this.rollouts.findById(manager, rolloutId);

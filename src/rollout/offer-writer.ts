@@ -61,10 +61,18 @@ export class OfferWriter implements OnApplicationShutdown {
     if (this.offers.size === 0) return;
     const batch = [...this.offers.values()];
     this.offers.clear();
+    const byRollout = new Map<number, PendingOffer[]>();
+    for (const offer of batch) {
+      const offers = byRollout.get(offer.rolloutId);
+      if (offers) offers.push(offer);
+      else byRollout.set(offer.rolloutId, [offer]);
+    }
     this.flushing = this.unitOfWork.transaction(async (manager) => {
-      for (const offer of batch) {
-        await this.states.ensure(manager, offer.rolloutId, offer.deviceId, offer.lastWave, offer.at);
-        await this.states.move(manager, offer.rolloutId, offer.deviceId, 'offered', offer.at);
+      for (const [rolloutId, offers] of byRollout) {
+        // One time per rollout and write: the latest offer's (the offers are at most OFFER_FLUSH_MS apart).
+        const at = offers.reduce((latest, offer) => Math.max(latest, offer.at), 0);
+        const ids = offers.map((offer) => offer.deviceId);
+        await this.states.offerMany(manager, rolloutId, ids, offers[0].lastWave, at);
       }
     });
     try {

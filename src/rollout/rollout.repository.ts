@@ -38,7 +38,8 @@ export interface DeviceRolloutRow {
  * of the tenant's device with mac $3 (NULL when absent) and, one row each, (a) the rollouts that
  * pass the database filters of CONTRACT.md §8 at time $4: active, started, firmware for the
  * device's type (checked first: a probe of the small firmware table drops most rollouts),
- * targeting a group of the device; and (b) the rollouts the device reported success for and has
+ * targeting a group of the device, no success record of the device (also one written without a
+ * state, e.g. before device states); and (b) the rollouts the device reported success for and has
  * not confirmed (state `installed`, whatever the rollout's status: the version it reports now
  * confirms the update or shows it fell back). Each with the device's state and wave in it (NULL
  * when it has none) and the rollout's waves; NULL columns when there is none. Whether a rollout
@@ -54,7 +55,8 @@ const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS 
   LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
   LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND ((r.status = 'active' AND r.start_date <= $4
       AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
-      AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac))
+      AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac)
+      AND NOT EXISTS (SELECT 1 FROM rollout_success u WHERE u.rollout_id = r.id AND u.device_id = d.id))
     OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
   LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
   LEFT JOIN firmware f ON f.id = r.firmware_id

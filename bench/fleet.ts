@@ -13,7 +13,7 @@ export const FIRMWARE_VERSIONS = ['1.0.0', '1.1.0', '1.2.0', '2.0.0'] as const;
 
 /** A device of the fleet. */
 export interface FleetDevice {
-  /** Canonical mac (CONTRACT.md §6). */
+  /** Canonical mac (docs/decisions.md §6). */
   mac: string;
   name: string;
   type: DeviceType;
@@ -96,7 +96,7 @@ export const ROLLOUTS: readonly FleetRollout[] = [
 
 /**
  * Yields `(device key index, timestamp)` pairs, each once: timestamps around `nowSeconds` within
- * `±spreadSeconds`, over `keys` device keys (a pair logs in once, CONTRACT.md §4).
+ * `±spreadSeconds`, over `keys` device keys (a pair logs in once, docs/decisions.md §4).
  * @throws Error when every pair has been used.
  */
 export function* loginPairs(keys: number, nowSeconds: number, spreadSeconds: number): Generator<{ key: number; timestamp: number }> {

@@ -69,7 +69,7 @@ async function startApp(dataDir: string, driver: string): Promise<App> {
 
 let lastTimestamp = 0;
 
-/** Logs in with a device key; each call a fresh timestamp (a pair logs in once, CONTRACT.md §4). */
+/** Logs in with a device key; each call a fresh timestamp (a pair logs in once, docs/decisions.md §4). */
 async function login(app: App, tenant: SeededTenant, deviceKey: string): Promise<string> {
   const timestamp = (lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(Date.now() / 1000) - 290));
   const response = await fetch(`${app.auth}/auth/login`, {

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 
-/** Who a valid device token speaks for: the tenant scope of every device request (CONTRACT.md §5). */
+/** Who a valid device token speaks for: the tenant scope of every device request (docs/decisions.md §5). */
 export interface DevicePrincipal {
   tenantId: number;
   deviceKeyId: number;

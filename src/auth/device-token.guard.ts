@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { DeviceTokenService } from './device-token.service.js';
 import { PRINCIPAL, type DevicePrincipal } from './device-principal.js';
 
-/** The one 401 text of version-controller and blockchain endpoints (INTERFACE.md, CONTRACT.md §3). */
+/** The one 401 text of version-controller and blockchain endpoints (docs/device-interface.md, docs/decisions.md §3). */
 export const INVALID_TOKEN = 'JWT is not valid';
 
 /**

@@ -8,7 +8,7 @@ import { admitDeviceKey } from './device-key-admission.js';
 import type { DevicePrincipal } from './device-principal.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
-/** JWT claims of a device token (CONTRACT.md §4). */
+/** JWT claims of a device token (docs/decisions.md §4). */
 interface DeviceClaims {
   /** Device key id, as text. */
   sub: string;
@@ -59,7 +59,7 @@ export class DeviceTokenService {
 
   /**
    * The principal of a token, or `null` when anything is wrong with it: malformed, bad
-   * signature, expired, or its device key revoked or gone (CONTRACT.md §3, §4).
+   * signature, expired, or its device key revoked or gone (docs/decisions.md §3, §4).
    */
   async verify(token: string): Promise<DevicePrincipal | null> {
     const claims = this.claims(token);

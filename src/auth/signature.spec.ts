@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { deviceSignature, signatureMatches } from './signature.js';
 
 /**
- * CONTRACT.md §1 written out independently:
+ * docs/decisions.md §1 written out independently:
  * hex(HMAC-SHA256(key = customer key as UTF-8, message = timestamp text immediately followed by the device key)).
  */
 function specSignature(customerKey: string, timestamp: string, deviceKey: string): string {
@@ -31,7 +31,7 @@ describe(deviceSignature.name, () => {
     assert.equal(deviceSignature('mycustomerkey', '1700000000', 'mydevicekey'), OPENSSL_VECTOR);
   });
 
-  it('matches the CONTRACT.md §1 formula on varied inputs', () => {
+  it('matches the docs/decisions.md §1 formula on varied inputs', () => {
     const cases: [string, string, string][] = [
       ['mycustomerkey', '1700000000', 'mydevicekey'],
       ['k', '0', 'd'],

@@ -6,7 +6,7 @@ import type { ChainDeviceRecord, ChainFirmwareRecord } from './dto/chain-record.
 import { LedgerProofService, type EntryProofView } from '#src/ledger/ledger-proof.service.js';
 import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
 
-/** 404 texts of the lookups (CONTRACT.md §7). */
+/** 404 texts of the lookups (docs/decisions.md §7). */
 export const ChainMessages = {
   deviceNotFound: 'Device not found',
   firmwareNotFound: FIRMWARE_NOT_FOUND,

@@ -11,7 +11,7 @@ export class SystemClock extends Clock {
   }
 }
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC, the wire format of `start_date` (INTERFACE.md, CONTRACT.md §8). */
+/** `YYYY-MM-DD HH:MM:SS` in UTC, the wire format of `start_date` (docs/device-interface.md, docs/decisions.md §8). */
 export function formatUtc(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ');
 }

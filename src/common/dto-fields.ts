@@ -36,7 +36,7 @@ export function OptionalField(): PropertyDecorator {
 export const NO_CONTROL = /^[^\p{Cc}]*$/u;
 
 /**
- * A `mac` body field: any accepted notation, canonicalized before validation (CONTRACT.md §6).
+ * A `mac` body field: any accepted notation, canonicalized before validation (docs/decisions.md §6).
  * Missing or not a hardware address → 400 naming `mac`.
  */
 export function MacField(): PropertyDecorator {
@@ -57,7 +57,7 @@ export function printableTextMessages(field: string): { required: string; string
 }
 
 /**
- * A text field of 1 to 64 printable characters (CONTRACT.md §6), checked in this order and named
+ * A text field of 1 to 64 printable characters (docs/decisions.md §6), checked in this order and named
  * `field` in its 400 texts ({@link printableTextMessages}); `required` checks presence first.
  */
 export function PrintableTextField(field: string, options: { required?: boolean } = {}): PropertyDecorator {
@@ -70,12 +70,12 @@ export function PrintableTextField(field: string, options: { required?: boolean 
   );
 }
 
-/** `firmware_version`: 1 to 64 printable characters (CONTRACT.md §6). */
+/** `firmware_version`: 1 to 64 printable characters (docs/decisions.md §6). */
 export function FirmwareVersionField(): PropertyDecorator {
   return PrintableTextField('firmware_version');
 }
 
-/** Optional `name`: 1 to 128 characters without control characters (CONTRACT.md §6). */
+/** Optional `name`: 1 to 128 characters without control characters (docs/decisions.md §6). */
 export function DeviceNameField(): PropertyDecorator {
   return applyDecorators(
     IsOptional(),

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { pathOf } from '#src/logging/request-observer.js';
 import type { MessageResponse } from './dto/message.dto.js';
 
-/** Texts of the framework-level errors (CONTRACT.md §3). */
+/** Texts of the framework-level errors (docs/decisions.md §3). */
 export const ErrorMessages = {
   notFound: 'Not Found',
   serverError: 'Error on server',

@@ -4,14 +4,14 @@ import secureJsonParse from 'secure-json-parse';
 /**
  * Parsed body of a request whose `application/json` body is not valid JSON. The parser hands
  * this marker on instead of failing, so guards (the login rate limit) still run and the
- * validation pipe answers 400 (CONTRACT.md §3, §4: every login answer carries rate-limit headers).
+ * validation pipe answers 400 (docs/decisions.md §3, §4: every login answer carries rate-limit headers).
  */
 export const MALFORMED_JSON = Symbol('malformed JSON');
 
 /** The JSON text a parsed body object was read from (see {@link jsonNumberLiteral}). */
 const SOURCE = Symbol('JSON source');
 
-/** Body limit of device endpoints, bytes (CONTRACT.md §3). */
+/** Body limit of device endpoints, bytes (docs/decisions.md §3). */
 export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
 
 /**

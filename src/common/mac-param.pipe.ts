@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { canonicalMac, INVALID_MAC } from './mac.js';
 
-/** Canonicalizes a `:mac` / `:id` path parameter; anything else is 400 (CONTRACT.md §6). */
+/** Canonicalizes a `:mac` / `:id` path parameter; anything else is 400 (docs/decisions.md §6). */
 @Injectable()
 export class MacParamPipe implements PipeTransform<string, string> {
   transform(value: string): string {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalMac, isCanonicalMac } from './mac.js';
 
-/** Every notation CONTRACT.md §6 accepts, with the canonical form written out by hand. */
+/** Every notation docs/decisions.md §6 accepts, with the canonical form written out by hand. */
 const ACCEPTED: [string, string][] = [
   // EUI-48
   ['AC:67:B2:01:02:03', 'AC:67:B2:01:02:03'],
@@ -23,7 +23,7 @@ const ACCEPTED: [string, string][] = [
   ['ac67b2fffe010203', 'AC:67:B2:FF:FE:01:02:03'],
 ];
 
-/** Texts CONTRACT.md §6 rejects ("anything else is 400"), with the reason. */
+/** Texts docs/decisions.md §6 rejects ("anything else is 400"), with the reason. */
 const REJECTED: [string, string][] = [
   ['', 'empty'],
   ['AC:67-B2:01:02:03', 'mixed separators : and -'],

@@ -1,5 +1,5 @@
 /**
- * Hardware addresses (CONTRACT.md §6): EUI-48 or EUI-64, written as `:`- or `-`-separated
+ * Hardware addresses (docs/decisions.md §6): EUI-48 or EUI-64, written as `:`- or `-`-separated
  * pairs, `.`-separated groups of four, or bare hex, in any case.
  */
 const PAIRS = /^[0-9a-f]{2}(?:([:-])[0-9a-f]{2})(?:\1[0-9a-f]{2})*$/i;
@@ -25,5 +25,5 @@ export function isCanonicalMac(text: unknown): text is string {
   return typeof text === 'string' && CANONICAL.test(text);
 }
 
-/** 400 text for a mac that is not a hardware address (CONTRACT.md §6). */
+/** 400 text for a mac that is not a hardware address (docs/decisions.md §6). */
 export const INVALID_MAC = 'mac must be a hardware address (EUI-48 or EUI-64), e.g. AC:67:B2:01:02:03';

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 /** The one media type a streamed body may have. */
 export const STREAM_MEDIA_TYPE = 'application/octet-stream';
 
-/** Texts of the streamed-body errors (CONTRACT.md §3 shapes, §9 firmware upload). */
+/** Texts of the streamed-body errors (docs/decisions.md §3 shapes, §9 firmware upload). */
 export const StreamBodyMessages = {
   unsupportedMediaType: `Body must be ${STREAM_MEDIA_TYPE}`,
   interrupted: 'Body ended before it was complete',

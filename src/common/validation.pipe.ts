@@ -48,7 +48,7 @@ export function printableAscii(value: unknown, min: number, max: number): value 
 }
 
 /**
- * The global validation pipe (CONTRACT.md §3): malformed JSON and a missing body are 400;
+ * The global validation pipe (docs/decisions.md §3): malformed JSON and a missing body are 400;
  * a missing, mistyped or out-of-bounds field is 400 with a message that names the field, and so
  * is text that is not valid Unicode or holds a NUL, in a body field, a query parameter or a path
  * parameter; unknown extra fields are dropped, never rejected (old clients send extra fields).

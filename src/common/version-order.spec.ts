@@ -15,7 +15,7 @@ function assertSame(a: string, b: string): void {
 }
 
 describe(compareVersions.name, () => {
-  describe('numeric dot segments (CONTRACT.md §8)', () => {
+  describe('numeric dot segments (docs/decisions.md §8)', () => {
     it('orders 1.10 after 1.9 (numbers, not text)', () => assertBefore('1.9', '1.10'));
     it('orders 2.0 after 1.99.99', () => assertBefore('1.99.99', '2.0'));
     it('orders 1.0.10 after 1.0.9', () => assertBefore('1.0.9', '1.0.10'));

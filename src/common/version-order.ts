@@ -1,5 +1,5 @@
 /**
- * Firmware version order (CONTRACT.md §8): versions split at dots; segments that are numbers
+ * Firmware version order (docs/decisions.md §8): versions split at dots; segments that are numbers
  * compare as numbers (`1.10` > `1.9`), missing segments count as 0 (`1.2` = `1.2.0`).
  * A segment with a numeric head and a suffix (`3-rc1`) orders after a smaller number and
  * before the bare number (`3-rc1` < `3`); other text compares by code points; a leading `v`

@@ -19,7 +19,7 @@ function assertRefused(env: Record<string, string>, variable: string): void {
 }
 
 describe(loadConfig.name, () => {
-  describe('defaults (CONTRACT.md §2, §4)', () => {
+  describe('defaults (docs/decisions.md §2, §4)', () => {
     const config = loadConfig({});
 
     it('AUTH_URL http://0.0.0.0:3001, VC_URL :3002, BC_URL :3003', () => {
@@ -126,7 +126,7 @@ describe(loadConfig.name, () => {
       assert.equal(config.databasePath, '/tmp/firmledger-spec/firmledger.sqlite');
     });
 
-    it('accepts an explicit port 80 (a base URL names a port, CONTRACT.md §2)', () => {
+    it('accepts an explicit port 80 (a base URL names a port, docs/decisions.md §2)', () => {
       const config = loadConfig({ AUTH_URL: 'http://0.0.0.0:80' });
       assert.equal(config.urls.auth.hostname, '0.0.0.0');
     });
@@ -277,7 +277,7 @@ describe(loadConfig.name, () => {
     }
   });
 
-  describe('FIRMWARE_MAX_BYTES (CONTRACT.md §9 firmware upload)', () => {
+  describe('FIRMWARE_MAX_BYTES (docs/decisions.md §9 firmware upload)', () => {
     it('defaults to 64 MiB', () => assert.equal(loadConfig({}).firmwareMaxBytes, 67_108_864));
 
     it('reads a whole number of bytes', () => assert.equal(loadConfig({ FIRMWARE_MAX_BYTES: '1048576' }).firmwareMaxBytes, 1_048_576));

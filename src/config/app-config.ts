@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 /**
  * Typed, validated configuration, read once at start from the environment.
- * Every variable, its default and the CONTRACT.md section it comes from is listed in
+ * Every variable, its default and the docs/decisions.md section it comes from is listed in
  * {@link ENVIRONMENT}; the README's table is the same list.
  */
 export interface AppConfig {
@@ -31,7 +31,7 @@ export interface AppConfig {
   databasePath: string;
   /** `postgres://` connection URL: the data layer runs on PostgreSQL instead of SQLite. */
   databaseUrl: string | undefined;
-  /** `redis://` URL: login rate-limit counters and the replay store live in Redis (CONTRACT.md §4). */
+  /** `redis://` URL: login rate-limit counters and the replay store live in Redis (docs/decisions.md §4). */
   redisUrl: string | undefined;
   /**
    * Namespace of every Redis key, `firmledger:`. Not an environment variable: tests give each
@@ -45,7 +45,7 @@ export interface AppConfig {
    * the database, but a power loss may drop the last commits; `FULL` syncs every commit.
    */
   sqliteSynchronous: SqliteSynchronous;
-  /** HS256 secret for device tokens, as bytes (CONTRACT.md §4). */
+  /** HS256 secret for device tokens, as bytes (docs/decisions.md §4). */
   jwtSecret: Buffer;
   /** Device token lifetime, seconds. */
   jwtTtlSeconds: number;
@@ -65,12 +65,12 @@ export interface AppConfig {
   /** Nest log levels to print. */
   logLevels: LogLevel[];
   /**
-   * Fallback font files for PDF report text Roboto cannot draw (CONTRACT.md §6); `undefined`
+   * Fallback font files for PDF report text Roboto cannot draw (docs/decisions.md §6); `undefined`
    * searches the system locations of GNU Unifont.
    */
   reportFallbackFonts: string[] | undefined;
   /**
-   * Largest firmware binary accepted by an upload or `firmware publish`, bytes (CONTRACT.md §9;
+   * Largest firmware binary accepted by an upload or `firmware publish`, bytes (docs/decisions.md §9;
    * over it: 413). Default 64 MiB.
    */
   firmwareMaxBytes: number;
@@ -327,7 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 /**
  * Creates the data directory; loads or creates the ledger's signing key when `LEDGER_SIGNING_KEY`
  * is unset ({@link keptSigningKey}); and, when `JWT_SECRET` is unset, loads or creates the random
- * secret kept in `DATA_DIR/jwt-secret` so tokens survive restarts (CONTRACT.md §4).
+ * secret kept in `DATA_DIR/jwt-secret` so tokens survive restarts (docs/decisions.md §4).
  */
 export function prepareDataDir(config: AppConfig): AppConfig {
   mkdirSync(config.dataDir, { recursive: true });

@@ -5,7 +5,7 @@ export type DeviceVersionListener = (tenantId: number, mac: string, firmwareVers
 
 /**
  * Passes the version a device reports in a registration of a mac its tenant already has
- * (`Device exists!`, which leaves the stored record unchanged: CONTRACT.md §6) to the modules
+ * (`Device exists!`, which leaves the stored record unchanged: docs/decisions.md §6) to the modules
  * that care, without the device module knowing them: rollouts confirm an update by it (README
  * "Rollout semantics"). A listener's failure is logged, never the registration's answer.
  */

@@ -10,7 +10,7 @@ import { ApiDeviceAuth, ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } 
 import { DEVICE_RESPONSE_SCHEMA, DeleteDeviceDto, DeviceResponse, MAC_INPUT_DESCRIPTION, RegisterDeviceDto } from './dto/device.dto.js';
 import { DeviceMessages, DeviceService } from './device.service.js';
 
-/** Device endpoints of the version controller (INTERFACE.md), mounted at `VC_URL`. */
+/** Device endpoints of the version controller (docs/device-interface.md), mounted at `VC_URL`. */
 @ApiTags('Devices')
 @ApiDeviceAuth()
 @ApiServerError()
@@ -26,7 +26,7 @@ export class DeviceController {
     summary: 'Register a device',
     description:
       'Registers the mac under the token’s tenant and device key (its type becomes the ledger’s `dType`). ' +
-      'A mac the tenant already has answers 200 `Device exists!` and the stored record is unchanged (CONTRACT.md §6).',
+      'A mac the tenant already has answers 200 `Device exists!` and the stored record is unchanged (docs/decisions.md §6).',
   })
   @ApiMessageResponse(200, 'Registered, or already registered (unchanged).', [DeviceMessages.inserted, DeviceMessages.exists])
   @ApiJsonBodyErrors([INVALID_MAC, 'firmware_version must be 1 to 64 characters'])

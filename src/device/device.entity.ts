@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/database/columns.js';
 
-/** A registered device of a tenant; `mac` is canonical and unique per tenant (CONTRACT.md §6). */
+/** A registered device of a tenant; `mac` is canonical and unique per tenant (docs/decisions.md §6). */
 @Entity('device')
 export class Device {
   @PrimaryGeneratedColumn()

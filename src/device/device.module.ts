@@ -7,7 +7,7 @@ import { DeviceService } from './device.service.js';
 import { DeviceVersionReports } from './device-version-reports.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 
-/** Register, delete, get and list devices (CONTRACT.md §6). */
+/** Register, delete, get and list devices (docs/decisions.md §6). */
 @Module({
   imports: [AuthModule, LedgerModule],
   controllers: [DeviceController],

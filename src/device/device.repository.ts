@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NativePrepared, nativeConnection, PreparedRead, query } from '#src/database/sql.js';
 import { Device } from './device.entity.js';
 
-/** Operator filters of a device list (CONTRACT.md §9); every one given must hold. */
+/** Operator filters of a device list (docs/decisions.md §9); every one given must hold. */
 export interface DeviceFilter {
   /** Member of this group (by id). */
   groupId?: number;

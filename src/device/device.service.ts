@@ -14,7 +14,7 @@ import { deviceResponse } from './device-responses.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 import type { DeviceResponse, RegisterDeviceDto } from './dto/device.dto.js';
 
-/** Exact outcome texts (INTERFACE.md; `does't` is spelled as the field devices expect). */
+/** Exact outcome texts (docs/device-interface.md; `does't` is spelled as the field devices expect). */
 export const DeviceMessages = {
   inserted: 'Device inserted!',
   exists: 'Device exists!',
@@ -25,7 +25,7 @@ export const DeviceMessages = {
 /** Devices per page of {@link DeviceService.pages} (the streamed reports). */
 const REPORT_PAGE_ROWS = 200;
 
-/** A device as operators see it (CONTRACT.md §9). */
+/** A device as operators see it (docs/decisions.md §9). */
 export interface DeviceView {
   mac: string;
   name: string;
@@ -38,7 +38,7 @@ export interface DeviceView {
   createdAt: string;
 }
 
-/** Devices of a tenant (CONTRACT.md §6); every change is recorded on the ledger. */
+/** Devices of a tenant (docs/decisions.md §6); every change is recorded on the ledger. */
 @Injectable()
 export class DeviceService {
   constructor(
@@ -109,7 +109,7 @@ export class DeviceService {
   }
 
   /**
-   * One page of the tenant's devices matching `filter`, by mac (operator view, CONTRACT.md §9).
+   * One page of the tenant's devices matching `filter`, by mac (operator view, docs/decisions.md §9).
    * Last-seen times this instance still holds back are written first, so the page and the
    * `seen_since` filter see them.
    */
@@ -167,7 +167,7 @@ export class DeviceService {
   }
 
   /**
-   * Records what a device reports it runs now and when it was seen (CONTRACT.md §6). A changed
+   * Records what a device reports it runs now and when it was seen (docs/decisions.md §6). A changed
    * version is written, with its ledger entry and the last-seen time, in one transaction
    * (`manager`, or a new one) before this resolves; an unchanged one only records the last-seen
    * time, which {@link LastSeenWriter} writes within a second. `device` is the id and the version

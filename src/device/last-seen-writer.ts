@@ -6,7 +6,7 @@ import { DeviceRepository } from './device.repository.js';
 export const LAST_SEEN_FLUSH_MS = 1000;
 
 /**
- * Writes devices' last-seen times behind (CONTRACT.md §6: next rollout updates it). Every
+ * Writes devices' last-seen times behind (docs/decisions.md §6: next rollout updates it). Every
  * next-rollout request would otherwise be a write transaction of its own; here the times
  * gathered within {@link LAST_SEEN_FLUSH_MS} are written together in one transaction, and the
  * rest at shutdown (after the listeners closed, before the database does). A time never moves

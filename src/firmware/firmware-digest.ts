@@ -5,7 +5,7 @@ import { fixedSize } from 'ipfs-unixfs-importer/chunker';
 import { balanced } from 'ipfs-unixfs-importer/layout';
 import { CID } from 'multiformats/cid';
 
-/** Digests of a firmware binary (CONTRACT.md §7). */
+/** Digests of a firmware binary (docs/decisions.md §7). */
 export interface FirmwareDigests {
   /** Size, bytes. */
   size: number;
@@ -48,7 +48,7 @@ const KUBO_DEFAULT_IMPORT: ImporterOptions = {
 
 /**
  * Computes size, MD5, SHA-256 and the `ipfs add` CIDv0 of a firmware binary in one pass
- * (CONTRACT.md §7). The source is streamed: each chunk updates both hashes as the UnixFS
+ * (docs/decisions.md §7). The source is streamed: each chunk updates both hashes as the UnixFS
  * importer pulls it, and the importer's blocks are discarded once hashed, so memory stays
  * flat whatever the size of the binary.
  * @param source the bytes, whole or as a stream of chunks (e.g. a `fs.ReadStream`).
@@ -82,7 +82,7 @@ export async function computeDigests(source: Uint8Array | AsyncIterable<Uint8Arr
 }
 
 /**
- * Whether text is a CIDv0 (CONTRACT.md §7): a base58btc sha2-256 multihash of a dag-pb
+ * Whether text is a CIDv0 (docs/decisions.md §7): a base58btc sha2-256 multihash of a dag-pb
  * node, 46 characters starting with `Qm`, written exactly as multiformats' `CID.parse`
  * prints it back. Never throws.
  */

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/database/columns.js';
 
-/** A published firmware artifact of a tenant, for one device type (CONTRACT.md §7). */
+/** A published firmware artifact of a tenant, for one device type (docs/decisions.md §7). */
 @Entity('firmware')
 export class Firmware {
   @PrimaryGeneratedColumn()

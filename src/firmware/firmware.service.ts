@@ -12,7 +12,7 @@ import { ArtifactEmpty, ArtifactStore, ArtifactTooLarge } from './artifact-store
 import type { Firmware } from './firmware.entity.js';
 import { FirmwareRepository } from './firmware.repository.js';
 
-/** 404 text of firmware lookups and downloads (CONTRACT.md §7). */
+/** 404 text of firmware lookups and downloads (docs/decisions.md §7). */
 export const FIRMWARE_NOT_FOUND = 'Firmware not found';
 
 /** 400 text of publishing a binary without a byte. */

@@ -153,7 +153,7 @@ export class GroupService {
 }
 
 /**
- * Canonical, de-duplicated macs (CONTRACT.md §6).
+ * Canonical, de-duplicated macs (docs/decisions.md §6).
  * @throws BadRequestException naming the first text that is not a hardware address.
  */
 function canonicalMacs(macs: readonly string[]): string[] {

@@ -16,7 +16,7 @@ export interface ReadyBody {
 
 /**
  * The health controller of one component: `GET {base_url}/healthz` and `GET {base_url}/readyz`
- * under that component's base URL, on its listener only (like every route, CONTRACT.md §2).
+ * under that component's base URL, on its listener only (like every route, docs/decisions.md §2).
  * One class per component, because Nest mounts a controller class at one path.
  */
 export function healthControllerFor(component: ComponentName): Type {

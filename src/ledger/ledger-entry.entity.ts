@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { epochMs } from '#src/database/columns.js';
 
 /**
- * One entry of the append-only, hash-chained ledger (CONTRACT.md §7).
+ * One entry of the append-only, hash-chained ledger (docs/decisions.md §7).
  * `hash` = SHA-256 over `prevHash` and the canonical encoding of the entry's other fields.
  */
 @Entity('ledger_entry')

@@ -24,7 +24,7 @@ const FIRST_HASH = '6bd19bb1c690179c8525e8b85be377c521f44d05304eca10aeac73369f44
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
- * The hash rule written out independently (CONTRACT.md §7, ledger-hash.ts docstring):
+ * The hash rule written out independently (docs/decisions.md §7, ledger-hash.ts docstring):
  * sha256(prev hash + "\n" + canonical JSON of the fields), the canonical JSON built by hand
  * with the keys in sorted order.
  */

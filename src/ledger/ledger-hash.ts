@@ -30,7 +30,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * Hash of a ledger entry (CONTRACT.md §7): lowercase hex SHA-256 over the previous entry's
+ * Hash of a ledger entry (docs/decisions.md §7): lowercase hex SHA-256 over the previous entry's
  * hash, a newline, and the canonical JSON of the entry's fields. The `actor` key is part of that
  * JSON only when the entry names one, so entries without an actor (all those written before
  * actors were recorded) hash exactly as they always did, and an entry's actor cannot be changed,

@@ -12,7 +12,7 @@ import { LedgerTreeRepository } from './ledger-tree.repository.js';
 import { LedgerTreeService } from './ledger-tree.service.js';
 import { CompactTree, leafHash, nodeKey } from './merkle.js';
 
-/** A state change to record (CONTRACT.md §7). */
+/** A state change to record (docs/decisions.md §7). */
 export interface LedgerEvent {
   tenantId: number;
   /** e.g. `device.registered`, `firmware.published`, `rollout.started`. */
@@ -43,7 +43,7 @@ export interface VerifyResult {
   firstBreak?: ChainBreak;
 }
 
-/** A ledger entry as operators read it (CONTRACT.md §7, §9). */
+/** A ledger entry as operators read it (docs/decisions.md §7, §9). */
 export interface LedgerEntryView {
   seq: number;
   tenantId: number;
@@ -74,7 +74,7 @@ export const Subject = {
   tenant: (id: number) => `tenant:${id}`,
 };
 
-/** The append-only, hash-chained log of every state change (CONTRACT.md §7). */
+/** The append-only, hash-chained log of every state change (docs/decisions.md §7). */
 @Injectable()
 export class LedgerService {
   constructor(

@@ -5,7 +5,7 @@ import { normalizePrefix, planListeners } from './listener-plan.js';
 const url = (text: string) => new URL(text);
 
 describe(planListeners.name, () => {
-  it('gives each default URL (CONTRACT.md §2) its own listener, in order', () => {
+  it('gives each default URL (docs/decisions.md §2) its own listener, in order', () => {
     const listeners = planListeners({
       auth: url('http://0.0.0.0:3001'),
       vc: url('http://0.0.0.0:3002'),

@@ -6,7 +6,7 @@ export interface Mount {
   prefix: string;
 }
 
-/** One socket the process listens on, and the components it serves (CONTRACT.md §2). */
+/** One socket the process listens on, and the components it serves (docs/decisions.md §2). */
 export interface Listener {
   /** `host:port`, unique per listener. */
   key: string;

@@ -17,7 +17,7 @@ const LISTENER = Symbol('firmledger.listener');
 type TaggedSocket = Socket & { [LISTENER]?: string };
 
 /**
- * Serves several listeners from one fastify instance (CONTRACT.md §2).
+ * Serves several listeners from one fastify instance (docs/decisions.md §2).
  *
  * Every route carries a `listener` constraint naming its component; a request is matched only
  * against the routes of the components mounted on the listener it arrived on, so a component's

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
 
 /**
- * How a login ended (CONTRACT.md §4). Every refusal answers the same 401 to the device; the
+ * How a login ended (docs/decisions.md §4). Every refusal answers the same 401 to the device; the
  * metric, like the log, tells them apart. `rate_limited` is the 429; a malformed body (400)
  * never reaches the login rules and shows only in `http_requests_total`.
  */

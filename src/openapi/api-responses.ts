@@ -6,11 +6,11 @@ import { ErrorMessages } from '#src/common/http-error.filter.js';
 
 /** Names of the security schemes in the documents (`components.securitySchemes`). */
 export const SecuritySchemes = {
-  /** Device JWT in the `X-Access-Token` header (INTERFACE.md "Authentication"). */
+  /** Device JWT in the `X-Access-Token` header (docs/device-interface.md "Authentication"). */
   deviceToken: 'deviceToken',
-  /** The same device JWT as `Authorization: Bearer` (CONTRACT.md §4). */
+  /** The same device JWT as `Authorization: Bearer` (docs/decisions.md §4). */
   deviceBearer: 'deviceBearer',
-  /** Operator token as `Authorization: Bearer` (CONTRACT.md §9). */
+  /** Operator token as `Authorization: Bearer` (docs/decisions.md §9). */
   operatorToken: 'operatorToken',
   /** The console's session cookie (`POST /session`), as browsers send it. */
   operatorSession: 'operatorSession',
@@ -47,7 +47,7 @@ export function exampleKey(message: string): string {
  * can carry: one text becomes the `example`, several become named `examples`.
  * @param status HTTP status.
  * @param description when this answer is given.
- * @param messages the exact `message` texts (CONTRACT.md).
+ * @param messages the exact `message` texts (docs/decisions.md).
  * @param headers response headers of this answer.
  */
 export function ApiMessageResponse(
@@ -67,7 +67,7 @@ export function ApiMessageResponse(
 
 /**
  * A device endpoint: the JWT from login in `X-Access-Token` (or `Authorization: Bearer`);
- * anything wrong with it is 401 `JWT is not valid` (CONTRACT.md §3, §4). Class or method.
+ * anything wrong with it is 401 `JWT is not valid` (docs/decisions.md §3, §4). Class or method.
  */
 export function ApiDeviceAuth(): MethodDecorator & ClassDecorator {
   return applyDecorators(
@@ -78,7 +78,7 @@ export function ApiDeviceAuth(): MethodDecorator & ClassDecorator {
 }
 
 /**
- * An operator endpoint: the operator token as `Authorization: Bearer` (CONTRACT.md §9), or the
+ * An operator endpoint: the operator token as `Authorization: Bearer` (docs/decisions.md §9), or the
  * console's session cookie.
  * @param invalidTokenMessage the exact 401 text of the operator token guard.
  * @param sessionEndedMessage the exact 401 text for a session cookie whose session has ended.
@@ -95,7 +95,7 @@ export function ApiOperatorAuth(invalidTokenMessage: string, sessionEndedMessage
 }
 
 /**
- * The framework-level errors of an endpoint with a JSON body (CONTRACT.md §3): 400 for malformed
+ * The framework-level errors of an endpoint with a JSON body (docs/decisions.md §3): 400 for malformed
  * JSON or a missing/mistyped/out-of-bounds field (the message names the field), 413 over the
  * 16 KiB device body limit, 415 when the body is not `application/json`.
  * @param fieldMessages example 400 texts of this body's fields.
@@ -114,7 +114,7 @@ export function ApiJsonBodyErrors(fieldMessages: readonly string[], headers400?:
   );
 }
 
-/** 500 `Error on server`: any unexpected failure; the cause is logged, never returned (CONTRACT.md §3). */
+/** 500 `Error on server`: any unexpected failure; the cause is logged, never returned (docs/decisions.md §3). */
 export function ApiServerError(): MethodDecorator & ClassDecorator {
   return ApiMessageResponse(500, 'Unexpected failure; the cause is in the server log.', ErrorMessages.serverError);
 }

@@ -40,7 +40,7 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     variable: 'AUTH_URL',
     description:
       'Device login: a device key, a Unix-epoch timestamp and an HMAC-SHA256 device signature are exchanged for a JWT ' +
-      '(INTERFACE.md "Authentication component", CONTRACT.md §1, §4).',
+      '(docs/device-interface.md "Authentication component", docs/decisions.md §1, §4).',
     security: 'none',
     tags: [{ name: 'Authentication', description: 'Device login and its rate limit.' }],
   },
@@ -62,7 +62,7 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     variable: 'BC_URL',
     description:
       'Read-only lookups of the current device and firmware records the tamper-evident ledger defines ' +
-      '(INTERFACE.md "Blockchain lookup component", CONTRACT.md §7). Every endpoint takes the JWT from login.',
+      '(docs/device-interface.md "Blockchain lookup component", docs/decisions.md §7). Every endpoint takes the JWT from login.',
     security: 'device',
     tags: [{ name: 'Ledger lookups', description: 'Device and firmware records from the ledger.' }],
   },
@@ -90,7 +90,7 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
     title: 'firmledger operator API',
     variable: 'OPERATOR_URL',
     description:
-      'Tenants, device keys, device groups, firmware, rollouts and ledger verification for operators (CONTRACT.md §9). ' +
+      'Tenants, device keys, device groups, firmware, rollouts and ledger verification for operators (docs/decisions.md §9). ' +
       'Every endpoint takes the operator token as a bearer token, or the console’s session cookie; changes need the admin role.',
     security: 'operator',
     tags: [
@@ -113,7 +113,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import
  * Builds the OpenAPI 3 document of the components served under one base URL, from the
  * controllers of their modules ({@link COMPONENT_MODULES}) and their decorators.
  *
- * Paths are relative to the base URL, as INTERFACE.md writes them (`{vc_url}/api/device/…`);
+ * Paths are relative to the base URL, as docs/device-interface.md writes them (`{vc_url}/api/device/…`);
  * the one server is the base URL's path (`/fw`, or `/`) without scheme and host, so Swagger UI's
  * "Try it out" sends requests to the listener the page was loaded from (same origin, no CORS),
  * whatever host name or address the browser used to reach it (a bind address such as `0.0.0.0`
@@ -225,7 +225,7 @@ export function buildOpenApiDocuments(app: INestApplication, config: AppConfig):
  * Serves Swagger UI at `{base}/docs` and the JSON document at `{base}/docs/json` under every
  * component's base URL. Every route, the UI's assets included, is declared under the
  * component's marker, so the listener routing moves it to the base URL and keeps it on its
- * listener like every other route (CONTRACT.md §2). Components with the very same base URL
+ * listener like every other route (docs/decisions.md §2). Components with the very same base URL
  * share one document. Call after {@link ListenerRouting.install} and before `listen`.
  *
  * The UI is served here rather than by `SwaggerModule.setup`: its assets route is a wildcard

@@ -13,7 +13,7 @@ import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js
 import { TenantPipe } from './tenant.pipe.js';
 import { deviceKeyResponse, pageAnswer } from './operator-responses.js';
 
-/** Device keys of a tenant under `OPERATOR_URL` (CONTRACT.md §5, §9). */
+/** Device keys of a tenant under `OPERATOR_URL` (docs/decisions.md §5, §9). */
 @ApiTags('Device keys')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
@@ -59,7 +59,7 @@ export class OperatorDeviceKeysController {
   /**
    * `POST /tenants/:tenant/device-keys/:id/revoke` → 200 the revoked key (again: no-op); 404
    * `Device key "id" not found` (also another tenant's). Logins with the key are refused and its
-   * device tokens stop working at once (CONTRACT.md §3, §4).
+   * device tokens stop working at once (docs/decisions.md §3, §4).
    */
   @Post(':id/revoke')
   @HttpCode(200)

@@ -15,8 +15,8 @@ import { deviceDetailResponse, deviceRolloutStateResponse, deviceSummaryResponse
 import { sliceOf } from './dto/paging.dto.js';
 
 /**
- * Devices of a tenant under `OPERATOR_URL` (CONTRACT.md §9): read-only; devices register
- * themselves (CONTRACT.md §6). A mac of another tenant is not found here.
+ * Devices of a tenant under `OPERATOR_URL` (docs/decisions.md §9): read-only; devices register
+ * themselves (docs/decisions.md §6). A mac of another tenant is not found here.
  */
 @ApiTags('Devices')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
@@ -56,7 +56,7 @@ export class OperatorDevicesController {
   /** `GET /tenants/:tenant/devices/:mac` (any notation) → 200 device with groups and rollout history; 400 bad mac; 404. */
   @Get(':mac')
   @ApiOperation({ summary: 'One device with its groups, current version, last seen time and rollout history' })
-  @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (CONTRACT.md §6).', example: 'ac-67-b2-01-02-03' })
+  @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (docs/decisions.md §6).', example: 'ac-67-b2-01-02-03' })
   @ApiOkResponse({ type: DeviceDetailResponse, description: 'The device.' })
   @ApiMessageResponse(400, 'The path parameter is not a hardware address.', INVALID_MAC)
   @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device with this mac.', [
@@ -75,7 +75,7 @@ export class OperatorDevicesController {
   @ApiOperation({
     summary: "A device's history across rollouts: its state, wave and attempts in each, every change with its time and message",
   })
-  @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (CONTRACT.md §6).', example: 'ac-67-b2-01-02-03' })
+  @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (docs/decisions.md §6).', example: 'ac-67-b2-01-02-03' })
   @ApiOkResponse({ type: [DeviceRolloutStateResponse], description: 'One entry per rollout the device has a state in, by rollout id.' })
   @ApiMessageResponse(400, 'The path parameter is not a hardware address.', INVALID_MAC)
   @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device with this mac.', [

@@ -25,7 +25,7 @@ import { firmwareResponse, pageAnswer } from './operator-responses.js';
 const DEFAULT_FIRMWARE_MAX_BYTES = 67108864;
 
 /**
- * Firmware of a tenant on the operator API (CONTRACT.md §9): upload a binary as a streamed
+ * Firmware of a tenant on the operator API (docs/decisions.md §9): upload a binary as a streamed
  * body, list, get. Publishing is `FirmwareService.publish`, the same as `firmledger firmware publish`.
  */
 @ApiTags('Firmware')

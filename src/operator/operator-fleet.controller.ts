@@ -10,7 +10,7 @@ import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.gua
 import { TenantPipe } from './tenant.pipe.js';
 import { fleetSummaryResponse } from './operator-responses.js';
 
-/** A tenant's fleet at a glance under `OPERATOR_URL` (CONTRACT.md §9): what the console's overview shows. */
+/** A tenant's fleet at a glance under `OPERATOR_URL` (docs/decisions.md §9): what the console's overview shows. */
 @ApiTags('Devices')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()

@@ -26,7 +26,7 @@ const ApiGroupNotFound = (): MethodDecorator =>
 const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember];
 
 /**
- * Device groups of a tenant and their membership by mac under `OPERATOR_URL` (CONTRACT.md §9),
+ * Device groups of a tenant and their membership by mac under `OPERATOR_URL` (docs/decisions.md §9),
  * through the {@link GroupService} the CLI's `group` commands use. Every change is on the ledger.
  */
 @ApiTags('Groups')

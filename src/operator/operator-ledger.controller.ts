@@ -11,7 +11,7 @@ import { OptionalTenantPipe } from './tenant.pipe.js';
 import { ledgerEntryResponse, ledgerVerifyResponse, pageAnswer } from './operator-responses.js';
 import { sliceOf } from './dto/paging.dto.js';
 
-/** The hash-chained ledger under `OPERATOR_URL` (CONTRACT.md §7, §9): verify it and read it. */
+/** The hash-chained ledger under `OPERATOR_URL` (docs/decisions.md §7, §9): verify it and read it. */
 @ApiTags('Ledger')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()

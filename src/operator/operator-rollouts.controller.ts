@@ -39,7 +39,7 @@ const ApiRefused = (...examples: [string, ...string[]]): MethodDecorator =>
   ApiMessageResponse(409, 'The rollout’s current state does not allow this action.', examples);
 
 /**
- * Rollouts of a tenant on the operator API (CONTRACT.md §8, §9): plan, list, get with progress,
+ * Rollouts of a tenant on the operator API (docs/decisions.md §8, §9): plan, list, get with progress,
  * and the lifecycle `draft → active ⇄ paused → finished` (cancelled from any unfinished state),
  * through `RolloutPlanService`, the same as `firmledger rollout …`. A rollout finishes by itself
  * once every targeted device has reported success.

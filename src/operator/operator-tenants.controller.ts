@@ -11,7 +11,7 @@ import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './ope
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { pageAnswer, tenantResponse, tenantWithKeyResponse } from './operator-responses.js';
 
-/** Tenants (customers) under `OPERATOR_URL` (CONTRACT.md §5, §9). The customer key is shown on create and rotate only. */
+/** Tenants (customers) under `OPERATOR_URL` (docs/decisions.md §5, §9). The customer key is shown on create and rotate only. */
 @ApiTags('Tenants')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()

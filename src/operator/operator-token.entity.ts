@@ -3,7 +3,7 @@ import { epochMs } from '#src/database/columns.js';
 import type { OperatorRole } from '#src/operator-account/operator-role.js';
 
 /**
- * An operator token: the bearer credential of the operator API (CONTRACT.md §9). Only its
+ * An operator token: the bearer credential of the operator API (docs/decisions.md §9). Only its
  * SHA-256 digest is stored; the token itself is shown once, when it is created.
  */
 @Entity('operator_token')

@@ -22,7 +22,7 @@ import { refuseCrossSite } from '#src/operator-account/same-origin.js';
 import { SessionCookies } from '#src/operator-account/session-cookie.js';
 import { OperatorTokenService, type OperatorPrincipal } from './operator-token.service.js';
 
-/** The one 401 text of the operator API (CONTRACT.md §9). */
+/** The one 401 text of the operator API (docs/decisions.md §9). */
 export const INVALID_OPERATOR_TOKEN = 'Operator token is not valid';
 
 const OPERATOR = Symbol('firmledger.operator');
@@ -31,7 +31,7 @@ const OPERATOR = Symbol('firmledger.operator');
 const BLOCKED_SWEEP_SIZE = 10_000;
 
 /**
- * Admits operator requests (CONTRACT.md §9) that carry either
+ * Admits operator requests (docs/decisions.md §9) that carry either
  * - `Authorization: Bearer <operator token>` naming a token that exists and is not revoked, or
  * - the console's session cookie naming a live session (a change must also come from the
  *   console's own origin: 403 `Cross-site request refused` otherwise).

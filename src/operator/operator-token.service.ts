@@ -31,7 +31,7 @@ export interface CreatedOperatorToken extends OperatorTokenView {
 export type { OperatorPrincipal };
 
 /**
- * Operator tokens (CONTRACT.md §9): 32 random bytes, shown once, stored only as their SHA-256.
+ * Operator tokens (docs/decisions.md §9): 32 random bytes, shown once, stored only as their SHA-256.
  * A plain digest suffices because the token is random, not a password; lookups go by digest.
  */
 @Injectable()

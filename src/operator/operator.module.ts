@@ -17,7 +17,7 @@ import { OperatorRolloutsController } from './operator-rollouts.controller.js';
 import { OperatorTenantsController } from './operator-tenants.controller.js';
 
 /**
- * The operator REST API under `OPERATOR_URL` (CONTRACT.md §9): thin controllers over the same
+ * The operator REST API under `OPERATOR_URL` (docs/decisions.md §9): thin controllers over the same
  * services the CLI drives, every route behind {@link OperatorTokenGuard}.
  */
 @Module({

@@ -1,7 +1,7 @@
 import type { DeviceRow } from './report-row.js';
 
 /**
- * The `json` report (CONTRACT.md §6: the device list) as chunks, one per page of rows: the same
+ * The `json` report (docs/decisions.md §6: the device list) as chunks, one per page of rows: the same
  * bytes as `JSON.stringify(rows)`, without holding the whole array. The first chunk comes once
  * the first page is read.
  */

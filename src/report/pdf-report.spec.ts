@@ -128,7 +128,7 @@ describe(renderPdfReport.name, () => {
     );
   });
 
-  describe('scripts Roboto lacks (CONTRACT.md §6: any Unicode name)', () => {
+  describe('scripts Roboto lacks (docs/decisions.md §6: any Unicode name)', () => {
     const CJK = '设备-東京';
     const ARABIC = 'مضخة';
     const DEVANAGARI = 'पंप';

@@ -84,7 +84,7 @@ const PRIMARY = -1;
 
 /**
  * The fonts of the PDF report and which of them draws each code point: Roboto first, then the
- * fallback fonts in order (CONTRACT.md §6: the report renders any Unicode name). Fallback files are
+ * fallback fonts in order (docs/decisions.md §6: the report renders any Unicode name). Fallback files are
  * found, read and parsed at first use, then kept; coverage is cached per code point, so splitting
  * thousands of names costs a Map lookup per character after the first sight of it.
  */

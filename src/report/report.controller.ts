@@ -17,7 +17,7 @@ const RETRY_AFTER: HeadersObject = {
 
 const EXAMPLE_DEVICE: DeviceResponse = { mac: 'AC:67:B2:01:02:03', name: 'pump-7', 'firmware-version': '1.0.0' };
 
-/** `GET {vc_url}/api/report/:type` (INTERFACE.md, CONTRACT.md §6). */
+/** `GET {vc_url}/api/report/:type` (docs/device-interface.md, docs/decisions.md §6). */
 @ApiTags('Reports')
 @ApiDeviceAuth()
 @ApiServerError()
@@ -37,7 +37,7 @@ export class ReportController {
     description:
       '`json`: the device list. `xml`: `<?xml version="1.0" encoding="UTF-8"?>`, root `root`, one `element` per device ' +
       'holding `firmware-version`, `mac`, `name`. `pdf`: a PDF (title, tenant, generation time, device count, a table of ' +
-      'mac / name / firmware version) sent as an attachment (CONTRACT.md §6).',
+      'mac / name / firmware version) sent as an attachment (docs/decisions.md §6).',
   })
   @ApiParam({ name: 'type', description: 'Report format.', schema: { type: 'string', enum: [...REPORT_TYPES], example: 'xml' } })
   @ApiExtraModels(DeviceResponse)

@@ -11,11 +11,11 @@ import { PdfReportRenderer } from './pdf-report.renderer.js';
 import { jsonReportChunks } from './json-report.js';
 import { xmlReportChunks } from './xml-report.js';
 
-/** Report formats of `GET /api/report/:type` (INTERFACE.md). */
+/** Report formats of `GET /api/report/:type` (docs/device-interface.md). */
 export const REPORT_TYPES = ['json', 'xml', 'pdf'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
-/** 404 text for any other type (CONTRACT.md §6). */
+/** 404 text for any other type (docs/decisions.md §6). */
 export const UNKNOWN_REPORT_TYPE = 'Unknown report type';
 
 /**
@@ -26,7 +26,7 @@ export type Report =
   | { type: 'json' | 'xml'; contentType: string; body: AsyncIterable<string> }
   | { type: 'pdf'; contentType: string; filename: string; body: Readable };
 
-/** Reports of all devices of a tenant (CONTRACT.md §6). */
+/** Reports of all devices of a tenant (docs/decisions.md §6). */
 @Injectable()
 export class ReportService implements OnApplicationBootstrap {
   constructor(

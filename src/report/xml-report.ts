@@ -34,7 +34,7 @@ const [XML_HEAD, XML_TAIL] = ((empty: string) => {
 })(builder.build({ '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' }, root: '' }));
 
 /**
- * Renders the `xml` device report (CONTRACT.md §6, INTERFACE.md "report of devices").
+ * Renders the `xml` device report (docs/decisions.md §6, docs/device-interface.md "report of devices").
  *
  * Shape: `<?xml version="1.0" encoding="UTF-8"?><root><element><firmware-version>…</firmware-version>
  * <mac>…</mac><name>…</name></element>…</root>`, compact (no whitespace between tags), one `element`

@@ -9,7 +9,7 @@ import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
-/** Operator filters of a device list (CONTRACT.md §9). */
+/** Operator filters of a device list (docs/decisions.md §9). */
 export interface FleetFilter {
   /** Group id or name the devices belong to. */
   group?: string;
@@ -48,7 +48,7 @@ export interface DeviceRolloutView {
   firmwareId: number;
   /** Target firmware version. */
   version: string;
-  /** Whether the device reported success for it (CONTRACT.md §6). */
+  /** Whether the device reported success for it (docs/decisions.md §6). */
   succeeded: boolean;
   /** ISO 8601 UTC of the success report, or `null`. */
   reportedAt: string | null;

@@ -42,7 +42,7 @@ describe(chooseNextRollout.name, () => {
     assert.equal(chooseNextRollout([only], '1.0.0'), only);
   });
 
-  describe('only upgrades unless marked as a downgrade (CONTRACT.md §8)', () => {
+  describe('only upgrades unless marked as a downgrade (docs/decisions.md §8)', () => {
     it('offers a newer version', () => {
       assert.equal(chosenId([candidate({ id: 1, version: '1.1.0' })], '1.0.0'), 1);
     });

@@ -2,7 +2,7 @@ import { compareVersions } from '#src/common/version-order.js';
 import { mayOffer, type DeviceState } from './device-state.js';
 
 /**
- * A rollout that passed the database filters of CONTRACT.md §8 for one device: the device's
+ * A rollout that passed the database filters of docs/decisions.md §8 for one device: the device's
  * tenant, `active`, started, targeting a group of the device, firmware for the device's type;
  * with the device's state and wave in it (README "Rollout semantics").
  */
@@ -26,7 +26,7 @@ export interface RolloutCandidate {
 }
 
 /**
- * Chooses the rollout to offer (CONTRACT.md §8): only one the device's state and wave allow
+ * Chooses the rollout to offer (docs/decisions.md §8): only one the device's state and wave allow
  * ({@link mayOffer}: not once it reported success or failed until retried, never once
  * confirmed, not before its wave started); only an upgrade (target version orders after
  * `currentVersion`) unless the rollout is marked as a downgrade, and never the version the device

@@ -15,7 +15,7 @@ import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 import { judgeWave, parseWaves, pauseReason, waveEnds, waveOf, type WaveBound } from './waves.js';
 
-/** Largest `priority` number; 1 is most urgent (CONTRACT.md §8). */
+/** Largest `priority` number; 1 is most urgent (docs/decisions.md §8). */
 export const MAX_PRIORITY = 1_000_000;
 
 /** What an operator plans. */

@@ -19,7 +19,7 @@ import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutMessages, RolloutService } from './rollout.service.js';
 import { ShortcutWith } from '#src/common/route-shortcut.js';
 
-/** Rollout endpoints of the version controller (INTERFACE.md), mounted at `VC_URL`. */
+/** Rollout endpoints of the version controller (docs/device-interface.md), mounted at `VC_URL`. */
 @ApiTags('Rollouts')
 @ApiDeviceAuth()
 @ApiServerError()
@@ -41,7 +41,7 @@ export class RolloutController {
     description:
       'The body’s `firmware_version` is what the device runs now: it becomes the device’s `firmware-version`. The answer ' +
       'is the active rollout of the tenant that targets the device, is for its type and upgrades it, by lowest priority, ' +
-      'earliest start date, lowest id (CONTRACT.md §8); `{}` when there is none: a device decides "no rollout" by the ' +
+      'earliest start date, lowest id (docs/decisions.md §8); `{}` when there is none: a device decides "no rollout" by the ' +
       'absence of `rollout_id`.',
   })
   @ApiExtraModels(RolloutResponse)
@@ -88,7 +88,7 @@ export class RolloutController {
       'at once when the report carries the rollout’s target version (then it also becomes the device’s ' +
       '`firmware-version`; another version changes it neither back nor forward). A device that reported another version ' +
       'is confirmed by its next poll or registration on the target version, or counts as fallen back on any other ' +
-      '(README "Rollout semantics"). Later reports answer `Existing Record` (CONTRACT.md §6).',
+      '(README "Rollout semantics"). Later reports answer `Existing Record` (docs/decisions.md §6).',
   })
   @ApiMessageResponse(200, 'Recorded, or already recorded.', [RolloutMessages.inserted, RolloutMessages.existing])
   @ApiMessageResponse(404, 'The rollout does not exist in the tenant or does not target the device.', RolloutMessages.notFound)

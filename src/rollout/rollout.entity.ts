@@ -5,7 +5,7 @@ import { epochMs } from '#src/database/columns.js';
 export const ROLLOUT_STATUSES = ['draft', 'active', 'paused', 'finished', 'cancelled'] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
-/** A planned firmware update for a group of devices (INTERFACE.md "Rollout", CONTRACT.md §8). */
+/** A planned firmware update for a group of devices (docs/device-interface.md "Rollout", docs/decisions.md §8). */
 @Entity('rollout')
 export class Rollout {
   @PrimaryGeneratedColumn()
@@ -81,7 +81,7 @@ export class Rollout {
 export const ROLLOUT_APPROVALS = ['auto', 'manual'] as const;
 export type RolloutApproval = (typeof ROLLOUT_APPROVALS)[number];
 
-/** A device's first success report for a rollout (CONTRACT.md §6). */
+/** A device's first success report for a rollout (docs/decisions.md §6). */
 @Entity('rollout_success')
 export class RolloutSuccess {
   @PrimaryGeneratedColumn()

@@ -36,7 +36,7 @@ export interface DeviceRolloutRow {
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
  * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the id and version
  * of the tenant's device with mac $3 (NULL when absent) and, one row each, (a) the rollouts that
- * pass the database filters of CONTRACT.md §8 at time $4: active, started, firmware for the
+ * pass the database filters of docs/decisions.md §8 at time $4: active, started, firmware for the
  * device's type (checked first: a probe of the small firmware table drops most rollouts),
  * targeting a group of the device, no success record of the device (also one written without a
  * state, e.g. before device states); and (b) the rollouts the device reported success for and has
@@ -104,7 +104,7 @@ export interface NextRolloutView {
   key: AdmissibleKey;
   /** Id and firmware version of the tenant's device with the mac, or `null`. */
   device: DeviceVersion | null;
-  /** Rollouts passing the database filters of CONTRACT.md §8 for the device (none without a device). */
+  /** Rollouts passing the database filters of docs/decisions.md §8 for the device (none without a device). */
   candidates: RolloutCandidate[];
   /** Rollouts the device reported success for and has not confirmed yet (state `installed`). */
   installed: InstalledRollout[];

@@ -17,7 +17,7 @@ import type { Rollout } from './rollout.entity.js';
 import { GroupService } from '#src/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
-/** Exact outcome texts (INTERFACE.md, CONTRACT.md §6). */
+/** Exact outcome texts (docs/device-interface.md, docs/decisions.md §6). */
 export const RolloutMessages = {
   inserted: 'Successfully inserted!',
   existing: 'Existing Record',
@@ -26,7 +26,7 @@ export const RolloutMessages = {
   failureRecorded: 'Failure recorded',
 } as const;
 
-/** What devices ask of rollouts: the next one, and reporting success (CONTRACT.md §6, §8). */
+/** What devices ask of rollouts: the next one, and reporting success (docs/decisions.md §6, §8). */
 @Injectable()
 export class RolloutService {
   constructor(
@@ -41,14 +41,14 @@ export class RolloutService {
   /**
    * Records the version the device runs and when it was seen, confirms the rollouts it reported
    * success for (or marks them `fell_back`: README "Rollout semantics"), then answers the rollout
-   * chosen by CONTRACT.md §8 and the device's state and wave in it, or `{}`; the device is then
+   * chosen by docs/decisions.md §8 and the device's state and wave in it, or `{}`; the device is then
    * `offered` in it (written behind, {@link DeviceStateService.offered}). Reads the token's device key, the device and its candidate
    * rollouts in one statement ({@link RolloutRepository.nextRolloutView}), so the key is checked
    * here with the one admission rule ({@link admitDeviceKey}, as {@link DeviceTokenService.verify}
    * does); nothing is written before both checks passed.
    * @param token the tenant and device key of a token whose signature and expiry are checked.
    * @throws UnauthorizedException `JWT is not valid` when the device key is revoked, gone or of
-   *   another tenant (CONTRACT.md §3).
+   *   another tenant (docs/decisions.md §3).
    * @throws NotFoundException `Device does't exist!`
    */
   async next(

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/database/columns.js';
 
-/** A customer: owns one customer key and any number of device keys (CONTRACT.md §5). */
+/** A customer: owns one customer key and any number of device keys (docs/decisions.md §5). */
 @Entity('tenant')
 export class Tenant {
   @PrimaryGeneratedColumn()

@@ -40,7 +40,7 @@ export interface DeviceKeyView {
   createdAt: string;
 }
 
-/** Tenants and device keys (CONTRACT.md §5). Secrets are generated here, never chosen. */
+/** Tenants and device keys (docs/decisions.md §5). Secrets are generated here, never chosen. */
 @Injectable()
 export class TenantService {
   constructor(
@@ -106,7 +106,7 @@ export class TenantService {
   /**
    * Replaces a tenant's customer key with a fresh random one, shown only in the answer, and
    * records the rotation on the ledger (without the key). Devices must sign logins with the new
-   * key from now on: a login signed with the old one is refused at once (CONTRACT.md §4, §5).
+   * key from now on: a login signed with the old one is refused at once (docs/decisions.md §4, §5).
    * Device tokens issued before the rotation stay valid until they expire (`JWT_TTL_SECONDS`):
    * a token proves a login that was valid when it happened and is not derived from the customer
    * key, as with security tokens in Eclipse hawkBit. To cut devices off at once, revoke their

@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from '#src/server.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { freePort, request, startTestApp, TestClock, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
-// CONTRACT.md §1 (signature), §3 (401 on device endpoints), §4 (login, token, rate limit, secret).
+// docs/decisions.md §1 (signature), §3 (401 on device endpoints), §4 (login, token, rate limit, secret).
 
 const INVALID_CREDENTIALS = { message: 'Invalid credentials' };
 const INVALID_TOKEN = { message: 'JWT is not valid' };
@@ -41,7 +41,7 @@ function freshTimestamp(instance: Instance, deviceKey: string): number {
   return timestamp;
 }
 
-/** The three fields a field device sends, signed as the SDKs sign (CONTRACT.md §1). */
+/** The three fields a field device sends, signed as the SDKs sign (docs/decisions.md §1). */
 function loginBody(tenant: Pick<TestTenant, 'customerKey' | 'deviceKey'>, timestamp: number | string): Record<string, unknown> {
   return {
     device_key: tenant.deviceKey,
@@ -652,7 +652,7 @@ describe('login rate limit behind a proxy (TRUST_PROXY=true)', () => {
   });
 });
 
-describe('JWT secret kept in the data directory, instances sharing one database (CONTRACT.md §4)', () => {
+describe('JWT secret kept in the data directory, instances sharing one database (docs/decisions.md §4)', () => {
   type Started = Instance & { server: RunningServer };
   let first: TestApp;
   let restarted: Started | undefined;

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 /**
- * CONTRACT.md §6 device rules (and §1, §3 where they shape device answers), spoken over HTTP the
+ * docs/decisions.md §6 device rules (and §1, §3 where they shape device answers), spoken over HTTP the
  * way field devices speak: register, get one, list, delete.
  */
-describe('device endpoints (CONTRACT.md §6)', () => {
+describe('device endpoints (docs/decisions.md §6)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let token: string;
@@ -22,7 +22,7 @@ describe('device endpoints (CONTRACT.md §6)', () => {
   const remove = (mac: unknown, as = token): Promise<Answer> =>
     request('DELETE', `${app.urls.vc}/api/device/`, { token: as, body: { mac } });
 
-  /** Asserts a CONTRACT.md §3 error: status, JSON content type, a message object only. */
+  /** Asserts a docs/decisions.md §3 error: status, JSON content type, a message object only. */
   const assertError = (answer: Answer, status: number, message?: string | RegExp): void => {
     assert.equal(answer.status, status, `expected ${status}, got ${answer.status} ${answer.text}`);
     assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);

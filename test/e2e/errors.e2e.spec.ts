@@ -4,11 +4,11 @@ import { Readable } from 'node:stream';
 import { deviceSignature } from '#src/auth/signature.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
-// CONTRACT.md §3 (error bodies, 400/413/415, nothing leaks) and §1 (extra fields ignored).
+// docs/decisions.md §3 (error bodies, 400/413/415, nothing leaks) and §1 (extra fields ignored).
 
 const KIB = 1024;
 
-/** Signs of internals that must never reach a response (CONTRACT.md §3). */
+/** Signs of internals that must never reach a response (docs/decisions.md §3). */
 const LEAKS: [string, RegExp][] = [
   ['stack frame', /\bat\s+\S+\s+\(|\n\s*at\s/],
   ['SQL driver', /SQLITE|sqlite3|QueryFailedError|duplicate key|violates|relation "|pg_advisory|SELECT\s|INSERT\s|UPDATE\s|DELETE\s+FROM/i],
@@ -34,7 +34,7 @@ function assertErrorBody(answer: Answer, status: number, what: string): string {
   return message as string;
 }
 
-describe('error bodies (CONTRACT.md §3)', () => {
+describe('error bodies (docs/decisions.md §3)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let token: string;
@@ -366,7 +366,7 @@ describe('error bodies (CONTRACT.md §3)', () => {
   });
 });
 
-describe('extra fields in version-controller bodies are ignored (CONTRACT.md §1)', () => {
+describe('extra fields in version-controller bodies are ignored (docs/decisions.md §1)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let token: string;

@@ -4,7 +4,7 @@ import { LedgerService } from '#src/ledger/ledger.service.js';
 import type { RunningServer } from '#src/server.js';
 import { request, startInstance, startTestApp, TEST_ENGINE, type TestApp } from '#test/support/harness.js';
 
-// Two instances in this process on one database of the engine under test (CONTRACT.md §6, §7):
+// Two instances in this process on one database of the engine under test (docs/decisions.md §6, §7):
 // racing duplicates are decided by the database, and the ledger chain stays whole.
 
 describe(`two instances on one ${TEST_ENGINE} database`, () => {

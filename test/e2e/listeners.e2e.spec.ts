@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { deviceSignature } from '#src/auth/signature.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
-// CONTRACT.md §2 (three base URLs, one process; operator listener apart) and §3 (unknown route 404).
+// docs/decisions.md §2 (three base URLs, one process; operator listener apart) and §3 (unknown route 404).
 
 const NOT_FOUND = { message: 'Not Found' };
 const MAC = '02:00:00:00:0B:01';
@@ -17,7 +17,7 @@ function assertNotFound(answer: Answer, what: string): void {
   assert.deepEqual(answer.body, NOT_FOUND, what);
 }
 
-/** A login body signed as field devices sign it (CONTRACT.md §1), with a timestamp not used before. */
+/** A login body signed as field devices sign it (docs/decisions.md §1), with a timestamp not used before. */
 let lastTimestamp = 0;
 function loginBody(app: TestApp, tenant: TestTenant): Record<string, unknown> {
   lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(app.clock.now() / 1000) - 200);

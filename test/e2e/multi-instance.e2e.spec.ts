@@ -27,7 +27,7 @@ import {
 } from '#test/support/harness.js';
 import { waitForPort } from '#test/support/free-port.js';
 
-// Several instances behind a load balancer (CONTRACT.md §4, §6, §7): two server processes as
+// Several instances behind a load balancer (docs/decisions.md §4, §6, §7): two server processes as
 // `npm start` runs them, on one PostgreSQL database, behind one nginx that alternates between
 // them for every component. Everything an instance must share goes through the database or Redis.
 

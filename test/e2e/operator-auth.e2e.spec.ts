@@ -26,8 +26,8 @@ const ROUTES: [method: string, path: string][] = [
   ['GET', '/ledger/entries'],
 ];
 
-/** CONTRACT.md §2, §9: the operator API admits valid operator tokens only, and only on its own listener. */
-describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', () => {
+/** docs/decisions.md §2, §9: the operator API admits valid operator tokens only, and only on its own listener. */
+describe('operator API: authentication and listeners (docs/decisions.md §2, §9)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let valid: string;
@@ -98,7 +98,7 @@ describe('operator API: authentication and listeners (CONTRACT.md §2, §9)', ()
     }
   });
 
-  describe('listeners (CONTRACT.md §2)', () => {
+  describe('listeners (docs/decisions.md §2)', () => {
     it('answers operator routes 404 Not Found on the device listeners, even with a valid token', async () => {
       for (const base of [app.urls.auth, app.urls.vc, app.urls.bc]) {
         for (const [method, path] of ROUTES) {

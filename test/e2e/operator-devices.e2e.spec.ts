@@ -11,8 +11,8 @@ type DeviceDetail = DeviceDetailResponse;
 
 const mac = (n: number) => `AC:67:B2:00:00:${String(n).padStart(2, '0')}`;
 
-/** CONTRACT.md §9: a tenant's devices over the operator API, filtered and paged, one with its groups and rollout history. */
-describe('operator API: devices (CONTRACT.md §6, §9)', () => {
+/** docs/decisions.md §9: a tenant's devices over the operator API, filtered and paged, one with its groups and rollout history. */
+describe('operator API: devices (docs/decisions.md §6, §9)', () => {
   let app: TestApp;
   let op: OperatorClient;
   let a: TestTenant;

@@ -94,11 +94,11 @@ function chunksOf(size: number, chunkSize = 64 * KIB): Buffer[] {
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /**
- * CONTRACT.md §9 firmware on the operator API: upload as a streamed binary body (digests, CID,
+ * docs/decisions.md §9 firmware on the operator API: upload as a streamed binary body (digests, CID,
  * storage, ledger), list, get; FIRMWARE_MAX_BYTES refused without leftovers; the body parser of
- * device routes unchanged (CONTRACT.md §3).
+ * device routes unchanged (docs/decisions.md §3).
  */
-describe('operator API: firmware (CONTRACT.md §9)', () => {
+describe('operator API: firmware (docs/decisions.md §9)', () => {
   let app: TestApp;
   let bearer: string;
   let acme: TestTenant;
@@ -468,7 +468,7 @@ describe('operator API: firmware (CONTRACT.md §9)', () => {
     });
   });
 
-  describe('device routes keep the JSON-only body parser (CONTRACT.md §3)', () => {
+  describe('device routes keep the JSON-only body parser (docs/decisions.md §3)', () => {
     it('answers 415 Body must be application/json to an octet-stream body on register', async () => {
       const token = await app.login(acme);
       const answer = await request('POST', `${app.urls.vc}/api/device/register`, { token, rawBody: Buffer.from('{}'), headers: OCTETS });

@@ -8,8 +8,8 @@ import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group
 type Group = GroupResponse;
 type GroupDetail = GroupDetailResponse;
 
-/** CONTRACT.md §6, §9: device groups and membership by mac over the operator API. */
-describe('operator API: groups (CONTRACT.md §6, §9)', () => {
+/** docs/decisions.md §6, §9: device groups and membership by mac over the operator API. */
+describe('operator API: groups (docs/decisions.md §6, §9)', () => {
   let app: TestApp;
   let op: OperatorClient;
   let a: TestTenant;

@@ -11,8 +11,8 @@ type Verify = LedgerVerifyResponse;
 
 const GENESIS = '0'.repeat(64);
 
-/** CONTRACT.md §7, §9: the ledger over the operator API: entries in sequence order, and verify. */
-describe('operator API: ledger (CONTRACT.md §7, §9)', () => {
+/** docs/decisions.md §7, §9: the ledger over the operator API: entries in sequence order, and verify. */
+describe('operator API: ledger (docs/decisions.md §7, §9)', () => {
   let app: TestApp;
   let op: OperatorClient;
   const secrets: string[] = [];

@@ -47,11 +47,11 @@ const RULES: Record<Action, { to: State; from: State[] }> = {
 const STATES: State[] = ['draft', 'active', 'paused', 'finished', 'cancelled'];
 
 /**
- * CONTRACT.md §9 rollouts on the operator API: plan, list, get with progress, every lifecycle
+ * docs/decisions.md §9 rollouts on the operator API: plan, list, get with progress, every lifecycle
  * transition allowed and refused, and the automatic finish driven by devices over the device
- * API (CONTRACT.md §6, §8).
+ * API (docs/decisions.md §6, §8).
  */
-describe('operator API: rollouts (CONTRACT.md §8, §9)', () => {
+describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
   let app: TestApp;
   let bearer: string;
   let acme: TestTenant;

@@ -10,8 +10,8 @@ type Tenant = TenantResponse;
 type TenantWithKey = TenantWithKeyResponse;
 type DeviceKey = DeviceKeyResponse;
 
-/** CONTRACT.md §5, §9: tenants, their customer key (shown on create and rotate only) and device keys, over the operator API. */
-describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
+/** docs/decisions.md §5, §9: tenants, their customer key (shown on create and rotate only) and device keys, over the operator API. */
+describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', () => {
   let app: TestApp;
   let op: OperatorClient;
   const keysSeen: string[] = [];
@@ -273,7 +273,7 @@ describe('operator API: tenants and device keys (CONTRACT.md §5, §9)', () => {
     });
 
     describe('revoke', () => {
-      it('cuts off the tokens of a revoked key at once, and refuses new logins with it (CONTRACT.md §3, §4)', async () => {
+      it('cuts off the tokens of a revoked key at once, and refuses new logins with it (docs/decisions.md §3, §4)', async () => {
         const key = await createKey('keyed');
         const token = ((await deviceLogin(app, tenant.customer_key, key.key)).body as { token: string }).token;
         assert.equal((await get(`${app.urls.vc}/api/device/`, token)).status, 200);

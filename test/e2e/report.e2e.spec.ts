@@ -17,8 +17,8 @@ interface DeviceRow {
   'firmware-version': string;
 }
 
-/** `GET {vc}/api/report/:type` (INTERFACE.md, CONTRACT.md §6). */
-describe('device reports (CONTRACT.md §6)', () => {
+/** `GET {vc}/api/report/:type` (docs/device-interface.md, docs/decisions.md §6). */
+describe('device reports (docs/decisions.md §6)', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let token: string;

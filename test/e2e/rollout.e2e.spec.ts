@@ -4,7 +4,7 @@ import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC, the wire format of `start_date` (INTERFACE.md). */
+/** `YYYY-MM-DD HH:MM:SS` in UTC, the wire format of `start_date` (docs/device-interface.md). */
 function utc(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
@@ -12,10 +12,10 @@ function utc(ms: number): string {
 const ROLLOUT_KEYS = ['rollout_id', 'rollout_name', 'priority', 'start_date', 'version', 'firmware_id'];
 
 /**
- * CONTRACT.md §6 next rollout / rollout success and §8 choice, through HTTP as devices ask.
+ * docs/decisions.md §6 next rollout / rollout success and §8 choice, through HTTP as devices ask.
  * Every test works in its own tenant so its rollouts are the only candidates.
  */
-describe('rollout endpoints (CONTRACT.md §6, §8)', () => {
+describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
   let app: TestApp;
   let fwCounter = 0;
 

@@ -9,10 +9,10 @@ import { pdfText } from '#test/support/pdf-text.js';
 const seen = (answer: Answer) => ({ status: answer.status, body: answer.body });
 
 /**
- * CONTRACT.md §5: everything a token reaches is scoped to its tenant; another tenant's device,
+ * docs/decisions.md §5: everything a token reaches is scoped to its tenant; another tenant's device,
  * rollout or firmware answers exactly as an absent one would.
  */
-describe('tenancy (CONTRACT.md §5)', () => {
+describe('tenancy (docs/decisions.md §5)', () => {
   let app: TestApp;
   let a: TestTenant;
   let b: TestTenant;

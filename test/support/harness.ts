@@ -376,7 +376,7 @@ function redisNamespace(database: TestDatabase): string {
   return namespace;
 }
 
-/** A login body as field devices sign it (CONTRACT.md §1): HMAC-SHA256(customer key, timestamp + device key). */
+/** A login body as field devices sign it (docs/decisions.md §1): HMAC-SHA256(customer key, timestamp + device key). */
 export function signedLoginBody(tenant: Pick<TestTenant, 'customerKey' | 'deviceKey'>, timestamp: number): Record<string, unknown> {
   return {
     device_key: tenant.deviceKey,

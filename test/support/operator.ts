@@ -20,7 +20,7 @@ export function operatorClient(app: TestApp, bearer: string): OperatorClient {
 let lastTimestamp = 0;
 
 /**
- * A device login as field devices sign it (CONTRACT.md §1): returns the whole answer, so tests
+ * A device login as field devices sign it (docs/decisions.md §1): returns the whole answer, so tests
  * can see refusals. Each call uses a fresh timestamp near the app's clock.
  */
 export function deviceLogin(app: TestApp, customerKey: string, deviceKey: string): Promise<Answer> {

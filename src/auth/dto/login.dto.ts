@@ -25,7 +25,7 @@ function isUnixTimestamp(value: unknown): value is string {
   return typeof value === 'string' && TIMESTAMP_DIGITS.test(value) && Number.isSafeInteger(Number(value));
 }
 
-/** 400 texts of the login body's fields (CONTRACT.md §3: the message names the field). */
+/** 400 texts of the login body's fields (docs/decisions.md §3: the message names the field). */
 export const LoginFieldMessages = {
   deviceKey: 'device_key must be a string',
   timestamp: 'timestamp must be a non-negative whole number of seconds (Unix epoch)',
@@ -43,7 +43,7 @@ class UnixTimestamp implements ValidatorConstraintInterface {
 }
 
 /**
- * Login request (INTERFACE.md "Login request", CONTRACT.md §4).
+ * Login request (docs/device-interface.md "Login request", docs/decisions.md §4).
  * `timestamp` arrives as a JSON integer or a string of decimal digits; it is kept as the digit
  * text, which is what the device signed. Floats (also `1700000000.0`), negatives and other types are 400.
  */
@@ -77,7 +77,7 @@ export class LoginDto {
   @ApiProperty({
     description:
       '`hex(HMAC-SHA256(key = customer key, message = timestamp digits + device key))`, lowercase or uppercase hex. ' +
-      'The customer key is the shared secret and is never sent (CONTRACT.md §1).',
+      'The customer key is the shared secret and is never sent (docs/decisions.md §1).',
     minLength: 1,
     maxLength: 256,
     example: '8f77ddbaf9a2bb5eeafb08bd0eae8546fd6cebbeeba06e43cbe0c31e52ef1258',
@@ -95,7 +95,7 @@ registerBodyShortcut(LoginDto, (body) => {
   return Object.assign(new LoginDto(), { device_key: key, timestamp, device_signature: signature });
 });
 
-/** Login response (INTERFACE.md "Login response"). */
+/** Login response (docs/device-interface.md "Login response"). */
 export class LoginResponse {
   /** JWT (HS256); send it as `X-Access-Token` on every other request. */
   @ApiProperty({

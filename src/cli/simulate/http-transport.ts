@@ -54,7 +54,7 @@ export class DeviceTransport {
    */
   send(spec: RequestSpec): Promise<http.IncomingMessage> {
     const payload = spec.json === undefined ? undefined : Buffer.from(JSON.stringify(spec.json), 'utf8');
-    // Content-Type is listed for every endpoint (INTERFACE.md); the SDKs send it on GETs too.
+    // Content-Type is listed for every endpoint (docs/device-interface.md); the SDKs send it on GETs too.
     const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'user-agent': 'firmledger-simulate', ...spec.headers };
     if (payload) headers['content-length'] = payload.length;
     if (spec.token !== undefined) headers['x-access-token'] = spec.token;

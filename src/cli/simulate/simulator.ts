@@ -201,7 +201,7 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     devices: integer('devices', options.devices, 0, MAX_SIMULATED_DEVICES),
     concurrency: integer('concurrency', options.concurrency, 1, 100_000),
     firmwareVersion: text('firmwareVersion', options.firmwareVersion, 64),
-    // names are 1..128 characters (CONTRACT.md §6); leave room for `-<index>`
+    // names are 1..128 characters (docs/decisions.md §6); leave room for `-<index>`
     name: text('name', options.name ?? 'sim', 110),
     requestTimeoutMs: integer('requestTimeoutMs', options.requestTimeoutMs ?? 30_000, 1, 3_600_000),
     failRate: rate('failRate', options.failRate ?? 0),

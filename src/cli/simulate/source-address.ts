@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 /**
  * Source addresses for simulated devices.
  *
- * The login rate limit counts per client IP and device key (CONTRACT.md §4). Real devices each
+ * The login rate limit counts per client IP and device key (docs/decisions.md §4). Real devices each
  * have their own IP; simulated ones on one machine would all share one and be limited to
  * `LOGIN_RATE_LIMIT` logins per window together. When the server is on this machine, every
  * address in 127.0.0.0/8 reaches it (on Linux), so each device connects from its own

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
 
 /**
- * Indexes for the operator API's reads (CONTRACT.md §9): device filters by firmware version and
+ * Indexes for the operator API's reads (docs/decisions.md §9): device filters by firmware version and
  * device type, a device's groups (membership by mac), a device's rollout history (success records
  * by device, which also keeps the cascade on device deletion from scanning the table), and the
  * ledger of one tenant in sequence order. `last_seen_at` is deliberately not indexed: devices

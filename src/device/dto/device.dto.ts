@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DeviceNameField, FirmwareVersionField, MacField } from '#src/common/dto-fields.js';
 
-/** A `mac` as devices may send it: any accepted notation (CONTRACT.md §6). */
+/** A `mac` as devices may send it: any accepted notation (docs/decisions.md §6). */
 export const MAC_INPUT_DESCRIPTION =
   'Hardware address, EUI-48 or EUI-64, `:`/`-`/`.`-separated or bare hex, any case (e.g. `ac-67-b2-01-02-03`); ' +
   'stored canonical: uppercase, colon-separated.';
@@ -9,7 +9,7 @@ export const MAC_INPUT_DESCRIPTION =
 /** Canonical mac as the server returns it: uppercase, colon-separated, EUI-48 or EUI-64. */
 export const CANONICAL_MAC_PATTERN = '^[0-9A-F]{2}(:[0-9A-F]{2}){5}((:[0-9A-F]{2}){2})?$';
 
-/** Body of `POST /api/device/register` (INTERFACE.md). Extra fields are ignored (CONTRACT.md §1). */
+/** Body of `POST /api/device/register` (docs/device-interface.md). Extra fields are ignored (docs/decisions.md §1). */
 export class RegisterDeviceDto {
   /** Hardware address, any accepted notation. */
   @ApiProperty({ description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
@@ -26,7 +26,7 @@ export class RegisterDeviceDto {
   @FirmwareVersionField()
   firmware_version: string;
 
-  /** Defaults to the mac when missing (CONTRACT.md §1). */
+  /** Defaults to the mac when missing (docs/decisions.md §1). */
   @ApiPropertyOptional({
     description: 'Device name, 1 to 128 characters; defaults to the mac when missing.',
     minLength: 1,
@@ -44,7 +44,7 @@ export class DeleteDeviceDto {
   mac: string;
 }
 
-/** A device in read responses: keys in this order, `firmware-version` hyphenated (INTERFACE.md, CONTRACT.md §6). */
+/** A device in read responses: keys in this order, `firmware-version` hyphenated (docs/device-interface.md, docs/decisions.md §6). */
 export class DeviceResponse {
   @ApiProperty({
     description: 'Hardware address, canonical: uppercase, colon-separated.',
@@ -57,7 +57,7 @@ export class DeviceResponse {
   name: string;
 
   @ApiProperty({
-    description: 'Firmware version the device last reported (hyphenated in read responses, INTERFACE.md).',
+    description: 'Firmware version the device last reported (hyphenated in read responses, docs/device-interface.md).',
     example: '1.0.0',
   })
   'firmware-version': string;

@@ -9,11 +9,11 @@ export const UploadFirmwareMessages = {
 } as const;
 
 /**
- * `?version=&device_type=` of `POST /tenants/:tenant/firmware` (CONTRACT.md §9). Each field is
+ * `?version=&device_type=` of `POST /tenants/:tenant/firmware` (docs/decisions.md §9). Each field is
  * checked for presence, then type, length and control characters, stopping at the first failure.
  */
 export class UploadFirmwareQuery {
-  /** Version the binary is, as devices will report it (CONTRACT.md §6: 1 to 64 printable characters). */
+  /** Version the binary is, as devices will report it (docs/decisions.md §6: 1 to 64 printable characters). */
   @ApiProperty({ description: 'firmware version, 1 to 64 printable characters', example: '1.2.0', minLength: 1, maxLength: 64 })
   @PrintableTextField('version', { required: true })
   version: string;
@@ -24,7 +24,7 @@ export class UploadFirmwareQuery {
   device_type: string;
 }
 
-/** A published firmware (CONTRACT.md §7, §9): digests of the stored binary. */
+/** A published firmware (docs/decisions.md §7, §9): digests of the stored binary. */
 export class FirmwareResponse {
   @ApiProperty({ description: 'firmware id (the `firmware_id` of rollouts and `fwId` of ledger lookups)', example: 1 })
   id: number;

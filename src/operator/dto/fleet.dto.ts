@@ -84,7 +84,7 @@ export class DeviceListQuery extends PageQuery {
   }
 }
 
-/** A device of a tenant as operators see it (CONTRACT.md §6, §9). */
+/** A device of a tenant as operators see it (docs/decisions.md §6, §9). */
 export class DeviceSummaryResponse {
   @ApiProperty({ description: 'hardware address, canonical (uppercase, colon-separated)', example: 'AC:67:B2:01:02:03' })
   mac: string;
@@ -154,7 +154,7 @@ export class DeviceRolloutResponse {
   @ApiProperty({ description: 'target firmware version', example: '1.1.0' })
   version: string;
 
-  @ApiProperty({ description: 'whether the device reported success for it (CONTRACT.md §6)', example: true })
+  @ApiProperty({ description: 'whether the device reported success for it (docs/decisions.md §6)', example: true })
   succeeded: boolean;
 
   @ApiProperty({

@@ -20,7 +20,7 @@ export class CreateGroupDto {
   name: string;
 
   @ApiPropertyOptional({
-    description: 'initial members: hardware addresses in any accepted notation (CONTRACT.md §6); devices may register later',
+    description: 'initial members: hardware addresses in any accepted notation (docs/decisions.md §6); devices may register later',
     example: ['AC:67:B2:01:02:03', 'ac-67-b2-01-02-04'],
     type: [String],
   })
@@ -33,7 +33,7 @@ export class CreateGroupDto {
 /** Body of `POST .../members` (add) and `POST .../members/remove`. At most 16 KiB (about 700 macs). */
 export class GroupMembersDto {
   @ApiProperty({
-    description: 'hardware addresses in any accepted notation (CONTRACT.md §6), canonicalized; at least one',
+    description: 'hardware addresses in any accepted notation (docs/decisions.md §6), canonicalized; at least one',
     example: ['AC:67:B2:01:02:03', 'ac67.b201.0204'],
     type: [String],
     minItems: 1,

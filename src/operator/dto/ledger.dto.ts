@@ -36,7 +36,7 @@ export class ChainBreakResponse {
   reason: string;
 }
 
-/** The answer of `GET /ledger/verify`: the chain recomputed from the first entry (CONTRACT.md §7). */
+/** The answer of `GET /ledger/verify`: the chain recomputed from the first entry (docs/decisions.md §7). */
 export class LedgerVerifyResponse {
   @ApiProperty({ description: 'whether every entry matches its content and its predecessor', example: true })
   ok: boolean;
@@ -65,7 +65,7 @@ export class LedgerVerifyResponse {
   cosignatures: number;
 }
 
-/** One ledger entry (CONTRACT.md §7). */
+/** One ledger entry (docs/decisions.md §7). */
 export class LedgerEntryResponse {
   @ApiProperty({ description: 'position in the chain: 1, 2, 3…', example: 7 })
   seq: number;

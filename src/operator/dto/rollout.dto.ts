@@ -62,7 +62,7 @@ class UtcDateTime implements ValidatorConstraintInterface {
 }
 
 /**
- * Body of `POST /tenants/:tenant/rollouts` (CONTRACT.md §8, §9): a rollout is planned in state
+ * Body of `POST /tenants/:tenant/rollouts` (docs/decisions.md §8, §9): a rollout is planned in state
  * `draft`. class-validator checks the lowest decorator of a field first and stops at the first failure.
  */
 export class CreateRolloutDto {
@@ -86,7 +86,7 @@ export class CreateRolloutDto {
   group: string;
 
   @ApiPropertyOptional({
-    description: 'whole number, 1 is most urgent (CONTRACT.md §8)',
+    description: 'whole number, 1 is most urgent (docs/decisions.md §8)',
     example: 1,
     default: 1,
     minimum: 1,
@@ -99,7 +99,7 @@ export class CreateRolloutDto {
   priority: number = 1;
 
   @ApiProperty({
-    description: 'when devices may start getting it: `YYYY-MM-DD HH:MM:SS`, UTC (INTERFACE.md, CONTRACT.md §8)',
+    description: 'when devices may start getting it: `YYYY-MM-DD HH:MM:SS`, UTC (docs/device-interface.md, docs/decisions.md §8)',
     example: '2026-12-01 08:00:00',
     pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
   })
@@ -241,7 +241,7 @@ export class WaveResponse {
   devices: DeviceStateCounts;
 }
 
-/** A rollout with its progress (CONTRACT.md §9, README "Rollout semantics"). */
+/** A rollout with its progress (docs/decisions.md §9, README "Rollout semantics"). */
 export class RolloutResponse {
   @ApiProperty({ description: 'rollout id (the rollout_id devices see)', example: 1 })
   id: number;

@@ -14,7 +14,7 @@ export class CreateTenantDto {
   name: string;
 }
 
-/** A tenant: never its customer key (CONTRACT.md §5, §9). */
+/** A tenant: never its customer key (docs/decisions.md §5, §9). */
 export class TenantResponse {
   @ApiProperty({ description: 'tenant id', example: 1 })
   id: number;
@@ -29,7 +29,7 @@ export class TenantResponse {
 /**
  * A tenant with its customer key: the answer of create and rotate only, the only times the key
  * is shown. Devices sign logins with it: `hex(HMAC-SHA256(customer key, timestamp + device key))`
- * (CONTRACT.md §1).
+ * (docs/decisions.md §1).
  */
 export class TenantWithKeyResponse extends TenantResponse {
   @ApiProperty({

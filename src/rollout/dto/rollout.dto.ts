@@ -6,16 +6,16 @@ import { canonicalMac } from '#src/common/mac.js';
 import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
 import { MAC_INPUT_DESCRIPTION } from '#src/device/dto/device.dto.js';
 
-/** Decimal integer text, as ids are sent (CONTRACT.md §7). */
+/** Decimal integer text, as ids are sent (docs/decisions.md §7). */
 const DECIMAL_ID = '^\\d+$';
 
-/** Body of `POST /api/device/next/rollout` (INTERFACE.md). */
+/** Body of `POST /api/device/next/rollout` (docs/device-interface.md). */
 export class NextRolloutDto {
   @ApiProperty({ description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
   @MacField()
   mac: string;
 
-  /** What the device runs now; becomes its `firmware-version` (CONTRACT.md §6). */
+  /** What the device runs now; becomes its `firmware-version` (docs/decisions.md §6). */
   @ApiProperty({
     description: 'Firmware version the device runs now (1 to 64 printable characters); becomes its `firmware-version`.',
     minLength: 1,
@@ -34,7 +34,7 @@ registerBodyShortcut(NextRolloutDto, (body) => {
   return Object.assign(new NextRolloutDto(), { mac, firmware_version: version });
 });
 
-/** Body of `POST /api/device/success/rollout` (INTERFACE.md). */
+/** Body of `POST /api/device/success/rollout` (docs/device-interface.md). */
 export class RolloutSuccessDto {
   @ApiProperty({ description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
   @MacField()
@@ -85,8 +85,8 @@ export class RolloutFailureDto extends RolloutSuccessDto {
 }
 
 /**
- * The next-rollout answer (INTERFACE.md "Rollout"): every value a JSON string, keys in this
- * order; `{}` when there is none (CONTRACT.md §1, §6).
+ * The next-rollout answer (docs/device-interface.md "Rollout"): every value a JSON string, keys in this
+ * order; `{}` when there is none (docs/decisions.md §1, §6).
  */
 export class RolloutResponse {
   @ApiProperty({ description: 'Id of the rollout: decimal integer text.', pattern: DECIMAL_ID, example: '1' })
@@ -101,7 +101,7 @@ export class RolloutResponse {
 
   /** `YYYY-MM-DD HH:MM:SS`, UTC. */
   @ApiProperty({
-    description: 'Start date, UTC, format `YYYY-MM-DD HH:MM:SS` (INTERFACE.md; not RFC 3339).',
+    description: 'Start date, UTC, format `YYYY-MM-DD HH:MM:SS` (docs/device-interface.md; not RFC 3339).',
     pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
     example: '2026-01-01 00:00:00',
   })

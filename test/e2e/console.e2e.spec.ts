@@ -237,7 +237,7 @@ describe('operator console in a browser', () => {
     const device = page.getByRole('region', { name: 'Device key for ESP32 devices of acme' });
     await device.getByText('You will not see this again.').waitFor();
     keys.device = await device.getByRole('textbox').inputValue();
-    assert.match(keys.device, /^[0-9a-f]{32}$/);
+    assert.match(keys.device, /^[A-Za-z0-9]{22}$/);
     await device.getByRole('button', { name: 'I have kept it: close' }).click();
     const row = page.getByRole('row').filter({ hasText: 'ESP32' });
     await row.waitFor();

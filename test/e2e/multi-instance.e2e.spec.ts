@@ -127,7 +127,7 @@ async function startNginx(dir: string, pools: Record<string, ServerProcess[]>): 
     `worker_processes 1;
 pid ${join(dir, 'nginx.pid')};
 error_log ${join(dir, 'logs', 'error.log')} warn;
-events { worker_connections 512; }
+events { worker_connections 4096; }
 http {
     access_log off;
     client_body_temp_path ${join(dir, 'client_body')};

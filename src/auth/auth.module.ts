@@ -1,20 +1,16 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import type { Redis } from 'ioredis';
 import { createSecretKey } from 'node:crypto';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
-import { UnitOfWork } from '#src/database/unit-of-work.js';
-import { REDIS, RedisModule } from '#src/redis/redis.module.js';
+import { RedisModule } from '#src/redis/redis.module.js';
 import { TenantModule } from '#src/tenant/tenant.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { DeviceTokenGuard } from './device-token.guard.js';
 import { DeviceTokenService } from './device-token.service.js';
-import { LoginNonceRepository } from './login-nonce.repository.js';
-import { loginRateLimitStorageProvider } from './login-rate-limit.provider.js';
+import { loginRateLimitStorageProvider, replayStoreProvider } from './login-storage.providers.js';
 import { LoginLimit, LoginLimitGuard } from './login-limit.js';
-import { RedisReplayStore, ReplayStore } from './replay-store.js';
 
 /**
  * Device login, device tokens and the guard of device endpoints (docs/decisions.md §4).
@@ -44,12 +40,7 @@ import { RedisReplayStore, ReplayStore } from './replay-store.js';
     LoginLimit,
     LoginLimitGuard,
     loginRateLimitStorageProvider,
-    {
-      provide: ReplayStore,
-      inject: [REDIS, APP_CONFIG, UnitOfWork],
-      useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork): ReplayStore =>
-        redis ? new RedisReplayStore(redis, config.redisKeyPrefix) : new LoginNonceRepository(unitOfWork),
-    },
+    replayStoreProvider,
   ],
   exports: [DeviceTokenService, DeviceTokenGuard],
 })

@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '#src/common/unique-violation.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
-import { LoginNonce } from './login-record.entity.js';
 import { ReplayStore, type LoginClaim } from './replay-store.js';
 
 const PRUNE_EVERY = 1000;
 
+const INSERT = 'INSERT INTO login_nonce (device_key_id, timestamp, created_at) VALUES ($1, $2, $3)';
+const PRUNE = 'DELETE FROM login_nonce WHERE timestamp < $1';
+
 /**
  * The replay store in the database (the default): each accepted `(device key, timestamp)` of a
  * single-device key is recorded once, under a primary key, so a second claim fails even across
- * instances sharing the database (a unique violation on either engine).
+ * instances sharing the database (a unique violation on either engine). The inserts of a burst
+ * are group-committed on SQLite ({@link UnitOfWork.writeStatement}).
  */
 @Injectable()
 export class LoginNonceRepository extends ReplayStore {
@@ -26,16 +29,14 @@ export class LoginNonceRepository extends ReplayStore {
    */
   override async claim({ deviceKeyId, timestamp }: LoginClaim, nowMs: number, pruneBeforeSeconds: number): Promise<boolean> {
     try {
-      await this.unitOfWork.write((manager) => manager.insert(LoginNonce, { deviceKeyId, timestamp, createdAt: nowMs }));
+      await this.unitOfWork.writeStatement(INSERT, [deviceKeyId, timestamp, nowMs]);
     } catch (error) {
       if (isUniqueViolation(error)) return false;
       throw error;
     }
     if (++this.sincePrune >= PRUNE_EVERY) {
       this.sincePrune = 0;
-      await this.unitOfWork.write((manager) =>
-        manager.createQueryBuilder().delete().from(LoginNonce).where('timestamp < :before', { before: pruneBeforeSeconds }).execute(),
-      );
+      await this.unitOfWork.writeStatement(PRUNE, [pruneBeforeSeconds]);
     }
     return true;
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
-import { PreparedRead, query } from '#src/database/sql.js';
+import { PreparedRead } from '#src/database/prepared-read.js';
+import { query } from '#src/database/sql.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 
 /** A fixed-window counter as read or just counted. */

@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DataSource } from 'typeorm';
-import { bind, nativeConnection, PreparedRead } from './sql.js';
+import { bind } from './sql.js';
 
 describe(bind.name, () => {
   it('keeps $n placeholders for PostgreSQL', () => {
@@ -20,112 +19,5 @@ describe(bind.name, () => {
   it('reads multi-digit placeholders whole', () => {
     const parameters = Array.from({ length: 12 }, (_, i) => i + 1);
     assert.deepEqual(bind('sqlite', 'VALUES ($12, $1, $10)', parameters), ['VALUES (?, ?, ?)', [12, 1, 10]]);
-  });
-});
-
-describe(PreparedRead.name, () => {
-  /** A real better-sqlite3 data source in memory with one table `t(n)`. */
-  async function memoryDataSource(): Promise<DataSource> {
-    const dataSource = await new DataSource({ type: 'better-sqlite3', database: ':memory:' }).initialize();
-    await dataSource.query('CREATE TABLE t (n INTEGER NOT NULL)');
-    return dataSource;
-  }
-
-  it('runs the batched calls of one event-loop turn together, each seeing what was written before it was made', async () => {
-    const dataSource = await memoryDataSource();
-    try {
-      const count = new PreparedRead<{ c: number }>(dataSource, 'SELECT COUNT(*) AS c FROM t WHERE n >= $1', { batched: true });
-      const native = nativeConnection(dataSource)!;
-      const insert = native.prepare('INSERT INTO t (n) VALUES (?)');
-      insert.run(1);
-      const first = count.all([0]);
-      const second = count.all([2]);
-      // Neither has run yet: the batch runs in this turn's check phase.
-      let settled = false;
-      void first.then(() => (settled = true));
-      await Promise.resolve();
-      assert.equal(settled, false);
-      assert.deepEqual(await Promise.all([first, second]), [[{ c: 1 }], [{ c: 0 }]]);
-      insert.run(2);
-      assert.deepEqual(await count.all([2]), [{ c: 1 }]);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-
-  it('fails only the call whose statement fails', async () => {
-    const dataSource = await memoryDataSource();
-    try {
-      const read = new PreparedRead<{ n: number }>(dataSource, 'SELECT n FROM t WHERE n = $1', { batched: true });
-      const bad = read.all([{ not: 'bindable' }]);
-      const good = read.all([1]);
-      await assert.rejects(bad);
-      assert.deepEqual(await good, []);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-
-  it('runs a batch in one read transaction and leaves none open, also when a call fails', async () => {
-    const dataSource = await memoryDataSource();
-    try {
-      const read = new PreparedRead<{ n: number }>(dataSource, 'SELECT n FROM t WHERE n = $1', { batched: true });
-      const native = nativeConnection(dataSource)!;
-      native.prepare('INSERT INTO t (n) VALUES (?)').run(1);
-      const results = await Promise.allSettled([read.all([1]), read.all([{ not: 'bindable' }]), read.all([1])]);
-      assert.deepEqual(
-        results.map((r) => r.status),
-        ['fulfilled', 'rejected', 'fulfilled'],
-      );
-      assert.deepEqual((results[2] as PromiseFulfilledResult<unknown>).value, [{ n: 1 }]);
-      assert.equal(native.inTransaction, false);
-      // The connection takes write transactions as before.
-      await dataSource.transaction((manager) => manager.query('INSERT INTO t (n) VALUES (2)'));
-      assert.deepEqual(await read.all([2]), [{ n: 2 }]);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-
-  it('runs a batch inside a transaction already open on the connection without ending it', async () => {
-    const dataSource = await memoryDataSource();
-    try {
-      const read = new PreparedRead<{ c: number }>(dataSource, 'SELECT COUNT(*) AS c FROM t WHERE n >= $1', { batched: true });
-      await assert.rejects(
-        dataSource.transaction(async (manager) => {
-          await manager.query('INSERT INTO t (n) VALUES (5)');
-          assert.deepEqual(await Promise.all([read.all([0]), read.all([6])]), [[{ c: 1 }], [{ c: 0 }]]);
-          throw new Error('roll back');
-        }),
-        /roll back/,
-      );
-      // The transaction's write was rolled back, not committed by the batch.
-      assert.deepEqual(await read.all([0]), [{ c: 0 }]);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-
-  describe("rowMode 'array'", () => {
-    const text = 'SELECT n * 10 AS tens, n AS ones, $1 AS label FROM t ORDER BY n';
-
-    for (const type of ['better-sqlite3', 'sqlite'] as const) {
-      for (const batched of [false, true]) {
-        it(`gives rows as arrays in select-list order on ${type}${batched ? ', batched' : ''}`, async () => {
-          const dataSource = await new DataSource({ type, database: ':memory:' }).initialize();
-          try {
-            await dataSource.query('CREATE TABLE t (n INTEGER NOT NULL)');
-            await dataSource.query('INSERT INTO t (n) VALUES (1), (2)');
-            const read = new PreparedRead<[number, number, string]>(dataSource, text, { batched, rowMode: 'array' });
-            assert.deepEqual(await read.all(['x']), [
-              [10, 1, 'x'],
-              [20, 2, 'x'],
-            ]);
-          } finally {
-            await dataSource.destroy();
-          }
-        });
-      }
-    }
   });
 });

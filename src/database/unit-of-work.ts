@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Mutex } from 'async-mutex';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation } from '#src/common/unique-violation.js';
-import { nativeConnection, type NativeDatabase, type NativeStatement } from './sql.js';
+import { NativeSqlite } from './native-sqlite.js';
+import { query } from './sql.js';
 
 const RETRIES = 5;
 
@@ -38,78 +38,22 @@ export class UnitOfWork {
     return this.writer.runExclusive(() => this.retrying(() => this.dataSource.transaction(work)));
   }
 
-  /** The better-sqlite3 connection, for {@link writeNative}; `undefined` on other drivers. */
-  get native(): NativeDatabase | undefined {
-    return nativeConnection(this.dataSource);
-  }
-
   /**
-   * better-sqlite3 only (see {@link native}): runs `work`, one synchronous write statement on the
-   * driver's connection, with group commit. Every such write asked for in one turn of the event
-   * loop runs in one transaction, committed before any of them resolves: one commit (WAL append)
-   * for many logins instead of one each. A unique violation fails only its own statement (the
-   * others commit); any other error rolls the group back and each write is run again on its own.
-   * TypeORM shares the connection, so the group never runs while a transaction of this process is
-   * open on it (it takes the writer lock's turn if one is). `work` may run more than once.
+   * Runs one write statement `text` (`$1 … $n` placeholders) outside a transaction; a unique
+   * violation rejects it like any error. On
+   * better-sqlite3 the statements of one event-loop turn are group-committed
+   * ({@link NativeSqlite.writeInTurn}: one commit for many, e.g. single-device logins in a
+   * burst); elsewhere it is {@link write} with {@link query}.
    */
-  writeNative<T>(work: (db: NativeDatabase) => T): Promise<T> {
-    if (this.native === undefined) return Promise.reject(new Error('writeNative needs the better-sqlite3 driver'));
-    return new Promise<T>((resolve, reject) => {
-      this.group.push({ work, resolve, reject } as GroupedWrite);
-      if (this.group.length === 1) setImmediate(() => this.commitGroup());
-    });
-  }
-
-  private group: GroupedWrite[] = [];
-  private groupStatements: Record<'begin' | 'commit' | 'rollback', NativeStatement> | undefined;
-
-  private commitGroup(): void {
-    const batch = this.group;
-    this.group = [];
-    // Whatever fails unexpectedly (preparing, rolling back) fails the group's writes, never the process.
-    const run = (): void => {
-      try {
-        this.runGroup(batch);
-      } catch (error) {
-        for (const write of batch) write.reject(error);
-      }
-    };
-    if (this.writer.isLocked()) void this.writer.runExclusive(run);
-    else run();
-  }
-
-  private runGroup(batch: GroupedWrite[]): void {
-    const db = this.native!;
-    const statements = (this.groupStatements ??= {
-      begin: db.prepare('BEGIN IMMEDIATE'),
-      commit: db.prepare('COMMIT'),
-      rollback: db.prepare('ROLLBACK'),
-    });
-    const outcomes: ({ value: unknown } | { error: unknown })[] = [];
-    try {
-      statements.begin.run();
-      for (const write of batch) {
-        try {
-          outcomes.push({ value: write.work(db) });
-        } catch (error) {
-          if (!isUniqueViolation(error) || !db.inTransaction) throw error;
-          outcomes.push({ error });
-        }
-      }
-      statements.commit.run();
-    } catch {
-      if (db.inTransaction) statements.rollback.run();
-      // Each on its own, with the retries of a transaction (SQLITE_BUSY), under the writer lock.
-      for (const write of batch) {
-        this.writer.runExclusive(() => this.retrying(() => Promise.resolve().then(() => write.work(db)))).then(write.resolve, write.reject);
-      }
+  async writeStatement(text: string, parameters: readonly unknown[]): Promise<void> {
+    const native = NativeSqlite.of(this.dataSource);
+    if (native !== undefined) {
+      await native.writeInTurn(text, parameters, this.writer, (work) =>
+        this.writer.runExclusive(() => this.retrying(() => Promise.resolve().then(work))),
+      );
       return;
     }
-    batch.forEach((write, i) => {
-      const outcome = outcomes[i];
-      if ('value' in outcome) write.resolve(outcome.value);
-      else write.reject(outcome.error);
-    });
+    await this.write((manager) => query(manager, text, parameters));
   }
 
   /** Runs a single write statement outside a transaction (serialized with the transactions on SQLite). */
@@ -132,13 +76,6 @@ export class UnitOfWork {
       }
     }
   }
-}
-
-/** A write waiting for its group's commit ({@link UnitOfWork.writeNative}). */
-interface GroupedWrite {
-  work: (db: NativeDatabase) => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
 }
 
 /** PostgreSQL serialization failure and deadlock victim; SQLite busy (any extended code) is checked apart. */

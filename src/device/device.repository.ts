@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { NativePrepared, nativeConnection, PreparedRead, query } from '#src/database/sql.js';
+import { NativeSqlite } from '#src/database/native-sqlite.js';
+import { PreparedRead } from '#src/database/prepared-read.js';
+import { query } from '#src/database/sql.js';
 import { Device } from './device.entity.js';
 
 /** Operator filters of a device list (docs/decisions.md §9); every one given must hold. */
@@ -72,7 +74,6 @@ const TOUCH_CHUNK = 200;
 @Injectable()
 export class DeviceRepository {
   private readonly findByMacRead: PreparedRead<DeviceRow>;
-  private touchOne: NativePrepared | undefined;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.findByMacRead = new PreparedRead(dataSource, FIND_BY_MAC);
@@ -178,12 +179,11 @@ export class DeviceRepository {
    * ignored, an absent device is skipped.
    */
   async touchMany(manager: EntityManager, seen: readonly (readonly [id: number, at: number])[]): Promise<void> {
-    const native = nativeConnection(manager.connection);
+    const native = NativeSqlite.of(manager.connection);
     if (native !== undefined) {
       // better-sqlite3: one prepared single-row update per device, inside `manager`'s transaction
       // (the driver's only connection), instead of building and preparing a large CASE statement.
-      const touch = (this.touchOne ??= new NativePrepared(native, TOUCH_ONE));
-      for (const [id, at] of seen) touch.statement.run(...touch.args([id, at]));
+      native.runEach(TOUCH_ONE, seen);
       return;
     }
     for (let start = 0; start < seen.length; start += TOUCH_CHUNK) {

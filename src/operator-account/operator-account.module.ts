@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { loginRateLimitStorageProvider } from '#src/auth/login-rate-limit.provider.js';
+import { loginRateLimitStorageProvider } from '#src/auth/login-storage.providers.js';
 import { LoginRateLimitStorage } from '#src/auth/login-rate-limit.storage.js';
 import { RedisModule } from '#src/redis/redis.module.js';
 import { OperatorAccountRepository } from './operator-account.repository.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { PreparedRead } from '#src/database/sql.js';
+import { PreparedRead } from '#src/database/prepared-read.js';
 import type { AdmissibleKey } from '#src/auth/device-key-admission.js';
 import type { DeviceVersion } from '#src/device/device.entity.js';
 import { Firmware } from '#src/firmware/firmware.entity.js';

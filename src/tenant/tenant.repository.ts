@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { PreparedRead } from '#src/database/sql.js';
+import { PreparedRead } from '#src/database/prepared-read.js';
 import { DeviceKey } from './device-key.entity.js';
 import { Tenant } from './tenant.entity.js';
 import { isStoredId } from '#src/common/input-rules.js';

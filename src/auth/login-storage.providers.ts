@@ -6,8 +6,13 @@ import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { REDIS } from '#src/redis/redis.module.js';
+import { LoginNonceRepository } from './login-nonce.repository.js';
 import { DatabaseLoginRateLimitStorage, LoginRateLimitStorage } from './login-rate-limit.storage.js';
 import { RedisLoginRateLimitStorage } from './redis-login-rate-limit.storage.js';
+import { RedisReplayStore, ReplayStore } from './replay-store.js';
+
+// Where the login bookkeeping lives, decided here and nowhere else: in Redis when `REDIS_URL` is
+// set, else in the database; either way shared by every instance (docs/decisions.md §4).
 
 /**
  * The {@link LoginRateLimitStorage} of a module: in Redis when `REDIS_URL` is set, else in the
@@ -27,4 +32,12 @@ export const loginRateLimitStorageProvider: FactoryProvider<LoginRateLimitStorag
     redis
       ? new RedisLoginRateLimitStorage(redis, config.redisKeyPrefix, clock)
       : new DatabaseLoginRateLimitStorage(dataSource, unitOfWork, clock),
+};
+
+/** The {@link ReplayStore} of single-device keys: Redis when `REDIS_URL` is set, else the `login_nonce` table. */
+export const replayStoreProvider: FactoryProvider<ReplayStore> = {
+  provide: ReplayStore,
+  inject: [REDIS, APP_CONFIG, UnitOfWork],
+  useFactory: (redis: Redis | null, config: AppConfig, unitOfWork: UnitOfWork): ReplayStore =>
+    redis ? new RedisReplayStore(redis, config.redisKeyPrefix) : new LoginNonceRepository(unitOfWork),
 };

@@ -103,7 +103,7 @@ describe('better-sqlite3 fast paths', () => {
       });
       assert.equal(result, 'done');
       assert.equal(native.inTransaction, false);
-      assert.deepEqual(native.all<{ n: number }>('SELECT COUNT(*) AS n FROM login_nonce WHERE timestamp >= $1', [30]), [{ n: 2 }]);
+      assert.deepEqual(native.read<{ n: number }>('SELECT COUNT(*) AS n FROM login_nonce WHERE timestamp >= $1').all([30]), [{ n: 2 }]);
     });
 
     it('rolls everything back when the body throws, and throws the error on', () => {
@@ -116,7 +116,7 @@ describe('better-sqlite3 fast paths', () => {
         /changed my mind/,
       );
       assert.equal(native.inTransaction, false);
-      assert.deepEqual(native.all('SELECT timestamp FROM login_nonce', []), []);
+      assert.deepEqual(native.read('SELECT timestamp FROM login_nonce').all([]), []);
     });
 
     it('runs inside a transaction already open and leaves ending it to its owner', async () => {

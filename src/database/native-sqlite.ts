@@ -60,7 +60,7 @@ export interface WriterLock {
  * - prepared statements, one per statement text and row mode, kept for the connection's life
  *   (skips TypeORM's per-query work: query runner, logging, subscribers);
  * - read batches: the reads asked for in one event-loop turn run back to back in one read
- *   transaction in the turn's check phase ({@link readInTurn});
+ *   transaction in the turn's check phase ({@link NativeRead.inTurn});
  * - group commit: the single write statements asked for in one turn commit in one write
  *   transaction ({@link writeInTurn});
  * - one transaction helper under both ({@link transaction}).
@@ -85,7 +85,7 @@ export class NativeSqlite {
 
   private readonly statements = new Map<string, Prepared>();
   private control: Record<'begin' | 'beginImmediate' | 'commit' | 'rollback', NativeStatement> | undefined;
-  private readonly reads = new Map<string, Waiting[]>();
+  private readonly reads = new Map<string, NativeRead<unknown>>();
   private writes: Waiting[] = [];
 
   private constructor(private readonly db: NativeDatabase) {}
@@ -95,10 +95,18 @@ export class NativeSqlite {
     return this.db.inTransaction;
   }
 
-  /** All rows of `text` (`$1 … $n` placeholders) for `parameters`, now, on the prepared statement. */
-  all<T>(text: string, parameters: readonly unknown[], rowMode: RowMode = 'object'): T[] {
-    const prepared = this.prepared(text, rowMode);
-    return prepared.statement.all(...prepared.args(parameters)) as T[];
+  /**
+   * The read statement `text` (`$1 … $n` placeholders) prepared on this connection, once per text
+   * and row mode; keep the handle, it is the fast way to run the statement again.
+   */
+  read<T>(text: string, rowMode: RowMode = 'object'): NativeRead<T> {
+    const key = `${rowMode}\u0000${text}`;
+    let read = this.reads.get(key) as NativeRead<T> | undefined;
+    if (read === undefined) {
+      read = new NativeRead<T>(this, this.prepared(text, rowMode));
+      this.reads.set(key, read);
+    }
+    return read;
   }
 
   /** Runs the write statement `text` once per parameter list, now (inside the open transaction, if any). */
@@ -130,42 +138,6 @@ export class NativeSqlite {
     } catch (error) {
       if (this.db.inTransaction) control.rollback.run();
       throw error;
-    }
-  }
-
-  /**
-   * Like {@link all}, but run with the other reads asked for in this event-loop turn, back to
-   * back in one read transaction in the turn's check phase (`setImmediate`): one snapshot and one
-   * round of locks instead of one per statement, and SQLite's code and pages stay in the CPU
-   * caches (on the next-rollout path it cost less than half per request, bench/RESULTS.md). Each
-   * read still runs after it was asked for, so it sees every write committed before; a failing
-   * read fails only its own call. Inside a transaction open on the connection the reads run in it.
-   */
-  readInTurn<T>(text: string, parameters: readonly unknown[], rowMode: RowMode = 'object'): Promise<T[]> {
-    const key = `${rowMode}\u0000${text}`;
-    return new Promise<T[]>((resolve, reject) => {
-      let waiting = this.reads.get(key);
-      if (waiting === undefined) {
-        waiting = [];
-        this.reads.set(key, waiting);
-        setImmediate(() => this.runReads(key));
-      }
-      waiting.push({ work: () => this.all<T>(text, parameters, rowMode), resolve: resolve as (value: unknown) => void, reject });
-    });
-  }
-
-  private runReads(key: string): void {
-    const batch = this.reads.get(key) ?? [];
-    this.reads.delete(key);
-    let next = 0;
-    const settle = (): void => {
-      while (next < batch.length) settleWith(batch[next++]);
-    };
-    if (batch.length < 2) return settle();
-    try {
-      this.transaction('read', settle);
-    } catch {
-      settle(); // BEGIN failed: the reads run on their own, as single ones do
     }
   }
 
@@ -232,6 +204,51 @@ export class NativeSqlite {
       this.statements.set(key, prepared);
     }
     return prepared;
+  }
+}
+
+/** A read statement prepared on a {@link NativeSqlite} connection ({@link NativeSqlite.read}). */
+export class NativeRead<T> {
+  private waiting: Waiting[] = [];
+
+  constructor(
+    private readonly native: NativeSqlite,
+    private readonly prepared: Prepared,
+  ) {}
+
+  /** All rows for `parameters`, now. */
+  all(parameters: readonly unknown[]): T[] {
+    return this.prepared.statement.all(...this.prepared.args(parameters)) as T[];
+  }
+
+  /**
+   * Like {@link all}, but run with the other calls made in this event-loop turn, back to back in
+   * one read transaction in the turn's check phase (`setImmediate`): one snapshot and one round of
+   * locks instead of one per statement, and SQLite's code and pages stay in the CPU caches (on the
+   * next-rollout path it cost less than half per request, bench/RESULTS.md). Each call still runs
+   * after it was made, so it sees every write committed before; a failing call fails only itself.
+   * Inside a transaction open on the connection the calls run in it.
+   */
+  inTurn(parameters: readonly unknown[]): Promise<T[]> {
+    return new Promise<T[]>((resolve, reject) => {
+      if (this.waiting.length === 0) setImmediate(() => this.runWaiting());
+      this.waiting.push({ work: () => this.all(parameters), resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  private runWaiting(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    let next = 0;
+    const settle = (): void => {
+      while (next < batch.length) settleWith(batch[next++]);
+    };
+    if (batch.length < 2) return settle();
+    try {
+      this.native.transaction('read', settle);
+    } catch {
+      settle(); // BEGIN failed: the calls run on their own, as single ones do
+    }
   }
 }
 

@@ -1,12 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { NativeSqlite } from './native-sqlite.js';
+import { NativeSqlite, type NativeRead } from './native-sqlite.js';
 import { query } from './sql.js';
 
 /** Options of a {@link PreparedRead}. */
 export interface PreparedReadOptions {
   /**
    * On better-sqlite3, run the calls made during one event-loop turn together, in one read
-   * transaction ({@link NativeSqlite.readInTurn}); each waits one turn longer. Other drivers are
+   * transaction ({@link NativeRead.inTurn}); each waits one turn longer. Other drivers are
    * asynchronous already; this is ignored.
    */
   batched?: boolean;
@@ -26,6 +26,9 @@ export interface PreparedReadOptions {
  * returns them (PostgreSQL `bigint` as text), or as arrays ({@link PreparedReadOptions.rowMode}).
  */
 export class PreparedRead<T> {
+  /** The statement on better-sqlite3 (prepared at the first call), `null` on other drivers. */
+  private native: NativeRead<T> | null | undefined;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly text: string,
@@ -35,10 +38,8 @@ export class PreparedRead<T> {
   /** All rows for the parameters. */
   async all(parameters: readonly unknown[]): Promise<T[]> {
     const rowMode = this.options.rowMode ?? 'object';
-    const native = NativeSqlite.of(this.dataSource);
-    if (native !== undefined) {
-      return this.options.batched ? native.readInTurn<T>(this.text, parameters, rowMode) : native.all<T>(this.text, parameters, rowMode);
-    }
+    const native = (this.native ??= NativeSqlite.of(this.dataSource)?.read<T>(this.text, rowMode) ?? null);
+    if (native !== null) return this.options.batched ? native.inTurn(parameters) : native.all(parameters);
     const rows = await query<T[]>(this.dataSource.manager, this.text, parameters);
     return rowMode === 'array' ? rows.map((row) => Object.values(row as object) as T) : rows;
   }

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -9,11 +9,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, freePort, type TestDatabase } from '#test/support/harness.js';
 import { waitForPort } from '#test/support/free-port.js';
+import { loopbackUrls, ROOT, spawnServer } from '#test/support/server-process.js';
 
 const run = promisify(execFile);
-/** The repository root (this file runs from `dist/test/e2e`). */
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 /** This host's name as the server writes it in a temporary file's name. */
 const HOST = hostname().replace(/[^A-Za-z0-9.]/g, '_');
 
@@ -21,7 +19,7 @@ const HOST = hostname().replace(/[^A-Za-z0-9.]/g, '_');
 describe('artifacts: partial uploads are removed at start', () => {
   let database: TestDatabase;
   let server: ChildProcess | undefined;
-  let output = '';
+  let output = (): string => '';
   const ports = { auth: 0, vc: 0, bc: 0, operator: 0 };
   const artifacts = () => join(database.dataDir, 'artifacts');
   const incoming = async () => (await readdir(artifacts())).filter((name) => name.startsWith('.incoming-')).sort();
@@ -36,23 +34,10 @@ describe('artifacts: partial uploads are removed at start', () => {
   }
 
   async function startServer(): Promise<void> {
-    output = '';
-    server = spawn(process.execPath, [MAIN], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        AUTH_URL: `http://127.0.0.1:${ports.auth}`,
-        VC_URL: `http://127.0.0.1:${ports.vc}`,
-        BC_URL: `http://127.0.0.1:${ports.bc}`,
-        OPERATOR_URL: `http://127.0.0.1:${ports.operator}`,
-        LOG_LEVEL: 'log',
-        ...database.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitForPort(ports.operator, () => output);
+    const started = spawnServer({ ...loopbackUrls(ports), LOG_LEVEL: 'log', ...database.env });
+    server = started.child;
+    output = started.output;
+    await waitForPort(ports.operator, output);
   }
 
   before(async () => {
@@ -79,7 +64,7 @@ describe('artifacts: partial uploads are removed at start', () => {
     upload.write(Buffer.alloc(64 * 1024, 7));
     const deadline = Date.now() + 10_000;
     while ((await incoming().catch(() => [])).length === 0) {
-      assert.ok(Date.now() < deadline, `no temporary file appeared: ${output}`);
+      assert.ok(Date.now() < deadline, `no temporary file appeared: ${output()}`);
       await new Promise((wake) => setTimeout(wake, 20));
     }
     const [cutOff] = await incoming();
@@ -100,7 +85,7 @@ describe('artifacts: partial uploads are removed at start', () => {
 
     await startServer();
     assert.deepEqual(await incoming(), [live, recent].sort());
-    assert.match(output, /removed 2 partial upload\(s\) left by a stopped process/);
+    assert.match(output(), /removed 2 partial upload\(s\) left by a stopped process/);
     server?.kill('SIGTERM');
     await once(server as ChildProcess, 'exit');
   });

@@ -76,6 +76,9 @@ describe('firmledger CLI', () => {
     return JSON.parse(outcome.stdout) as T;
   }
 
+  /** The command line that makes a device key for acme's ESP32 devices. */
+  const CREATE_ESP32_KEY = ['device-key', 'create', '--tenant', 'acme', '--type', 'ESP32'];
+
   let customerKey: string;
 
   before(async () => {
@@ -120,15 +123,7 @@ describe('firmledger CLI', () => {
   });
 
   it('device-key create makes an ESP32 key', async () => {
-    const key = await json<{ key: string; device_type: string; revoked: boolean }>(
-      'device-key',
-      'create',
-      '--tenant',
-      'acme',
-      '--type',
-      'ESP32',
-      '--json',
-    );
+    const key = await json<{ key: string; device_type: string; revoked: boolean }>(...CREATE_ESP32_KEY, '--json');
     assert.equal(key.device_type, 'ESP32');
     assert.equal(key.revoked, false);
     assert.equal(typeof key.key, 'string');
@@ -138,12 +133,7 @@ describe('firmledger CLI', () => {
 
   it('device-key create --single-device makes a key for one device (strict once-only logins)', async () => {
     const key = await json<{ key: string; singleDevice?: boolean; single_device?: boolean }>(
-      'device-key',
-      'create',
-      '--tenant',
-      'acme',
-      '--type',
-      'ESP32',
+      ...CREATE_ESP32_KEY,
       '--single-device',
       '--json',
     );

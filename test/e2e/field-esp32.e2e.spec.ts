@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
 import {
   arduinoJson,
-  asvinUrls,
+  AsvinSketch,
   arduinoString,
   deserializeJson,
   downloadOutcome,
@@ -14,7 +14,6 @@ import {
   sketchRollout,
   sketchSignature,
   updaterResult,
-  type Exchange,
   type UpdateResult,
 } from '#test/support/field-sdks.js';
 import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
@@ -38,20 +37,16 @@ const DEVICE = {
  * lib/HTTPUpdate/HTTPUpdate.cpp, over arduino-esp32's HTTPClient and WiFiClientSecure (TLS,
  * certificate not checked). Only the base URLs in Asvin.h are changed, to this server's.
  */
-class Esp32Sketch {
-  readonly transcript: Exchange[] = [];
+class Esp32Sketch extends AsvinSketch {
   /** `firmware_version` of src/main.cpp: the version the sketch reports, whatever the image. */
   firmwareVersion = '1.0.0';
 
   constructor(
-    private readonly base: Record<'auth' | 'vc' | 'bc' | 'ipfs' | 'tools', string>,
-    private readonly credentials: { customerKey: string; deviceKey: string },
+    base: Record<'auth' | 'vc' | 'bc' | 'ipfs' | 'tools', string>,
+    credentials: { customerKey: string; deviceKey: string },
     private readonly device: Device = DEVICE,
-  ) {}
-
-  /** The URL constants of Asvin.h, with this server's base URLs. */
-  private get urls() {
-    return asvinUrls(this.base);
+  ) {
+    super(base, credentials);
   }
 
   /** One pass of `loop()`; returns the last line it prints. */
@@ -185,10 +180,6 @@ class Esp32Sketch {
     const answer = await exchange(targetOf(url), request);
     this.record(request, answer, answer.body.toString('utf8').slice(0, 160));
     return answer;
-  }
-
-  private record(request: string, answer: RawAnswer, outcome: string): void {
-    this.transcript.push({ request: request.slice(0, request.indexOf('\r\n')), status: answer.status, outcome });
   }
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
 import {
   arduinoJson,
-  asvinUrls,
+  AsvinSketch,
   arduinoString,
   bearSslFingerprint,
   certificateSha1,
@@ -17,7 +17,6 @@ import {
   sketchSignature,
   updaterResult,
   type ArduinoRequest,
-  type Exchange,
   type UpdateResult,
 } from '#test/support/field-sdks.js';
 import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
@@ -49,22 +48,11 @@ class PinRefused extends Error {}
  * (`setInsecure`), every other call pinned to the fingerprint the tools call gave
  * (`setFingerprint`). Only the URL constants of Asvin.h are changed, to this server's.
  */
-class Esp8266Sketch {
-  readonly transcript: Exchange[] = [];
+class Esp8266Sketch extends AsvinSketch {
   firmwareVersion = '1.0.0';
   deviceRegistered = false;
   flashed: Buffer | undefined;
   private readonly fingerprints = { auth: '', vc: '', bc: '', ipfs: '' };
-
-  constructor(
-    private readonly base: Record<'auth' | 'vc' | 'bc' | 'ipfs' | 'tools', string>,
-    private readonly credentials: { customerKey: string; deviceKey: string },
-  ) {}
-
-  /** The URL constants of Asvin.h, with this server's base URLs. */
-  private get urls() {
-    return asvinUrls(this.base);
-  }
 
   /** One pass of `loop()`; returns the last line it prints. */
   async loop(timestamp: number): Promise<string> {
@@ -223,10 +211,6 @@ class Esp8266Sketch {
     });
     if (update.result === 'HTTP_UPDATE_OK') assert.ok(answer.closedByServer, 'the server closes the HTTP/1.0 connection');
     return update;
-  }
-
-  private record(request: string, answer: RawAnswer, outcome: string): void {
-    this.transcript.push({ request: request.slice(0, request.indexOf('\r\n')), status: answer.status, outcome });
   }
 }
 

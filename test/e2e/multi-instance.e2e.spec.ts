@@ -26,13 +26,12 @@ import {
   type TestTenant,
 } from '#test/support/harness.js';
 import { waitForPort } from '#test/support/free-port.js';
+import { loopbackUrls, ROOT, spawnServer } from '#test/support/server-process.js';
 
 // Several instances behind a load balancer (docs/decisions.md §4, §6, §7): two server processes as
 // `npm start` runs them, on one PostgreSQL database, behind one nginx that alternates between
 // them for every component. Everything an instance must share goes through the database or Redis.
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const run = promisify(execFile);
 
 const JWT_SECRET = 'multi-instance-secret-multi-instance-secret';
@@ -59,27 +58,14 @@ interface ServerProcess {
 /** Starts `node dist/src/main.js` on loopback ports with `env`; resolves once it listens. */
 async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const ports = { auth: await freePort(), vc: await freePort(), bc: await freePort() };
-  let output = '';
-  const child = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      AUTH_URL: `http://127.0.0.1:${ports.auth}`,
-      VC_URL: `http://127.0.0.1:${ports.vc}`,
-      BC_URL: `http://127.0.0.1:${ports.bc}`,
-      OPERATOR_URL: `http://127.0.0.1:${await freePort()}`,
-      IPFS_URL: `http://127.0.0.1:${await freePort()}`,
-      TOOLS_URL: `http://127.0.0.1:${await freePort()}`,
-      JWT_SECRET,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, output } = spawnServer({
+    ...loopbackUrls({ ...ports, operator: await freePort(), ipfs: await freePort(), tools: await freePort() }),
+    JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    ...env,
   });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const started = { child, ports, output: () => output };
-  for (const port of Object.values(ports)) await waitForPort(port, () => `server exited ${String(child.exitCode)}: ${output}`);
+  const started = { child, ports, output };
+  for (const port of Object.values(ports)) await waitForPort(port, () => `server exited ${String(child.exitCode)}: ${output()}`);
   return started;
 }
 

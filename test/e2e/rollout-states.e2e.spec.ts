@@ -1,35 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
-import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
+import { LedgerService } from '#src/ledger/ledger.service.js';
 import { DeviceStateService } from '#src/rollout/device-state.service.js';
-import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
-
-/** A rollout as the operator API answers it (the fields these specs read). */
-interface RolloutBody {
-  id: number;
-  status: string;
-  targeted: number;
-  updated: number;
-  pending: number;
-  devices: Record<string, number>;
-  waves: { wave: number; bound: string; status: string; started_at: string | null; devices: Record<string, number> }[];
-  current_wave: number;
-  awaiting_approval: boolean;
-  pause_reason: string | null;
-}
-
-/** A device's state in one rollout, as `GET …/devices/:mac/rollouts` answers it. */
-interface DeviceRolloutBody {
-  rollout_id: number;
-  state: string;
-  wave: number;
-  attempts: number;
-  failure_message: string | null;
-  reported_version: string | null;
-  history: { state: string; at: string; message: string | null }[];
-}
+import { post, request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
+import { rolloutDriver, type Fleet } from '#test/support/rollouts.js';
 
 const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
 
@@ -42,70 +16,11 @@ const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0
 describe('rollout device states (README "Rollout semantics")', () => {
   let app: TestApp;
   let bearer: string;
-  let macCounter = 0;
-
-  /** A tenant with a device token, its own firmware 2.0.0 and a group of `count` registered devices on 1.0.0. */
-  interface Fleet {
-    tenant: TestTenant;
-    token: string;
-    macs: string[];
-    firmwareId: number;
-    cid: string;
-  }
-
-  const fleet = async (count: number, version = '2.0.0'): Promise<Fleet> => {
-    const tenant = await app.createTenant();
-    const token = await app.login(tenant);
-    const macs = Array.from({ length: count }, () => nextMac());
-    for (const mac of macs) {
-      const answer = await post(`${app.urls.vc}/api/device/register`, { mac, firmware_version: '1.0.0', name: mac }, token);
-      assert.equal(answer.status, 200, answer.text);
-    }
-    await app.createGroup(tenant, 'fleet', macs);
-    const firmware = await app.publishFirmware(tenant, version, Buffer.from(`firmware ${version} of ${tenant.name}`));
-    return { tenant, token, macs, firmwareId: firmware.id, cid: firmware.cid };
-  };
-  const nextMac = (): string => {
-    const n = ++macCounter;
-    return `02:5A:00:${((n >> 16) & 255).toString(16).padStart(2, '0')}:${((n >> 8) & 255).toString(16).padStart(2, '0')}:${(n & 255)
-      .toString(16)
-      .padStart(2, '0')}`.toUpperCase();
-  };
-  const operator = (method: string, path: string, body?: unknown): Promise<Answer> =>
-    request(method, `${app.urls.operator}${path}`, { bearer, body });
-  const plan = async (f: Fleet, extra: Record<string, unknown> = {}): Promise<number> => {
-    const created = await operator('POST', `/tenants/${f.tenant.name}/rollouts`, {
-      name: 'to 2.0.0',
-      firmware_id: f.firmwareId,
-      group: 'fleet',
-      start_date: '2020-01-01 00:00:00',
-      ...extra,
-    });
-    assert.equal(created.status, 201, created.text);
-    const id = (created.body as RolloutBody).id;
-    const started = await operator('POST', `/tenants/${f.tenant.name}/rollouts/${id}/start`);
-    assert.equal(started.status, 200, started.text);
-    return id;
-  };
-  const rollout = async (f: Fleet, id: number): Promise<RolloutBody> => {
-    const answer = await operator('GET', `/tenants/${f.tenant.name}/rollouts/${id}`);
-    assert.equal(answer.status, 200, answer.text);
-    return answer.body as RolloutBody;
-  };
-  const history = async (f: Fleet, mac: string): Promise<DeviceRolloutBody[]> => {
-    const answer = await operator('GET', `/tenants/${f.tenant.name}/devices/${mac.toLowerCase()}/rollouts`);
-    assert.equal(answer.status, 200, answer.text);
-    return answer.body as DeviceRolloutBody[];
-  };
+  const { nextMac, fleet, operator, plan, rollout, history, next, ledgerTypes } = rolloutDriver(() => ({ app, bearer }), '5A');
   const stateOf = async (f: Fleet, mac: string, id: number): Promise<string | undefined> =>
     (await history(f, mac)).find((row) => row.rollout_id === id)?.state;
 
   /** Device requests. */
-  const next = async (f: Fleet, mac: string, version: string): Promise<string | null> => {
-    const answer = await post(`${app.urls.vc}/api/device/next/rollout`, { mac, firmware_version: version }, f.token);
-    assert.equal(answer.status, 200, answer.text);
-    return (answer.body as { rollout_id?: string }).rollout_id ?? null;
-  };
   const download = async (f: Fleet, mac: string, header = 'x-ESP32-STA-MAC'): Promise<void> => {
     const answer = await request('GET', `${app.urls.ipfs}/firmware/${f.cid}`, { token: f.token, headers: { [header]: mac } });
     assert.equal(answer.status, 200, answer.text);
@@ -120,14 +35,6 @@ describe('rollout device states (README "Rollout semantics")', () => {
     const answer = await request('GET', `${app.urls.vc}/api/device/${mac}`, { token: f.token });
     return (answer.body as Record<string, string>)['firmware-version'];
   };
-  const ledgerTypes = async (id: number): Promise<string[]> =>
-    (
-      await app.server.app
-        .get(DataSource)
-        .getRepository(LedgerEntry)
-        .find({ where: { subject: Subject.rollout(id) }, order: { seq: 'ASC' } })
-    ).map((entry) => entry.type);
-
   /** One device through offer and download, as the ESP updaters fetch the image. */
   const offerAndDownload = async (f: Fleet, mac: string, id: number, header?: string): Promise<void> => {
     assert.equal(await next(f, mac, '1.0.0'), String(id));

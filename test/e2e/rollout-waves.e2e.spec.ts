@@ -1,25 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
-import { Subject } from '#src/ledger/ledger.service.js';
-import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
-import { insertDevices } from '#test/support/devices.js';
+import { post, startTestApp, type TestApp } from '#test/support/harness.js';
+import { rolloutDriver, type Fleet, type RolloutBody } from '#test/support/rollouts.js';
 import { runCli } from '#test/support/operator.js';
-
-/** A rollout as the operator API answers it (the fields these specs read). */
-interface RolloutBody {
-  id: number;
-  status: string;
-  targeted: number;
-  updated: number;
-  pending: number;
-  devices: Record<string, number>;
-  waves: { wave: number; bound: string; status: string; started_at: string | null; devices: Record<string, number> }[];
-  current_wave: number;
-  awaiting_approval: boolean;
-  pause_reason: string | null;
-}
 
 /** Runs `work` over `items`, `limit` at a time. */
 async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -44,72 +27,7 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 describe('rollout waves and thresholds (README "Rollout semantics")', () => {
   let app: TestApp;
   let bearer: string;
-  let macCounter = 0;
-
-  interface Fleet {
-    tenant: TestTenant;
-    token: string;
-    macs: string[];
-    firmwareId: number;
-  }
-
-  const nextMac = (): string => {
-    const n = ++macCounter;
-    return ['02', '5B', '00', (n >> 16) & 255, (n >> 8) & 255, n & 255]
-      .map((part) => (typeof part === 'number' ? part.toString(16).padStart(2, '0') : part).toUpperCase())
-      .join(':');
-  };
-  /**
-   * A tenant with `count` devices in group `fleet`, and firmware 2.0.0. Small fleets register over
-   * HTTP one device after the other on 1.0.0 (their ids, the rollout's stable order, follow
-   * `macs`); large ones are written to the device table at once (versions `1.x`), registration is
-   * not what they test.
-   */
-  const fleet = async (count: number): Promise<Fleet> => {
-    const tenant = await app.createTenant();
-    const token = await app.login(tenant);
-    let macs: string[];
-    if (count >= 100) {
-      await insertDevices(app, tenant, count);
-      const rows = await app.database.query<{ mac: string }>('SELECT mac FROM device WHERE tenant_id = $1 ORDER BY id', [tenant.id]);
-      macs = rows.map((row) => row.mac);
-    } else {
-      macs = Array.from({ length: count }, nextMac);
-      for (const mac of macs) {
-        const answer = await post(`${app.urls.vc}/api/device/register`, { mac, firmware_version: '1.0.0', name: mac }, token);
-        assert.equal(answer.status, 200, answer.text);
-      }
-    }
-    await app.createGroup(tenant, 'fleet', macs);
-    const firmware = await app.publishFirmware(tenant, '2.0.0', Buffer.from(`firmware 2.0.0 of ${tenant.name}`));
-    return { tenant, token, macs, firmwareId: firmware.id };
-  };
-  const operator = (method: string, path: string, body?: unknown): Promise<Answer> =>
-    request(method, `${app.urls.operator}${path}`, { bearer, body });
-  const plan = async (f: Fleet, extra: Record<string, unknown>): Promise<number> => {
-    const created = await operator('POST', `/tenants/${f.tenant.name}/rollouts`, {
-      name: 'to 2.0.0 in waves',
-      firmware_id: f.firmwareId,
-      group: 'fleet',
-      start_date: '2020-01-01 00:00:00',
-      ...extra,
-    });
-    assert.equal(created.status, 201, created.text);
-    const id = (created.body as RolloutBody).id;
-    const started = await operator('POST', `/tenants/${f.tenant.name}/rollouts/${id}/start`);
-    assert.equal(started.status, 200, started.text);
-    return id;
-  };
-  const rollout = async (f: Fleet, id: number): Promise<RolloutBody> => {
-    const answer = await operator('GET', `/tenants/${f.tenant.name}/rollouts/${id}`);
-    assert.equal(answer.status, 200, answer.text);
-    return answer.body as RolloutBody;
-  };
-  const next = async (f: Fleet, mac: string, version = '1.0.0'): Promise<string | null> => {
-    const answer = await post(`${app.urls.vc}/api/device/next/rollout`, { mac, firmware_version: version }, f.token);
-    assert.equal(answer.status, 200, answer.text);
-    return (answer.body as { rollout_id?: string }).rollout_id ?? null;
-  };
+  const { nextMac, fleet, operator, plan, rollout, next, ledgerTypes } = rolloutDriver(() => ({ app, bearer }), '5B');
   /** The macs among `macs` that are offered rollout `id` now. */
   const offeredAmong = async (f: Fleet, macs: readonly string[], id: number): Promise<string[]> => {
     const answers = await inParallel(macs, 10, (mac) => next(f, mac));
@@ -125,13 +43,6 @@ describe('rollout waves and thresholds (README "Rollout semantics")', () => {
     assert.deepEqual(report.body, { message: 'Successfully inserted!' });
     await next(f, mac, boots ? '2.0.0' : '1.0.0');
   };
-  const ledgerTypes = async (id: number): Promise<string[]> =>
-    (
-      await app.server.app
-        .get(DataSource)
-        .getRepository(LedgerEntry)
-        .find({ where: { subject: Subject.rollout(id) }, order: { seq: 'ASC' } })
-    ).map((entry) => entry.type);
 
   before(async () => {
     app = await startTestApp();

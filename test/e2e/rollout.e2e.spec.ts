@@ -44,6 +44,14 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     assert.equal(answer.status, 200, answer.text);
     return (answer.body as Record<string, string>)['firmware-version'];
   };
+  /** A new tenant with one device `mac` on `running` in group `g`, and its firmware `version` (`fw`) to roll out. */
+  const deviceInGroup = async (mac: string, running = '1.0', version = '2.0'): Promise<{ f: Fleet; fw: { id: number } }> => {
+    const f = await fleet();
+    await register(f, mac, running);
+    const fw = await firmware(f, version);
+    await app.createGroup(f.tenant, 'g', [mac]);
+    return { f, fw };
+  };
   /** The rollout id a next-rollout answer offers, or `null` for `{}`. */
   const offered = async (f: Fleet, mac: string, version: string): Promise<string | null> => {
     const answer = await next(f, mac, version);
@@ -109,15 +117,12 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('answers the rollout with exactly the documented keys in order, all strings', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:04';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0.1');
-      await app.createGroup(f.tenant, 'field', [mac]);
+      const { f, fw } = await deviceInGroup(mac, '1.0', '2.0.1');
       const rollout = await app.createRollout(f.tenant, {
         name: 'spring update',
         firmwareId: fw.id,
-        group: 'field',
+        group: 'g',
         priority: 3,
         startDate: '2024-02-29 23:59:58',
       });
@@ -141,11 +146,8 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('does not offer a draft (not started) rollout', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:05';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       const draft = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', start: false });
       assert.equal(await offered(f, mac, '1.0'), null);
       await app.server.app.get(RolloutPlanService).apply(f.tenant.id, draft.id, 'start');
@@ -153,11 +155,8 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('does not offer a paused or cancelled rollout', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:06';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       const rollout = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g' });
       assert.equal(await offered(f, mac, '1.0'), String(rollout.id));
       const plans = app.server.app.get(RolloutPlanService);
@@ -170,11 +169,8 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('offers a rollout only once its start_date has passed', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:07';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       const startDate = utc(app.clock.now() + 600_000);
       const rollout = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', startDate });
       assert.equal(await offered(f, mac, '1.0'), null);
@@ -212,11 +208,8 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('orders versions by numeric segments: 1.10 is an upgrade from 1.9', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:0D';
-      await register(f, mac, '1.9');
-      const fw = await firmware(f, '1.10');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac, '1.9', '1.10');
       const rollout = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g' });
       const answer = await next(f, mac, '1.9');
       assert.equal((answer.body as { rollout_id: string }).rollout_id, String(rollout.id));
@@ -224,11 +217,8 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('does not offer an older version (1.2 to a device on 1.10) unless marked downgrade', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:0E';
-      await register(f, mac, '1.10');
-      const fw = await firmware(f, '1.2');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac, '1.10', '1.2');
       await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', name: 'plain' });
       assert.equal(await offered(f, mac, '1.10'), null);
       const downgrade = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', name: 'back', downgrade: true });
@@ -238,23 +228,17 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('does not offer the version the device already runs', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:0F';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       const rollout = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g' });
       assert.equal(await offered(f, mac, '2.0'), null);
       assert.equal(await offered(f, mac, '1.0'), String(rollout.id));
     });
 
     it('picks the lowest priority number first', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:10';
-      await register(f, mac, '1.0');
-      const fwA = await firmware(f, '2.0');
+      const { f, fw: fwA } = await deviceInGroup(mac);
       const fwB = await firmware(f, '3.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
       // The less urgent one has the lower id and the earlier start.
       await app.createRollout(f.tenant, { firmwareId: fwB.id, group: 'g', priority: 5, startDate: '2020-01-01 00:00:00' });
       const urgent = await app.createRollout(f.tenant, { firmwareId: fwA.id, group: 'g', priority: 1, startDate: '2021-01-01 00:00:00' });
@@ -265,22 +249,16 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('compares priorities as numbers (2 before 10)', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:11';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 10 });
       const two = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 2 });
       assert.equal(await offered(f, mac, '1.0'), String(two.id));
     });
 
     it('breaks a priority tie by the earliest start_date', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:12';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 2, startDate: '2023-06-01 00:00:00' });
       const earliest = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 2, startDate: '2023-05-31 23:59:59' });
       await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 2, startDate: '2023-06-01 00:00:01' });
@@ -290,11 +268,8 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('breaks a priority and start_date tie by the lowest id', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:13';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       const first = await app.createRollout(f.tenant, {
         firmwareId: fw.id,
         group: 'g',
@@ -316,12 +291,9 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
     });
 
     it('does not offer a rollout again after the device reported success for it', async () => {
-      const f = await fleet();
       const mac = 'AC:67:B2:10:00:14';
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
+      const { f, fw } = await deviceInGroup(mac);
       const fw3 = await firmware(f, '3.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
       const first = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g', priority: 1 });
       const later = await app.createRollout(f.tenant, { firmwareId: fw3.id, group: 'g', priority: 2 });
       assert.equal(await offered(f, mac, '1.0'), String(first.id));
@@ -340,10 +312,7 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
   describe('rollout success', () => {
     /** A tenant with one device on 1.0 in group `g` and one started rollout to 2.0 targeting it. */
     const scenario = async (mac: string) => {
-      const f = await fleet();
-      await register(f, mac, '1.0');
-      const fw = await firmware(f, '2.0');
-      await app.createGroup(f.tenant, 'g', [mac]);
+      const { f, fw } = await deviceInGroup(mac);
       const rollout = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g' });
       return { f, rollout };
     };

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,14 +11,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deviceSignature } from '#src/auth/signature.js';
 import { freePort } from '#test/support/harness.js';
+import { loopbackUrls, ROOT, spawnServer } from '#test/support/server-process.js';
 
 // README "Operations": on SIGTERM the server stops accepting, finishes the requests in flight on
 // every listener, closes the database, flushes its log and exits 0.
 
 const run = promisify(execFile);
-/** The repository root (this file runs from `dist/test/e2e`). */
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 /** Large enough that a paused reader keeps the download in flight (socket buffers are far smaller). */
 const ARTIFACT_BYTES = 24 * 1024 * 1024;
 
@@ -91,7 +89,7 @@ async function holdUpload(url: string, body: string, agent: Agent): Promise<{ fi
 describe('graceful shutdown of the server process', () => {
   let dir: string;
   let child: ChildProcess | undefined;
-  let output = '';
+  let output = (): string => '';
 
   async function cli<T>(...args: string[]): Promise<T> {
     const { stdout } = await run(process.execPath, ['bin/firmledger.js', ...args, '--json'], {
@@ -136,29 +134,16 @@ describe('graceful shutdown of the server process', () => {
       ipfs: await freePort(),
       tools: await freePort(),
     };
-    child = spawn(process.execPath, [MAIN], {
-      cwd: dir,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        DATA_DIR: join(dir, 'data'),
-        AUTH_URL: `http://127.0.0.1:${ports.auth}`,
-        VC_URL: `http://127.0.0.1:${ports.vc}`,
-        BC_URL: `http://127.0.0.1:${ports.bc}`,
-        OPERATOR_URL: `http://127.0.0.1:${ports.operator}`,
-        IPFS_URL: `http://127.0.0.1:${ports.ipfs}`,
-        TOOLS_URL: `http://127.0.0.1:${ports.tools}`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const server = spawnServer({ DATA_DIR: join(dir, 'data'), ...loopbackUrls(ports) }, dir);
+    child = server.child;
+    output = server.output;
     const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
 
     const deadline = Date.now() + 20_000;
     for (;;) {
       const ready = await fetch(`http://127.0.0.1:${ports.operator}/readyz`).catch(() => undefined);
       if (ready?.status === 200) break;
-      if (Date.now() > deadline) throw new Error(`server did not get ready: ${output}`);
+      if (Date.now() > deadline) throw new Error(`server did not get ready: ${output()}`);
       await new Promise((wake) => setTimeout(wake, 50));
     }
 
@@ -209,19 +194,19 @@ describe('graceful shutdown of the server process', () => {
 
     const finishedAt = Date.now();
     const [code, signal] = await exited;
-    assert.equal(signal, null, output);
-    assert.equal(code, 0, output);
+    assert.equal(signal, null, output());
+    assert.equal(code, 0, output());
     assert.ok(Date.now() - finishedAt < 3000, `exit took ${Date.now() - finishedAt} ms after the requests finished`);
     agent.destroy();
     idle.destroy();
 
-    const lines = output
+    const lines = output()
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { msg?: string; context?: string });
     assert.ok(
       lines.some((l) => l.context === 'Shutdown' && /closed/.test(l.msg ?? '')),
-      `the last log line is flushed before exit:\n${output}`,
+      `the last log line is flushed before exit:\n${output()}`,
     );
   });
 });

@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -8,21 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, TEST_ENGINE } from '#test/support/harness.js';
 import { MIGRATIONS } from '#src/database/data-source-options.js';
-
-/** The server as `npm start` runs it: the compiled main, as its own process. */
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.js');
-
-function startMain(env: Record<string, string>, cwd: string): { child: ChildProcess; output: () => string } {
-  let output = '';
-  const child = spawn(process.execPath, [MAIN], {
-    cwd,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
-}
+import { loopbackUrls, spawnServer } from '#test/support/server-process.js';
 
 async function waitForListener(url: string, deadlineMs: number): Promise<void> {
   for (;;) {
@@ -52,7 +37,7 @@ describe('server process', () => {
     ['REDIS_URL', '127.0.0.1:6379'],
   ] as const) {
     it(`refuses to start with ${variable}=${value}, naming the variable (exit 2)`, async () => {
-      const { child, output } = startMain({ [variable]: value, DATA_DIR: join(dir, 'bad') }, dir);
+      const { child, output } = spawnServer({ [variable]: value, DATA_DIR: join(dir, 'bad') }, dir);
       const [code] = (await once(child, 'exit')) as [number | null];
       assert.equal(code, 2, output());
       assert.match(output(), new RegExp(variable));
@@ -61,7 +46,7 @@ describe('server process', () => {
   }
 
   it('refuses to start when a TLS certificate file cannot be read, naming its variable (exit 2)', async () => {
-    const { child, output } = startMain(
+    const { child, output } = spawnServer(
       {
         IPFS_URL: 'https://127.0.0.1:1',
         IPFS_TLS_CERT_FILE: join(dir, 'absent.crt'),
@@ -76,7 +61,7 @@ describe('server process', () => {
   });
 
   it('refuses to start when Redis at REDIS_URL cannot be reached, without repeating the URL', async () => {
-    const { child, output } = startMain({ REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/0', DATA_DIR: join(dir, 'no-redis') }, dir);
+    const { child, output } = spawnServer({ REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/0', DATA_DIR: join(dir, 'no-redis') }, dir);
     const [code] = (await once(child, 'exit')) as [number | null];
     assert.notEqual(code, 0);
     assert.match(output(), /Redis at REDIS_URL is not reachable/);
@@ -86,16 +71,8 @@ describe('server process', () => {
   it(`starts on ${TEST_ENGINE === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'SQLite under DATA_DIR'} with migrations, serves, and exits 0 on SIGTERM`, async () => {
     const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const database = await createTestDatabase();
-    const { child, output } = startMain(
-      {
-        AUTH_URL: `http://127.0.0.1:${auth}`,
-        VC_URL: `http://127.0.0.1:${vc}`,
-        BC_URL: `http://127.0.0.1:${bc}`,
-        OPERATOR_URL: `http://127.0.0.1:${op}`,
-        IPFS_URL: `http://127.0.0.1:${await freePort()}`,
-        TOOLS_URL: `http://127.0.0.1:${await freePort()}`,
-        ...database.env,
-      },
+    const { child, output } = spawnServer(
+      { ...loopbackUrls({ auth, vc, bc, operator: op, ipfs: await freePort(), tools: await freePort() }), ...database.env },
       dir,
     );
     try {

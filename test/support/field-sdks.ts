@@ -356,3 +356,27 @@ export function asvinUrls(base: Record<'auth' | 'vc' | 'bc' | 'ipfs' | 'tools', 
     asvinToolsURL: `${base.tools}/fingerprints`,
   };
 }
+
+/**
+ * What the two Asvin Arduino sketches (ESP32, ESP8266) share: the base URLs and device
+ * credentials they are built with, the URL constants of Asvin.h on those bases, and the
+ * transcript of their exchanges with the server.
+ */
+export abstract class AsvinSketch {
+  readonly transcript: Exchange[] = [];
+
+  constructor(
+    private readonly base: Record<'auth' | 'vc' | 'bc' | 'ipfs' | 'tools', string>,
+    protected readonly credentials: { customerKey: string; deviceKey: string },
+  ) {}
+
+  /** The URL constants of Asvin.h, with this server's base URLs. */
+  protected get urls() {
+    return asvinUrls(this.base);
+  }
+
+  /** Adds one exchange to the transcript: the request line of `request`, the answer's status and `outcome`. */
+  protected record(request: string, answer: { status: number }, outcome: string): void {
+    this.transcript.push({ request: request.slice(0, request.indexOf('\r\n')), status: answer.status, outcome });
+  }
+}

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ApiError } from '#web/api/client';
+import { useSession } from '#web/session';
 
 /** A problem with what the operator entered, found before asking the server; its message is for people. */
 export class InputError extends Error {}
@@ -39,7 +40,9 @@ export function Status({ children }: { children: ReactNode }) {
   );
 }
 
-/** Tells a viewer why a page has no forms or buttons that change anything. */
+/** Tells a viewer why a page has no forms or buttons that change anything; nothing for an operator who may change things. */
 export function ViewerNote() {
+  const { canChange } = useSession();
+  if (canChange) return null;
   return <p className="note">You have the viewer role: you can see everything here, and change nothing.</p>;
 }

@@ -2,7 +2,8 @@ import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { CONSOLE_PAGES } from '#src/console/console-pages';
 import { useSession } from '#web/session';
-import { withTenant } from '#web/tenant';
+import { Loading } from '#web/components/feedback';
+import { useTenant, withTenant } from '#web/tenant';
 
 /** The page's heading (focusable: the console moves focus to it on navigation) and the window title. */
 export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
@@ -32,4 +33,14 @@ export function NoTenant() {
       )}
     </p>
   );
+}
+
+/**
+ * The part of a page that works on the chosen tenant: `children(tenant)` once there is one, a
+ * loading line while the tenants load, else {@link NoTenant}.
+ */
+export function ForTenant({ children }: { children: (tenant: string) => ReactNode }) {
+  const { tenant, loading } = useTenant();
+  if (tenant) return <>{children(tenant)}</>;
+  return loading ? <Loading what="tenants" /> : <NoTenant />;
 }

@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import type { Page } from '#web/api/types';
+import { ErrorText, Loading } from '#web/components/feedback';
 
 /**
  * A table that scrolls sideways on its own when the screen is narrow (keyboard too: it takes
@@ -48,6 +50,73 @@ export function Pager({
         Next page
       </button>
     </nav>
+  );
+}
+
+/**
+ * One page of a list the server pages: its refusal, a loading line until the first answer,
+ * `empty` when the list holds nothing, else `children(items)` (its table) and the {@link Pager}.
+ * `what` names the items in the pager, `loading` in the loading line (`what` unless told).
+ */
+export function PagedList<T>({
+  list,
+  what,
+  loading = what,
+  empty,
+  page,
+  perPage,
+  onPage,
+  children,
+}: {
+  list: { data?: Page<T>; error: unknown; isPending: boolean };
+  what: string;
+  loading?: string;
+  empty: ReactNode;
+  page: number;
+  perPage: number;
+  onPage: (page: number) => void;
+  children: (items: T[]) => ReactNode;
+}) {
+  return (
+    <>
+      <ErrorText error={list.error} />
+      {list.isPending ? <Loading what={loading} /> : null}
+      {list.data?.total === 0 ? <p className="muted">{empty}</p> : null}
+      {list.data && list.data.total > 0 ? (
+        <>
+          {children(list.data.items)}
+          <Pager page={page} perPage={perPage} total={list.data.total} what={what} onPage={onPage} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+/** A labelled select on one line, as lists show their filters and page sizes: `options` are `[value, words]` pairs. */
+export function InlineSelect({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string | number;
+  options: readonly (readonly [string | number, string])[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="inline-field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        {options.map(([option, words]) => (
+          <option key={option} value={option}>
+            {words}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
 

@@ -4,19 +4,18 @@ import { CONSOLE_PAGES } from '#src/console/console-pages';
 import { get, segment } from '#web/api/client';
 import type { DeviceDetail, DeviceRolloutHistory } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';
-import { NoTenant, PageTitle } from '#web/components/page-title';
+import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StateBadge, StatusBadge } from '#web/components/status';
 import { ago, utc } from '#web/format';
-import { useTenant, withTenant } from '#web/tenant';
+import { withTenant } from '#web/tenant';
 
 /** One device: what it runs, when it was seen, its groups and its rollout history. */
 export function DevicePage() {
   const { mac = '' } = useParams();
-  const { tenant, loading } = useTenant();
   return (
     <>
       <PageTitle title={`Device ${mac}`} />
-      {tenant ? <Detail tenant={tenant} mac={mac} /> : loading ? <Loading what="tenants" /> : <NoTenant />}
+      <ForTenant>{(tenant) => <Detail tenant={tenant} mac={mac} />}</ForTenant>
     </>
   );
 }

@@ -6,10 +6,10 @@ import { get, segment } from '#web/api/client';
 import { useNames } from '#web/api/queries';
 import type { Device, FleetSummary, Page } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';
-import { NoTenant, PageTitle } from '#web/components/page-title';
-import { Pager, Table } from '#web/components/table';
+import { ForTenant, PageTitle } from '#web/components/page-title';
+import { InlineSelect, Pager, Table } from '#web/components/table';
 import { ago, utc } from '#web/format';
-import { useTenant, withTenant } from '#web/tenant';
+import { withTenant } from '#web/tenant';
 
 /** The last-seen choices and the filter each becomes. */
 const SEEN: Record<string, { label: string; filter: (now: number) => Record<string, string> }> = {
@@ -26,11 +26,10 @@ const PER_PAGE = [25, 50, 100, 200];
 
 /** The tenant's devices, filtered and paged on the server. */
 export function DevicesPage() {
-  const { tenant, loading } = useTenant();
   return (
     <>
       <PageTitle title="Devices" />
-      {tenant ? <DeviceList tenant={tenant} key={tenant} /> : loading ? <Loading what="tenants" /> : <NoTenant />}
+      <ForTenant>{(tenant) => <DeviceList tenant={tenant} key={tenant} />}</ForTenant>
     </>
   );
 }
@@ -119,16 +118,13 @@ function DeviceList({ tenant }: { tenant: string }) {
           {devices.data.total === 0 ? <p className="muted">No device matches these filters.</p> : null}
           <div className="pager-row">
             <Pager page={page} perPage={perPage} total={devices.data.total} what="devices" onPage={(p) => update({ page: String(p) })} />
-            <div className="inline-field">
-              <label htmlFor="per-page">Per page</label>
-              <select id="per-page" value={perPage} onChange={(e) => update({ per_page: e.target.value, page: undefined })}>
-                {PER_PAGE.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <InlineSelect
+              id="per-page"
+              label="Per page"
+              value={perPage}
+              options={PER_PAGE.map((n) => [n, String(n)] as const)}
+              onChange={(value) => update({ per_page: value, page: undefined })}
+            />
           </div>
         </>
       ) : null}
@@ -174,24 +170,14 @@ function Filters({
           ))}
         </select>
       </div>
-      <div className="field">
-        <label htmlFor="filter-version">Firmware version</label>
-        <input id="filter-version" list="filter-versions" value={draft.firmware_version} onChange={set('firmware_version')} />
-        <datalist id="filter-versions">
-          {versions.map((v) => (
-            <option key={v} value={v} />
-          ))}
-        </datalist>
-      </div>
-      <div className="field">
-        <label htmlFor="filter-type">Device type</label>
-        <input id="filter-type" list="filter-types" value={draft.device_type} onChange={set('device_type')} />
-        <datalist id="filter-types">
-          {types.map((t) => (
-            <option key={t} value={t} />
-          ))}
-        </datalist>
-      </div>
+      <SuggestField
+        id="filter-version"
+        label="Firmware version"
+        value={draft.firmware_version}
+        suggestions={versions}
+        onChange={set('firmware_version')}
+      />
+      <SuggestField id="filter-type" label="Device type" value={draft.device_type} suggestions={types} onChange={set('device_type')} />
       <div className="field">
         <label htmlFor="filter-seen">Last seen</label>
         <select id="filter-seen" value={draft.seen || 'any'} onChange={set('seen')}>
@@ -216,5 +202,32 @@ function Filters({
         </button>
       </div>
     </form>
+  );
+}
+
+/** A text field that suggests `suggestions` (the values the fleet holds) while leaving any other text possible. */
+function SuggestField({
+  id,
+  label,
+  value,
+  suggestions,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  suggestions: string[];
+  onChange: (event: { target: { value: string } }) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} list={`${id}-suggestions`} value={value} onChange={onChange} />
+      <datalist id={`${id}-suggestions`}>
+        {suggestions.map((suggestion) => (
+          <option key={suggestion} value={suggestion} />
+        ))}
+      </datalist>
+    </div>
   );
 }

@@ -2,31 +2,27 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useRef, useState, type FormEvent } from 'react';
 import { get, segment, upload } from '#web/api/client';
 import type { Firmware, Page } from '#web/api/types';
-import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
-import { NoTenant, PageTitle } from '#web/components/page-title';
-import { Pager } from '#web/components/table';
+import { ErrorText, Status, ViewerNote } from '#web/components/feedback';
+import { ForTenant, PageTitle } from '#web/components/page-title';
+import { PagedList } from '#web/components/table';
 import { bytes, utc } from '#web/format';
 import { useSession } from '#web/session';
-import { useTenant } from '#web/tenant';
 
 /** Firmware of the tenant: upload (with progress) and the list with digests and CID. */
 export function FirmwarePage() {
-  const { tenant, loading } = useTenant();
   const { canChange } = useSession();
   return (
     <>
       <PageTitle title="Firmware" />
-      {canChange ? null : <ViewerNote />}
-      {tenant ? (
-        <>
-          {canChange ? <Upload tenant={tenant} key={tenant} /> : null}
-          <FirmwareList tenant={tenant} />
-        </>
-      ) : loading ? (
-        <Loading what="tenants" />
-      ) : (
-        <NoTenant />
-      )}
+      <ViewerNote />
+      <ForTenant>
+        {(tenant) => (
+          <>
+            {canChange ? <Upload tenant={tenant} key={tenant} /> : null}
+            <FirmwareList tenant={tenant} />
+          </>
+        )}
+      </ForTenant>
     </>
   );
 }
@@ -127,32 +123,30 @@ function FirmwareList({ tenant }: { tenant: string }) {
   return (
     <section className="card" aria-labelledby="firmware-title">
       <h2 id="firmware-title">Published firmware</h2>
-      <ErrorText error={list.error} />
-      {list.isPending ? <Loading what="firmware" /> : null}
-      {list.data?.total === 0 ? <p className="muted">No firmware published yet.</p> : null}
-      <ul className="firmware-list">
-        {list.data?.items.map((f) => (
-          <li key={f.id}>
-            <h3>
-              {f.version} <span className="muted">for {f.device_type}</span>
-            </h3>
-            <p className="muted small">
-              Firmware {f.id} · {bytes(f.size)} ({f.size.toLocaleString('en')} bytes) · published {utc(f.created_at)}
-            </p>
-            <dl className="digests">
-              <dt>MD5</dt>
-              <dd className="mono">{f.md5}</dd>
-              <dt>SHA-256</dt>
-              <dd className="mono">{f.sha256}</dd>
-              <dt>CID</dt>
-              <dd className="mono">{f.cid}</dd>
-            </dl>
-          </li>
-        ))}
-      </ul>
-      {list.data && list.data.total > 0 ? (
-        <Pager page={page} perPage={20} total={list.data.total} what="firmware" onPage={setPage} />
-      ) : null}
+      <PagedList list={list} what="firmware" empty="No firmware published yet." page={page} perPage={20} onPage={setPage}>
+        {(items) => (
+          <ul className="firmware-list">
+            {items.map((f) => (
+              <li key={f.id}>
+                <h3>
+                  {f.version} <span className="muted">for {f.device_type}</span>
+                </h3>
+                <p className="muted small">
+                  Firmware {f.id} · {bytes(f.size)} ({f.size.toLocaleString('en')} bytes) · published {utc(f.created_at)}
+                </p>
+                <dl className="digests">
+                  <dt>MD5</dt>
+                  <dd className="mono">{f.md5}</dd>
+                  <dt>SHA-256</dt>
+                  <dd className="mono">{f.sha256}</dd>
+                  <dt>CID</dt>
+                  <dd className="mono">{f.cid}</dd>
+                </dl>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
     </section>
   );
 }

@@ -6,25 +6,24 @@ import { get, segment } from '#web/api/client';
 import type { GroupDetail } from '#web/api/types';
 import { ErrorText, InputError, Loading, Status, ViewerNote } from '#web/components/feedback';
 import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
-import { NoTenant, PageTitle } from '#web/components/page-title';
+import { ForTenant, PageTitle } from '#web/components/page-title';
 import { Pager, Table } from '#web/components/table';
 import { count, utc } from '#web/format';
 import { changeMembers } from '#web/members';
 import { useSession } from '#web/session';
-import { useTenant, withTenant } from '#web/tenant';
+import { withTenant } from '#web/tenant';
 
 /** One group: its members (paged), and forms to add or remove members. */
 export function GroupPage() {
   const { group = '' } = useParams();
-  const { tenant, loading } = useTenant();
   const { canChange } = useSession();
   const [params] = useSearchParams();
   return (
     <>
       <PageTitle title={`Group ${group}`} />
       {params.get('created') ? <Status>Group {group} created.</Status> : null}
-      {canChange ? null : <ViewerNote />}
-      {tenant ? <Members tenant={tenant} group={group} canChange={canChange} /> : loading ? <Loading what="tenants" /> : <NoTenant />}
+      <ViewerNote />
+      <ForTenant>{(tenant) => <Members tenant={tenant} group={group} canChange={canChange} />}</ForTenant>
     </>
   );
 }

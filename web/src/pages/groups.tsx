@@ -4,33 +4,30 @@ import { Link, useNavigate } from 'react-router';
 import { CONSOLE_PAGES } from '#src/console/console-pages';
 import { get, post, segment } from '#web/api/client';
 import type { Group, Page } from '#web/api/types';
-import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { ErrorText, Status, ViewerNote } from '#web/components/feedback';
 import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
-import { NoTenant, PageTitle } from '#web/components/page-title';
-import { Pager, Table } from '#web/components/table';
+import { ForTenant, PageTitle } from '#web/components/page-title';
+import { PagedList, Table } from '#web/components/table';
 import { count, utc } from '#web/format';
 import { changeMembers } from '#web/members';
 import { useSession } from '#web/session';
-import { useTenant, withTenant } from '#web/tenant';
+import { withTenant } from '#web/tenant';
 
 /** Device groups of the tenant: create one (with members from pasted macs or a CSV file), list them. */
 export function GroupsPage() {
-  const { tenant, loading } = useTenant();
   const { canChange } = useSession();
   return (
     <>
       <PageTitle title="Groups" />
-      {canChange ? null : <ViewerNote />}
-      {tenant ? (
-        <>
-          {canChange ? <CreateGroup tenant={tenant} key={tenant} /> : null}
-          <GroupList tenant={tenant} />
-        </>
-      ) : loading ? (
-        <Loading what="tenants" />
-      ) : (
-        <NoTenant />
-      )}
+      <ViewerNote />
+      <ForTenant>
+        {(tenant) => (
+          <>
+            {canChange ? <CreateGroup tenant={tenant} key={tenant} /> : null}
+            <GroupList tenant={tenant} />
+          </>
+        )}
+      </ForTenant>
     </>
   );
 }
@@ -97,11 +94,8 @@ function GroupList({ tenant }: { tenant: string }) {
   return (
     <section className="card" aria-labelledby="groups-title">
       <h2 id="groups-title">Groups of {tenant}</h2>
-      <ErrorText error={groups.error} />
-      {groups.isPending ? <Loading what="groups" /> : null}
-      {groups.data?.total === 0 ? <p className="muted">No group yet.</p> : null}
-      {groups.data && groups.data.total > 0 ? (
-        <>
+      <PagedList list={groups} what="groups" empty="No group yet." page={page} perPage={50} onPage={setPage}>
+        {(items) => (
           <Table caption={`Groups of ${tenant}`} hideCaption>
             <thead>
               <tr>
@@ -111,7 +105,7 @@ function GroupList({ tenant }: { tenant: string }) {
               </tr>
             </thead>
             <tbody>
-              {groups.data.items.map((g) => (
+              {items.map((g) => (
                 <tr key={g.id}>
                   <td>
                     <Link to={withTenant(CONSOLE_PAGES.group.replace(':group', encodeURIComponent(g.name)), tenant)}>{g.name}</Link>
@@ -122,9 +116,8 @@ function GroupList({ tenant }: { tenant: string }) {
               ))}
             </tbody>
           </Table>
-          <Pager page={page} perPage={50} total={groups.data.total} what="groups" onPage={setPage} />
-        </>
-      ) : null}
+        )}
+      </PagedList>
     </section>
   );
 }

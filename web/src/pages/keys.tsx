@@ -6,7 +6,7 @@ import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading, ViewerNote } from '#web/components/feedback';
 import { PageTitle } from '#web/components/page-title';
 import { SecretOnce } from '#web/components/secret-once';
-import { Pager, Table } from '#web/components/table';
+import { PagedList, Table } from '#web/components/table';
 import { utc } from '#web/format';
 import { useSession } from '#web/session';
 import { useTenant } from '#web/tenant';
@@ -33,7 +33,7 @@ export function KeysPage() {
   return (
     <>
       <PageTitle title="Tenants & keys" />
-      {canChange ? null : <ViewerNote />}
+      <ViewerNote />
       {shown ? <SecretOnce {...shown} onDone={() => setShown(undefined)} /> : null}
       <section className="card" aria-labelledby="tenants-title">
         <h2 id="tenants-title">Tenants</h2>
@@ -113,18 +113,52 @@ function CreateTenant({ onCreated }: { onCreated: (tenant: TenantWithKey) => voi
       onCreated(created);
     },
   });
+  return (
+    <CreateForm
+      name="Create a tenant"
+      id="tenant-name"
+      label="New tenant name"
+      maxLength={128}
+      value={name}
+      onChange={setName}
+      create={create}
+      button="Create tenant"
+    />
+  );
+}
+
+/** A form of one text field that creates something: the field, its button ("Creating…" while it works) and the refusal. */
+function CreateForm({
+  name,
+  id,
+  label,
+  maxLength,
+  value,
+  onChange,
+  create,
+  button,
+}: {
+  name: string;
+  id: string;
+  label: string;
+  maxLength: number;
+  value: string;
+  onChange: (value: string) => void;
+  create: { mutate: () => void; isPending: boolean; error: unknown };
+  button: string;
+}) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
   };
   return (
-    <form className="inline-form" onSubmit={submit} aria-label="Create a tenant">
+    <form className="inline-form" onSubmit={submit} aria-label={name}>
       <div className="field">
-        <label htmlFor="tenant-name">New tenant name</label>
-        <input id="tenant-name" required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+        <label htmlFor={id}>{label}</label>
+        <input id={id} required maxLength={maxLength} value={value} onChange={(e) => onChange(e.target.value)} />
       </div>
       <button type="submit" disabled={create.isPending}>
-        {create.isPending ? 'Creating…' : 'Create tenant'}
+        {create.isPending ? 'Creating…' : button}
       </button>
       <ErrorText error={create.error} />
     </form>
@@ -151,31 +185,24 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
       onCreated(key);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
 
   return (
     <section className="card" aria-labelledby="keys-title">
       <h2 id="keys-title">Device keys of {tenant}</h2>
       {canChange ? (
-        <form className="inline-form" onSubmit={submit} aria-label="Create a device key">
-          <div className="field">
-            <label htmlFor="device-type">Device type of the new key</label>
-            <input id="device-type" required maxLength={64} value={deviceType} onChange={(e) => setDeviceType(e.target.value)} />
-          </div>
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create device key'}
-          </button>
-          <ErrorText error={create.error} />
-        </form>
+        <CreateForm
+          name="Create a device key"
+          id="device-type"
+          label="Device type of the new key"
+          maxLength={64}
+          value={deviceType}
+          onChange={setDeviceType}
+          create={create}
+          button="Create device key"
+        />
       ) : null}
-      <ErrorText error={keys.error} />
-      {keys.isPending ? <Loading what="device keys" /> : null}
-      {keys.data && keys.data.total === 0 ? <p className="muted">No device key yet.</p> : null}
-      {keys.data && keys.data.total > 0 ? (
-        <>
+      <PagedList list={keys} what="device keys" empty="No device key yet." page={page} perPage={50} onPage={setPage}>
+        {(items) => (
           <Table caption={`Device keys of ${tenant}`} hideCaption>
             <thead>
               <tr>
@@ -188,7 +215,7 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
               </tr>
             </thead>
             <tbody>
-              {keys.data.items.map((key) => (
+              {items.map((key) => (
                 <tr key={key.id}>
                   <td>{key.id}</td>
                   <td className="mono">{maskedKey(key.key)}</td>
@@ -226,9 +253,8 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
               ))}
             </tbody>
           </Table>
-          <Pager page={page} perPage={50} total={keys.data.total} what="device keys" onPage={setPage} />
-        </>
-      ) : null}
+        )}
+      </PagedList>
     </section>
   );
 }

@@ -2,9 +2,8 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { get } from '#web/api/client';
 import type { LedgerEntry, LedgerVerify, Page } from '#web/api/types';
-import { ErrorText, Loading } from '#web/components/feedback';
 import { PageTitle } from '#web/components/page-title';
-import { Pager, Table } from '#web/components/table';
+import { InlineSelect, PagedList, Table } from '#web/components/table';
 import { shortHash } from '#web/format';
 import { useTenant } from '#web/tenant';
 import { VerifyResult } from './overview';
@@ -49,68 +48,80 @@ export function LedgerPage() {
         <div className="section-head">
           <h2 id="entries-title">Entries</h2>
           <div className="row">
-            <div className="inline-field">
-              <label htmlFor="ledger-scope">Entries of</label>
-              <select id="ledger-scope" value={scope} onChange={(e) => update('scope', e.target.value)}>
-                <option value="tenant">{tenant ?? 'the chosen tenant'}</option>
-                <option value="all">all tenants</option>
-              </select>
-            </div>
-            <div className="inline-field">
-              <label htmlFor="ledger-order">Order</label>
-              <select id="ledger-order" value={order} onChange={(e) => update('order', e.target.value)}>
-                <option value="desc">newest first</option>
-                <option value="asc">oldest first</option>
-              </select>
-            </div>
+            <InlineSelect
+              id="ledger-scope"
+              label="Entries of"
+              value={scope}
+              options={[
+                ['tenant', tenant ?? 'the chosen tenant'],
+                ['all', 'all tenants'],
+              ]}
+              onChange={(value) => update('scope', value)}
+            />
+            <InlineSelect
+              id="ledger-order"
+              label="Order"
+              value={order}
+              options={[
+                ['desc', 'newest first'],
+                ['asc', 'oldest first'],
+              ]}
+              onChange={(value) => update('order', value)}
+            />
           </div>
         </div>
-        <ErrorText error={entries.error} />
-        {entries.isPending ? <Loading what="ledger entries" /> : null}
-        {entries.data?.total === 0 ? <p className="muted">No entries.</p> : null}
-        {entries.data && entries.data.total > 0 ? (
-          <>
-            <Table caption="Ledger entries" hideCaption>
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Time (UTC)</th>
-                  {onlyTenant ? null : <th scope="col">Tenant</th>}
-                  <th scope="col">Change</th>
-                  <th scope="col">Subject</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Recorded state</th>
-                  <th scope="col">Hash</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.data.items.map((e) => (
-                  <tr key={e.seq}>
-                    <td>{e.seq}</td>
-                    <td>{e.created_at.slice(0, 19).replace('T', ' ')}</td>
-                    {onlyTenant ? null : <td>{tenantName(e.tenant_id)}</td>}
-                    <td>{e.type}</td>
-                    <td className="mono">{e.subject}</td>
-                    <td>
-                      {e.actor ?? <abbr title="no operator: a device's own change, or an entry from before actors were recorded">—</abbr>}
-                    </td>
-                    <td className="wrap">
-                      <Payload value={e.payload} />
-                    </td>
-                    <td className="mono" title={e.hash}>
-                      {shortHash(e.hash, 6)}
-                    </td>
+        <PagedList
+          list={entries}
+          what="entries"
+          loading="ledger entries"
+          empty="No entries."
+          page={page}
+          perPage={50}
+          onPage={(p) => update('page', String(p))}
+        >
+          {(items) => (
+            <>
+              <Table caption="Ledger entries" hideCaption>
+                <thead>
+                  <tr>
+                    <th scope="col">#</th>
+                    <th scope="col">Time (UTC)</th>
+                    {onlyTenant ? null : <th scope="col">Tenant</th>}
+                    <th scope="col">Change</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">By</th>
+                    <th scope="col">Recorded state</th>
+                    <th scope="col">Hash</th>
                   </tr>
-                ))}
-              </tbody>
-            </Table>
-            <p className="muted small">
-              By: who made the change (user: a console account, token: an operator token, cli: the CLI on the server); — when no operator
-              did.
-            </p>
-            <Pager page={page} perPage={50} total={entries.data.total} what="entries" onPage={(p) => update('page', String(p))} />
-          </>
-        ) : null}
+                </thead>
+                <tbody>
+                  {items.map((e) => (
+                    <tr key={e.seq}>
+                      <td>{e.seq}</td>
+                      <td>{e.created_at.slice(0, 19).replace('T', ' ')}</td>
+                      {onlyTenant ? null : <td>{tenantName(e.tenant_id)}</td>}
+                      <td>{e.type}</td>
+                      <td className="mono">{e.subject}</td>
+                      <td>
+                        {e.actor ?? <abbr title="no operator: a device's own change, or an entry from before actors were recorded">—</abbr>}
+                      </td>
+                      <td className="wrap">
+                        <Payload value={e.payload} />
+                      </td>
+                      <td className="mono" title={e.hash}>
+                        {shortHash(e.hash, 6)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+              <p className="muted small">
+                By: who made the change (user: a console account, token: an operator token, cli: the CLI on the server); — when no operator
+                did.
+              </p>
+            </>
+          )}
+        </PagedList>
       </section>
     </>
   );

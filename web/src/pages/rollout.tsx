@@ -8,26 +8,25 @@ import { REFRESH, useNames } from '#web/api/queries';
 import type { Page, RetryResult, Rollout, RolloutDevice, Wave } from '#web/api/types';
 import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
-import { NoTenant, PageTitle } from '#web/components/page-title';
+import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StateBadge, StatusBadge, WaveBadge } from '#web/components/status';
-import { Pager, Table } from '#web/components/table';
+import { InlineSelect, PagedList, Table } from '#web/components/table';
 import { ago, count, utc } from '#web/format';
 import { isLive, nextWave, ROLLOUT_ACTIONS, StateBar, type RolloutAction } from '#web/rollout-view';
 import { useSession } from '#web/session';
-import { useTenant, withTenant } from '#web/tenant';
+import { withTenant } from '#web/tenant';
 
 /** One rollout: its plan, its progress per state and per wave (refreshed every 2 s while it may change), its devices and its actions. */
 export function RolloutPage() {
   const { id = '' } = useParams();
-  const { tenant, loading } = useTenant();
   const { canChange } = useSession();
   const [params] = useSearchParams();
   return (
     <>
       <PageTitle title={`Rollout ${id}`} />
       {params.get('planned') ? <Status>Rollout planned as a draft. Start it when you are ready.</Status> : null}
-      {canChange ? null : <ViewerNote />}
-      {tenant ? <Detail tenant={tenant} id={id} canChange={canChange} /> : loading ? <Loading what="tenants" /> : <NoTenant />}
+      <ViewerNote />
+      <ForTenant>{(tenant) => <Detail tenant={tenant} id={id} canChange={canChange} />}</ForTenant>
     </>
   );
 }
@@ -188,50 +187,37 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
     <section className="card wide" aria-labelledby="rollout-devices-title">
       <div className="section-head">
         <h2 id="rollout-devices-title">Devices of this rollout</h2>
-        <div className="inline-field">
-          <label htmlFor="rollout-devices-state">State</label>
-          <select
-            id="rollout-devices-state"
-            value={state}
-            onChange={(e) => {
-              setState(e.target.value);
-              setPage(1);
-            }}
-          >
-            <option value="">any</option>
-            {DEVICE_STATES.map((s) => (
-              <option key={s} value={s}>
-                {STATE_LABELS[s]} ({count(rollout.devices[s])})
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="inline-field">
-          <label htmlFor="rollout-devices-wave">Wave</label>
-          <select
-            id="rollout-devices-wave"
-            value={wave}
-            onChange={(e) => {
-              setWave(e.target.value);
-              setPage(1);
-            }}
-          >
-            <option value="">any</option>
-            {(rollout.waves ?? []).map((w) => (
-              <option key={w.wave} value={w.wave}>
-                wave {w.wave}
-              </option>
-            ))}
-          </select>
-        </div>
+        <InlineSelect
+          id="rollout-devices-state"
+          label="State"
+          value={state}
+          options={[['', 'any'], ...DEVICE_STATES.map((s) => [s, `${STATE_LABELS[s]} (${count(rollout.devices[s])})`] as const)]}
+          onChange={(value) => {
+            setState(value);
+            setPage(1);
+          }}
+        />
+        <InlineSelect
+          id="rollout-devices-wave"
+          label="Wave"
+          value={wave}
+          options={[['', 'any'], ...(rollout.waves ?? []).map((w) => [w.wave, `wave ${w.wave}`] as const)]}
+          onChange={(value) => {
+            setWave(value);
+            setPage(1);
+          }}
+        />
       </div>
-      <ErrorText error={devices.error} />
-      {devices.isPending ? <Loading what="the rollout's devices" /> : null}
-      {devices.data?.total === 0 ? (
-        <p className="muted">No device{state ? ` is ${STATE_LABELS[state as keyof typeof STATE_LABELS]}` : ''}.</p>
-      ) : null}
-      {devices.data && devices.data.total > 0 ? (
-        <>
+      <PagedList
+        list={devices}
+        what="devices"
+        loading="the rollout's devices"
+        empty={`No device${state ? ` is ${STATE_LABELS[state as keyof typeof STATE_LABELS]}` : ''}.`}
+        page={page}
+        perPage={DEVICES_PER_PAGE}
+        onPage={setPage}
+      >
+        {(items) => (
           <Table caption={`Devices of ${rollout.name}`} hideCaption>
             <thead>
               <tr>
@@ -245,7 +231,7 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
               </tr>
             </thead>
             <tbody>
-              {devices.data.items.map((d) => (
+              {items.map((d) => (
                 <tr key={d.mac}>
                   <td className="mono">
                     <Link to={withTenant(CONSOLE_PAGES.device.replace(':mac', encodeURIComponent(d.mac)), tenant)}>{d.mac}</Link>
@@ -262,9 +248,8 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
               ))}
             </tbody>
           </Table>
-          <Pager page={page} perPage={DEVICES_PER_PAGE} total={devices.data.total} what="devices" onPage={setPage} />
-        </>
-      ) : null}
+        )}
+      </PagedList>
     </section>
   );
 }

@@ -6,33 +6,30 @@ import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from
 import { ApiError, post, segment } from '#web/api/client';
 import { useNames, useRollouts } from '#web/api/queries';
 import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '#web/api/types';
-import { ErrorText, Loading, ViewerNote } from '#web/components/feedback';
-import { NoTenant, PageTitle } from '#web/components/page-title';
+import { ErrorText, ViewerNote } from '#web/components/feedback';
+import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StatusBadge } from '#web/components/status';
-import { Pager, Table } from '#web/components/table';
+import { InlineSelect, PagedList, Table } from '#web/components/table';
 import { count, nowUtc, percent } from '#web/format';
 import { StateBar } from '#web/rollout-view';
 import { useSession } from '#web/session';
-import { useTenant, withTenant } from '#web/tenant';
+import { withTenant } from '#web/tenant';
 
 /** Rollouts of the tenant: plan one, and every rollout with its live progress. */
 export function RolloutsPage() {
-  const { tenant, loading } = useTenant();
   const { canChange } = useSession();
   return (
     <>
       <PageTitle title="Rollouts" />
-      {canChange ? null : <ViewerNote />}
-      {tenant ? (
-        <>
-          <RolloutList tenant={tenant} />
-          {canChange ? <PlanRollout tenant={tenant} key={tenant} /> : null}
-        </>
-      ) : loading ? (
-        <Loading what="tenants" />
-      ) : (
-        <NoTenant />
-      )}
+      <ViewerNote />
+      <ForTenant>
+        {(tenant) => (
+          <>
+            <RolloutList tenant={tenant} />
+            {canChange ? <PlanRollout tenant={tenant} key={tenant} /> : null}
+          </>
+        )}
+      </ForTenant>
     </>
   );
 }
@@ -324,23 +321,23 @@ function RolloutList({ tenant }: { tenant: string }) {
     <section className="card" aria-labelledby="rollouts-title">
       <div className="section-head">
         <h2 id="rollouts-title">Rollouts of {tenant}</h2>
-        <div className="inline-field">
-          <label htmlFor="rollout-status">Status</label>
-          <select id="rollout-status" value={status ?? ''} onChange={(e) => update('status', e.target.value || undefined)}>
-            <option value="">all</option>
-            {ROLLOUT_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
+        <InlineSelect
+          id="rollout-status"
+          label="Status"
+          value={status ?? ''}
+          options={[['', 'all'], ...ROLLOUT_STATUSES.map((s) => [s, s] as const)]}
+          onChange={(value) => update('status', value || undefined)}
+        />
       </div>
-      <ErrorText error={rollouts.error} />
-      {rollouts.isPending ? <Loading what="rollouts" /> : null}
-      {rollouts.data?.total === 0 ? <p className="muted">No rollout{status ? ` is ${status}` : ' yet'}.</p> : null}
-      {rollouts.data && rollouts.data.total > 0 ? (
-        <>
+      <PagedList
+        list={rollouts}
+        what="rollouts"
+        empty={`No rollout${status ? ` is ${status}` : ' yet'}.`}
+        page={page}
+        perPage={50}
+        onPage={(p) => update('page', String(p))}
+      >
+        {(items) => (
           <Table caption={`Rollouts of ${tenant}`} hideCaption>
             <thead>
               <tr>
@@ -354,7 +351,7 @@ function RolloutList({ tenant }: { tenant: string }) {
               </tr>
             </thead>
             <tbody>
-              {rollouts.data.items.map((r) => (
+              {items.map((r) => (
                 <tr key={r.id}>
                   <td>
                     <Link to={withTenant(CONSOLE_PAGES.rollout.replace(':id', String(r.id)), tenant)}>{r.name}</Link>
@@ -378,9 +375,8 @@ function RolloutList({ tenant }: { tenant: string }) {
               ))}
             </tbody>
           </Table>
-          <Pager page={page} perPage={50} total={rollouts.data.total} what="rollouts" onPage={(p) => update('page', String(p))} />
-        </>
-      ) : null}
+        )}
+      </PagedList>
     </section>
   );
 }

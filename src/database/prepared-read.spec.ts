@@ -5,16 +5,22 @@ import { NativeSqlite } from './native-sqlite.js';
 import { PreparedRead } from './prepared-read.js';
 
 describe(PreparedRead.name, () => {
-  /** A real better-sqlite3 data source in memory with one table `t(n)`. */
-  async function memoryDataSource(): Promise<DataSource> {
-    const dataSource = await new DataSource({ type: 'better-sqlite3', database: ':memory:' }).initialize();
-    await dataSource.query('CREATE TABLE t (n INTEGER NOT NULL)');
-    return dataSource;
+  /** Runs `use` on a real data source in memory (better-sqlite3 unless named) with one table `t(n)`, closed after. */
+  async function withTable(
+    use: (dataSource: DataSource) => Promise<void>,
+    type: 'better-sqlite3' | 'sqlite' = 'better-sqlite3',
+  ): Promise<void> {
+    const dataSource = await new DataSource({ type, database: ':memory:' }).initialize();
+    try {
+      await dataSource.query('CREATE TABLE t (n INTEGER NOT NULL)');
+      await use(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
   }
 
   it('runs the batched calls of one event-loop turn together, each seeing what was written before it was made', async () => {
-    const dataSource = await memoryDataSource();
-    try {
+    await withTable(async (dataSource) => {
       const count = new PreparedRead<{ c: number }>(dataSource, 'SELECT COUNT(*) AS c FROM t WHERE n >= $1', { batched: true });
       const native = NativeSqlite.of(dataSource)!;
       const insert = (n: number) => native.runEach('INSERT INTO t (n) VALUES ($1)', [[n]]);
@@ -29,27 +35,21 @@ describe(PreparedRead.name, () => {
       assert.deepEqual(await Promise.all([first, second]), [[{ c: 1 }], [{ c: 0 }]]);
       insert(2);
       assert.deepEqual(await count.all([2]), [{ c: 1 }]);
-    } finally {
-      await dataSource.destroy();
-    }
+    });
   });
 
   it('fails only the call whose statement fails', async () => {
-    const dataSource = await memoryDataSource();
-    try {
+    await withTable(async (dataSource) => {
       const read = new PreparedRead<{ n: number }>(dataSource, 'SELECT n FROM t WHERE n = $1', { batched: true });
       const bad = read.all([{ not: 'bindable' }]);
       const good = read.all([1]);
       await assert.rejects(bad);
       assert.deepEqual(await good, []);
-    } finally {
-      await dataSource.destroy();
-    }
+    });
   });
 
   it('runs a batch in one read transaction and leaves none open, also when a call fails', async () => {
-    const dataSource = await memoryDataSource();
-    try {
+    await withTable(async (dataSource) => {
       const read = new PreparedRead<{ n: number }>(dataSource, 'SELECT n FROM t WHERE n = $1', { batched: true });
       const native = NativeSqlite.of(dataSource)!;
       native.runEach('INSERT INTO t (n) VALUES ($1)', [[1]]);
@@ -63,14 +63,11 @@ describe(PreparedRead.name, () => {
       // The connection takes write transactions as before.
       await dataSource.transaction((manager) => manager.query('INSERT INTO t (n) VALUES (2)'));
       assert.deepEqual(await read.all([2]), [{ n: 2 }]);
-    } finally {
-      await dataSource.destroy();
-    }
+    });
   });
 
   it('runs a batch inside a transaction already open on the connection without ending it', async () => {
-    const dataSource = await memoryDataSource();
-    try {
+    await withTable(async (dataSource) => {
       const read = new PreparedRead<{ c: number }>(dataSource, 'SELECT COUNT(*) AS c FROM t WHERE n >= $1', { batched: true });
       await assert.rejects(
         dataSource.transaction(async (manager) => {
@@ -82,9 +79,7 @@ describe(PreparedRead.name, () => {
       );
       // The transaction's write was rolled back, not committed by the batch.
       assert.deepEqual(await read.all([0]), [{ c: 0 }]);
-    } finally {
-      await dataSource.destroy();
-    }
+    });
   });
 
   describe("rowMode 'array'", () => {
@@ -93,18 +88,14 @@ describe(PreparedRead.name, () => {
     for (const type of ['better-sqlite3', 'sqlite'] as const) {
       for (const batched of [false, true]) {
         it(`gives rows as arrays in select-list order on ${type}${batched ? ', batched' : ''}`, async () => {
-          const dataSource = await new DataSource({ type, database: ':memory:' }).initialize();
-          try {
-            await dataSource.query('CREATE TABLE t (n INTEGER NOT NULL)');
+          await withTable(async (dataSource) => {
             await dataSource.query('INSERT INTO t (n) VALUES (1), (2)');
             const read = new PreparedRead<[number, number, string]>(dataSource, text, { batched, rowMode: 'array' });
             assert.deepEqual(await read.all(['x']), [
               [10, 1, 'x'],
               [20, 2, 'x'],
             ]);
-          } finally {
-            await dataSource.destroy();
-          }
+          }, type);
         });
       }
     }

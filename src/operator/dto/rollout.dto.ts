@@ -401,6 +401,24 @@ export class RolloutDeviceQuery extends PageQuery {
   wave?: number;
 }
 
+/**
+ * The fields of a device's place in one rollout, documented once for both answers that carry them:
+ * a rollout's device list ({@link RolloutDeviceResponse}) and a device's rollouts ({@link DeviceRolloutStateResponse}).
+ */
+const RolloutDeviceField = {
+  wave: () => ApiProperty({ description: 'its wave (1-based)', example: 1 }),
+  state: () => ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' }),
+  attempts: () => ApiProperty({ description: 'times the rollout was offered to it', example: 1 }),
+  updatedAt: () => ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' }),
+  failureMessage: () =>
+    ApiProperty({
+      description: 'its failure message, or why it counts as failed or fell back',
+      type: String,
+      nullable: true,
+      example: null,
+    }),
+};
+
 /** A targeted device's state in a rollout. */
 export class RolloutDeviceResponse {
   @ApiProperty({ description: 'canonical mac', example: 'AC:67:B2:01:02:03' })
@@ -409,20 +427,15 @@ export class RolloutDeviceResponse {
   @ApiProperty({ example: 'sim-1' })
   name: string;
 
-  @ApiProperty({ description: 'its wave (1-based)', example: 1 })
-  wave: number;
+  @RolloutDeviceField.wave() wave: number;
 
-  @ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' })
-  state: DeviceState;
+  @RolloutDeviceField.state() state: DeviceState;
 
-  @ApiProperty({ description: 'times the rollout was offered to it', example: 1 })
-  attempts: number;
+  @RolloutDeviceField.attempts() attempts: number;
 
-  @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
-  updated_at: string;
+  @RolloutDeviceField.updatedAt() updated_at: string;
 
-  @ApiProperty({ description: 'its failure message, or why it counts as failed or fell back', type: String, nullable: true, example: null })
-  failure_message: string | null;
+  @RolloutDeviceField.failureMessage() failure_message: string | null;
 }
 
 /** One page of `GET /tenants/:tenant/rollouts/:id/devices`, by wave then device id. */
@@ -467,23 +480,18 @@ export class DeviceRolloutStateResponse {
   @ApiProperty({ description: 'target version', example: '1.2.0' })
   version: string;
 
-  @ApiProperty({ description: 'its wave (1-based)', example: 1 })
-  wave: number;
+  @RolloutDeviceField.wave() wave: number;
 
-  @ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' })
-  state: DeviceState;
+  @RolloutDeviceField.state() state: DeviceState;
 
-  @ApiProperty({ description: 'times the rollout was offered to it', example: 1 })
-  attempts: number;
+  @RolloutDeviceField.attempts() attempts: number;
 
-  @ApiProperty({ description: 'its failure message, or why it counts as failed or fell back', type: String, nullable: true, example: null })
-  failure_message: string | null;
+  @RolloutDeviceField.failureMessage() failure_message: string | null;
 
   @ApiProperty({ description: 'version of its latest success or failure report', type: String, nullable: true, example: '1.1.0' })
   reported_version: string | null;
 
-  @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
-  updated_at: string;
+  @RolloutDeviceField.updatedAt() updated_at: string;
 
   @ApiProperty({
     type: [DeviceTransitionResponse],

@@ -41,6 +41,17 @@ export function ApiTenantParam(): MethodDecorator & ClassDecorator {
 }
 
 /**
+ * 404 of a route under `/tenants/:tenant`: no tenant has this id or name (`Tenant "x" not found`,
+ * `TenantPipe`), or, where the route names more, that is not the tenant's either.
+ * @param orElse the other case, ending the sentence: `the tenant has no group with this id or name`.
+ * @param examples the texts of that other case.
+ */
+export function ApiTenantNotFound(orElse?: string, ...examples: string[]): MethodDecorator {
+  const description = orElse === undefined ? 'No tenant has this id or name.' : `No tenant has this id or name, or ${orElse}.`;
+  return ApiMessageResponse(404, description, [OperatorExamples.tenantNotFound, ...examples]);
+}
+
+/**
  * An `:id` path parameter (decimal digits, at least 1) and its 400 texts.
  * @param description what the id names.
  * @param example an example id.

@@ -6,7 +6,7 @@ import { GroupService } from '#src/group/group.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { CreateGroupDto, GroupDetailResponse, GroupMembersDto, GroupPage, GroupResponse } from './dto/group.dto.js';
 import { PageQuery, sliceOf } from './dto/paging.dto.js';
-import { ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -17,10 +17,7 @@ const ApiGroupParam = (): MethodDecorator => ApiParam({ name: 'group', descripti
 
 /** 404 of an operation on one group. */
 const ApiGroupNotFound = (): MethodDecorator =>
-  ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no group with this id or name.', [
-    OperatorExamples.tenantNotFound,
-    OperatorExamples.groupNotFound,
-  ]);
+  ApiTenantNotFound('the tenant has no group with this id or name', OperatorExamples.groupNotFound);
 
 /** The 400 texts of a `{macs}` body: the first mac that is not a hardware address is named, and nothing changes. */
 const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember];
@@ -46,7 +43,7 @@ export class OperatorGroupsController {
   })
   @ApiCreatedResponse({ type: GroupResponse, description: 'The new group.' })
   @ApiJsonBodyErrors(['name must be a string', OperatorExamples.groupName, OperatorExamples.groupMacs, OperatorExamples.badMember])
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   @ApiMessageResponse(409, 'The tenant has a group with this name.', OperatorExamples.groupExists)
   @ApiOperatorChange()
   async create(
@@ -62,7 +59,7 @@ export class OperatorGroupsController {
   @ApiOperation({ summary: "List a tenant's groups with member counts" })
   @ApiOkResponse({ type: GroupPage, description: 'One page of groups, by id.' })
   @ApiListQueryErrors()
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<GroupPage> {
     return pageAnswer(await this.groups.page(tenant.id, sliceOf(query)), query, groupResponse);
   }

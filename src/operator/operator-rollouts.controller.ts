@@ -17,7 +17,7 @@ import {
 } from './dto/rollout.dto.js';
 import { DEVICE_STATES } from '#src/rollout/device-state.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
@@ -26,10 +26,7 @@ import { sliceOf } from './dto/paging.dto.js';
 
 /** 404 of an operation on one rollout (another tenant's rollout is not found either). */
 const ApiRolloutNotFound = (): MethodDecorator =>
-  ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no rollout with this id.', [
-    OperatorExamples.tenantNotFound,
-    OperatorExamples.rolloutNotFound,
-  ]);
+  ApiTenantNotFound('the tenant has no rollout with this id', OperatorExamples.rolloutNotFound);
 
 /**
  * 409 of a lifecycle action the rollout's state does not allow, as `RolloutPlanService.apply`
@@ -72,11 +69,7 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.successThreshold,
     RolloutFieldMessages.approval,
   ])
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no such firmware or group.', [
-    OperatorExamples.tenantNotFound,
-    FIRMWARE_NOT_FOUND,
-    OperatorExamples.groupNotFound,
-  ])
+  @ApiTenantNotFound('the tenant has no such firmware or group', FIRMWARE_NOT_FOUND, OperatorExamples.groupNotFound)
   @ApiOperatorChange()
   async create(
     @Param('tenant', TenantPipe) tenant: Tenant,
@@ -106,7 +99,7 @@ export class OperatorRolloutsController {
   @ApiOperation({ summary: "List the tenant's rollouts with progress (paged, optionally of one status)" })
   @ApiOkResponse({ type: RolloutPage, description: 'One page of rollouts, oldest first.' })
   @ApiListQueryErrors(RolloutFieldMessages.status)
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: RolloutListQuery): Promise<RolloutPage> {
     return pageAnswer(await this.rollouts.page(tenant.id, query.status, sliceOf(query)), query, rolloutResponse);
   }

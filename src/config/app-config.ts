@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createFileOnce } from '#src/common/create-once.js';
 import { ED25519, generateSigner, NoteFormatError, parseSigner, parseVerifier } from '#src/ledger/signed-note.js';
 import { join, resolve } from 'node:path';
 
@@ -337,9 +338,7 @@ export function prepareDataDir(config: AppConfig): AppConfig {
   }
   if (config.jwtSecret.length > 0) return config;
   const file = join(config.dataDir, 'jwt-secret');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
-  }
+  if (!existsSync(file)) createFileOnce(file, randomBytes(48).toString('base64url'));
   return { ...config, jwtSecret: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8') };
 }
 
@@ -387,17 +386,7 @@ function ledgerKeys(
 function keptSigningKey(config: AppConfig): string {
   const file = join(config.dataDir, 'ledger-signing-key');
   const origin = config.ledgerOrigin ?? `firmledger/${config.urls.bc.host}`;
-  if (!existsSync(file)) {
-    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writeFileSync(temporary, `${generateSigner(origin, ED25519).secret}\n`, { mode: 0o600 });
-    try {
-      linkSync(temporary, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(temporary);
-    }
-  }
+  if (!existsSync(file)) createFileOnce(file, `${generateSigner(origin, ED25519).secret}\n`);
   let signer;
   try {
     signer = parseSigner(readFileSync(file, 'utf8'));

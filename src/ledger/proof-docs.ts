@@ -26,7 +26,7 @@ export function ApiInclusionProofErrors(): MethodDecorator {
   return applyDecorators(
     ApiMessageResponse(400, 'A bad sequence number or tree size.', [
       ProofParamMessages.seq,
-      ProofParamMessages.treeSize,
+      ProofParamMessages.treeSize.whole,
       ProofMessages.sizeBeyondTree(9, 8),
     ]),
     ApiMessageResponse(404, 'No such entry.', ProofMessages.entryNotFound(9)),
@@ -44,7 +44,7 @@ export function ApiConsistencyProof(): MethodDecorator {
     ApiOkResponse({ type: ConsistencyProofResponse, description: 'The proof and both roots.' }),
     ApiMessageResponse(400, 'Sizes outside 1 ≤ from ≤ to ≤ the tree.', [
       ProofParamMessages.fromRequired,
-      ProofParamMessages.from,
+      ProofParamMessages.from.whole,
       ProofMessages.fromAfterTo(8, 4),
       ProofMessages.sizeBeyondTree(9, 8),
     ]),

@@ -28,11 +28,11 @@ export const OperatorExamples = {
 
 /** The texts of every bad `?page=&per_page=`. */
 export const PAGING_MESSAGES = [
-  PageMessages.page,
-  PageMessages.pageMin,
-  PageMessages.perPage,
-  PageMessages.perPageMin,
-  PageMessages.perPageMax,
+  PageMessages.page.whole,
+  PageMessages.page.min,
+  PageMessages.perPage.whole,
+  PageMessages.perPage.min,
+  PageMessages.perPage.max,
 ] as const;
 
 /** The `:tenant` path parameter: a tenant id (digits) or name; `Tenant "x" not found` otherwise. */

@@ -62,7 +62,7 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.nameRequired,
     RolloutFieldMessages.firmwareIdWhole,
     RolloutFieldMessages.groupRequired,
-    RolloutFieldMessages.priorityMax,
+    RolloutFieldMessages.priority.max,
     RolloutFieldMessages.startDateUtc,
     RolloutFieldMessages.downgradeBoolean,
     'each wave must be a share like "10%" or a whole number of devices like 50',

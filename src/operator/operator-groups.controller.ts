@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
@@ -19,8 +19,18 @@ const ApiGroupParam = (): MethodDecorator => ApiParam({ name: 'group', descripti
 const ApiGroupNotFound = (): MethodDecorator =>
   ApiTenantNotFound('the tenant has no group with this id or name', OperatorExamples.groupNotFound);
 
-/** The 400 texts of a `{macs}` body: the first mac that is not a hardware address is named, and nothing changes. */
-const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember];
+/**
+ * The documents of a change of a group's members by a `{macs}` body: 200 the group with its new
+ * member count; 400 naming the first mac that is not a hardware address (nothing changes); 404; 403.
+ */
+const ApiMembersChange = (): MethodDecorator =>
+  applyDecorators(
+    ApiGroupParam(),
+    ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' }),
+    ApiJsonBodyErrors([OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember]),
+    ApiGroupNotFound(),
+    ApiOperatorChange(),
+  );
 
 /**
  * Device groups of a tenant and their membership by mac under `OPERATOR_URL` (docs/decisions.md §9),
@@ -86,11 +96,7 @@ export class OperatorGroupsController {
     summary: 'Add members by mac (any notation); devices may register later',
     description: 'Macs already in the group stay. A mac that is not a hardware address is named in the 400 answer and nothing changes.',
   })
-  @ApiGroupParam()
-  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
-  @ApiJsonBodyErrors(MEMBERS_MESSAGES)
-  @ApiGroupNotFound()
-  @ApiOperatorChange()
+  @ApiMembersChange()
   async addMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
@@ -107,11 +113,7 @@ export class OperatorGroupsController {
     summary: 'Remove members by mac (any notation)',
     description: 'Macs not in the group are ignored. A mac that is not a hardware address is named in the 400 answer and nothing changes.',
   })
-  @ApiGroupParam()
-  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
-  @ApiJsonBodyErrors(MEMBERS_MESSAGES)
-  @ApiGroupNotFound()
-  @ApiOperatorChange()
+  @ApiMembersChange()
   async removeMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,

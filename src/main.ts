@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startServer } from './server.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -25,7 +26,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.exit(0);
       },
       (error: unknown) => {
-        new Logger('Shutdown').error(error instanceof Error ? error.message : String(error));
+        new Logger('Shutdown').error(errorMessage(error));
         process.exit(1);
       },
     );

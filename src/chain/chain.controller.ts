@@ -50,6 +50,42 @@ const ApiFirmwareLookup = (): MethodDecorator =>
     ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound),
   );
 
+/** What both forms of a proof answer: the entry and its proof; 404 when the subject is absent; 409 when its entry is not yet published. */
+const ApiProof = (operation: { summary: string; description: string }, absent: string, notFound: string): MethodDecorator =>
+  applyDecorators(
+    ApiOperation(operation),
+    ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse }),
+    ApiMessageResponse(404, absent, notFound),
+    ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8)),
+  );
+
+/** What both forms of the device proof answer. */
+const ApiDeviceProof = (): MethodDecorator => ApiProof(DEVICE_PROOF, DEVICE_ABSENT, ChainMessages.deviceNotFound);
+
+/** What both forms of the firmware proof answer. */
+const ApiFirmwareProof = (): MethodDecorator => ApiProof(FIRMWARE_PROOF, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound);
+
+/** What a lookup names: a device by mac, or a firmware by id. */
+interface LookupSubject {
+  description: string;
+  example: string;
+  /** Key of the request body's example. */
+  exampleName: string;
+}
+const DEVICE: LookupSubject = { description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03', exampleName: 'mac' };
+const FIRMWARE: LookupSubject = { description: FIRMWARE_ID_DESCRIPTION, example: '1', exampleName: 'firmware' };
+
+/** The subject as the `:id` path parameter of a GET form. */
+const ApiIdParam = (subject: LookupSubject): MethodDecorator =>
+  ApiParam({ name: 'id', description: subject.description, example: subject.example });
+
+/** The subject as `{"id"}` in the body of a POST form, and that body's 400 texts. */
+const ApiIdBody = (subject: LookupSubject): MethodDecorator =>
+  applyDecorators(
+    ApiBody({ type: LedgerLookupDto, examples: { [subject.exampleName]: { value: { id: subject.example } } } }),
+    ApiJsonBodyErrors(['id is required', 'id must be a string']),
+  );
+
 /**
  * The blockchain lookup component, mounted at `BC_URL`: each lookup answers with the id in the
  * path (GET) and, as the field SDKs call it, with `{"id"}` in a POST body; both call one service rule.
@@ -65,7 +101,7 @@ export class ChainController {
   /** `GET /device/:id` (`id` is the mac, any notation) → `{mac, fwId, dType}`; 404 `Device not found`. */
   @Get('device/:id')
   @ApiDeviceLookup()
-  @ApiParam({ name: 'id', description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
+  @ApiIdParam(DEVICE)
   device(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<ChainDeviceRecord> {
     return this.chain.device(principal.tenantId, id);
   }
@@ -74,8 +110,7 @@ export class ChainController {
   @Post('device/get')
   @HttpCode(200)
   @ApiDeviceLookup()
-  @ApiBody({ type: LedgerLookupDto, examples: { mac: { value: { id: 'AC:67:B2:01:02:03' } } } })
-  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
+  @ApiIdBody(DEVICE)
   deviceByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainDeviceRecord> {
     return this.chain.device(principal.tenantId, body.id);
   }
@@ -83,7 +118,7 @@ export class ChainController {
   /** `GET /firmware/:id` → `{md, cid, version}`; 404 `Firmware not found`. */
   @Get('firmware/:id')
   @ApiFirmwareLookup()
-  @ApiParam({ name: 'id', description: FIRMWARE_ID_DESCRIPTION, example: '1' })
+  @ApiIdParam(FIRMWARE)
   firmware(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<ChainFirmwareRecord> {
     return this.chain.firmwareRecord(principal.tenantId, id);
   }
@@ -92,19 +127,15 @@ export class ChainController {
   @Post('firmware/get')
   @HttpCode(200)
   @ApiFirmwareLookup()
-  @ApiBody({ type: LedgerLookupDto, examples: { firmware: { value: { id: '1' } } } })
-  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
+  @ApiIdBody(FIRMWARE)
   firmwareByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<ChainFirmwareRecord> {
     return this.chain.firmwareRecord(principal.tenantId, body.id);
   }
 
   /** `GET /device/:id/proof` → the device's newest ledger entry and its inclusion proof; 404 `Device not found`. */
   @Get('device/:id/proof')
-  @ApiOperation(DEVICE_PROOF)
-  @ApiParam({ name: 'id', description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
-  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
-  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
-  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  @ApiDeviceProof()
+  @ApiIdParam(DEVICE)
   async deviceProof(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<EntryProofResponse> {
     return entryProofResponse(await this.chain.deviceProof(principal.tenantId, id));
   }
@@ -112,23 +143,16 @@ export class ChainController {
   /** `POST /device/proof` with `{"id": "<mac>"}`: the same as `GET /device/:id/proof`. */
   @Post('device/proof')
   @HttpCode(200)
-  @ApiOperation(DEVICE_PROOF)
-  @ApiBody({ type: LedgerLookupDto, examples: { mac: { value: { id: 'AC:67:B2:01:02:03' } } } })
-  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
-  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
-  @ApiMessageResponse(404, DEVICE_ABSENT, ChainMessages.deviceNotFound)
-  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  @ApiDeviceProof()
+  @ApiIdBody(DEVICE)
   async deviceProofByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<EntryProofResponse> {
     return entryProofResponse(await this.chain.deviceProof(principal.tenantId, body.id));
   }
 
   /** `GET /firmware/:id/proof` → the firmware's ledger entry and its inclusion proof; 404 `Firmware not found`. */
   @Get('firmware/:id/proof')
-  @ApiOperation(FIRMWARE_PROOF)
-  @ApiParam({ name: 'id', description: FIRMWARE_ID_DESCRIPTION, example: '1' })
-  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
-  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
-  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  @ApiFirmwareProof()
+  @ApiIdParam(FIRMWARE)
   async firmwareProof(@Principal() principal: DevicePrincipal, @Param('id') id: string): Promise<EntryProofResponse> {
     return entryProofResponse(await this.chain.firmwareProof(principal.tenantId, id));
   }
@@ -136,12 +160,8 @@ export class ChainController {
   /** `POST /firmware/proof` with `{"id": "<firmware id>"}`: the same as `GET /firmware/:id/proof`. */
   @Post('firmware/proof')
   @HttpCode(200)
-  @ApiOperation(FIRMWARE_PROOF)
-  @ApiBody({ type: LedgerLookupDto, examples: { firmware: { value: { id: '1' } } } })
-  @ApiOkResponse({ description: 'The entry and its proof.', type: EntryProofResponse })
-  @ApiJsonBodyErrors(['id is required', 'id must be a string'])
-  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
-  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  @ApiFirmwareProof()
+  @ApiIdBody(FIRMWARE)
   async firmwareProofByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<EntryProofResponse> {
     return entryProofResponse(await this.chain.firmwareProof(principal.tenantId, body.id));
   }

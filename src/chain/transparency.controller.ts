@@ -12,7 +12,8 @@ import {
   SeqParamPipe,
   TreeSizeQuery,
 } from '#src/ledger/dto/proof.dto.js';
-import { LedgerProofService, ProofMessages } from '#src/ledger/ledger-proof.service.js';
+import { LedgerProofService } from '#src/ledger/ledger-proof.service.js';
+import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/ledger/proof-docs.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/openapi/api-responses.js';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -46,7 +47,7 @@ export class TransparencyController {
       'with N cosignatures of LEDGER_WITNESS_KEYS.',
   })
   @ApiOkResponse(CHECKPOINT_TEXT)
-  @ApiMessageResponse(404, 'A witness quorum is required and no checkpoint has it yet.', CheckpointMessages.notWitnessed(2))
+  @ApiCheckpointNotWitnessed()
   async checkpoint(): Promise<string> {
     return (await this.checkpoints.published()).note;
   }
@@ -87,27 +88,14 @@ export class TransparencyController {
   @ApiOperation({ summary: 'Inclusion proof of a ledger entry (RFC 9162), against the published checkpoint or a tree size' })
   @ApiParam({ name: 'seq', description: 'the entry’s sequence number (1, 2, 3…)', example: '3' })
   @ApiOkResponse({ type: InclusionProofResponse, description: 'The proof.' })
-  @ApiMessageResponse(400, 'A bad sequence number or tree size.', [
-    ProofParamMessages.seq,
-    ProofParamMessages.treeSize,
-    ProofMessages.sizeBeyondTree(9, 8),
-  ])
-  @ApiMessageResponse(404, 'No such entry.', ProofMessages.entryNotFound(9))
-  @ApiMessageResponse(409, 'The entry is newer than the published checkpoint.', ProofMessages.beyondCheckpoint(9, 8))
+  @ApiInclusionProofErrors()
   async inclusion(@Param('seq', SeqParamPipe) seq: number, @Query() query: TreeSizeQuery): Promise<InclusionProofResponse> {
     return inclusionProofResponse(await this.proofs.inclusion(seq, query.tree_size));
   }
 
   /** `GET /proof/consistency?from&to` → the consistency proof between two tree sizes. */
   @Get('proof/consistency')
-  @ApiOperation({ summary: 'Consistency proof between two tree sizes (RFC 9162); `to` defaults to the published checkpoint' })
-  @ApiOkResponse({ type: ConsistencyProofResponse, description: 'The proof and both roots.' })
-  @ApiMessageResponse(400, 'Sizes outside 1 ≤ from ≤ to ≤ the tree.', [
-    ProofParamMessages.fromRequired,
-    ProofParamMessages.from,
-    ProofMessages.fromAfterTo(8, 4),
-    ProofMessages.sizeBeyondTree(9, 8),
-  ])
+  @ApiConsistencyProof()
   async consistency(@Query() query: ConsistencyQuery): Promise<ConsistencyProofResponse> {
     return consistencyProofResponse(await this.proofs.consistency(query.from, query.to));
   }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { ConfigError, loadConfig, prepareDataDir, type AppConfig } from '#src/config/app-config.js';
 import { CliModule } from './cli.module.js';
 import { note } from './output.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** A failure to show the user as one line, exit code 1. */
 export class CliError extends Error {}
@@ -66,7 +67,7 @@ export async function databaseExists(config: AppConfig): Promise<boolean> {
   try {
     await client.connect();
   } catch (error) {
-    throw new CliError(`cannot reach the database ${databaseName(config)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(`cannot reach the database ${databaseName(config)}: ${errorMessage(error)}`);
   }
   try {
     const { rows } = await client.query<{ found: boolean }>(`SELECT to_regclass('migrations') IS NOT NULL AS found`);
@@ -84,5 +85,5 @@ export function describeError(error: unknown): string {
     return typeof message === 'string' ? message : error.message;
   }
   if (error instanceof ConfigError || error instanceof CliError) return error.message;
-  return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  return `unexpected error: ${errorMessage(error)}`;
 }

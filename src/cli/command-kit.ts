@@ -26,9 +26,9 @@ export function example<C extends Command>(command: C, ...lines: string[]): C {
   return command.addHelpText('after', `\n${title}:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
 }
 
-/** An argument parser for whole numbers ≥ 1; `name` appears in the error. */
+/** An argument parser for whole numbers ≥ 1, at most 15 digits (exact as a JavaScript number); `name` appears in the error. */
 export const positiveInt = (name: string) => (text: string) => {
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new InvalidArgumentError(`${name} must be a whole number ≥ 1`);
+  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new InvalidArgumentError(`${name} must be a whole number ≥ 1`);
   return Number(text);
 };
 

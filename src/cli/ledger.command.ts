@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CheckpointService } from '#src/ledger/checkpoint.service.js';
@@ -9,13 +9,8 @@ import { ledgerVerifyResponse } from '#src/operator/operator-responses.js';
 import { COSIGNATURE_ED25519, generateSigner, NoteFormatError, parseSigner, type NoteSigner } from '#src/ledger/signed-note.js';
 import { witness, WitnessInputError, type WitnessSource, type WitnessState } from '#src/ledger/witness.js';
 import { CliError, withServices } from './cli-context.js';
-import { example, jsonOption } from './command-kit.js';
+import { example, jsonOption, positiveInt } from './command-kit.js';
 import { print } from './output.js';
-
-const wholeNumber = (name: string) => (text: string) => {
-  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new InvalidArgumentError(`${name} must be a whole number ≥ 1`);
-  return Number(text);
-};
 
 /**
  * `firmledger ledger verify|key|checkpoint|prove|consistency|witness|witness-key`: the
@@ -80,9 +75,9 @@ export function registerLedgerCommands(program: Command): void {
     ledger
       .command('prove <seq>')
       .description('print ledger entry <seq> with its leaf text and inclusion proof against the published checkpoint (or --tree-size)')
-      .option('--tree-size <n>', 'prove it in the tree of this size', wholeNumber('--tree-size'))
+      .option('--tree-size <n>', 'prove it in the tree of this size', positiveInt('--tree-size'))
       .action(async (seq: string, o: { treeSize?: number }) => {
-        const n = wholeNumber('seq')(seq);
+        const n = positiveInt('seq')(seq);
         const proof = await withServices((app) => app.get(LedgerProofService).entryProof(n, o.treeSize));
         print(entryProofResponse(proof), true, () => '');
       }),
@@ -94,7 +89,7 @@ export function registerLedgerCommands(program: Command): void {
       .command('consistency <from> [to]')
       .description('print the consistency proof from tree size <from> to [to] (default: the published checkpoint)')
       .action(async (from: string, to: string | undefined) => {
-        const [a, b] = [wholeNumber('from')(from), to === undefined ? undefined : wholeNumber('to')(to)];
+        const [a, b] = [positiveInt('from')(from), to === undefined ? undefined : positiveInt('to')(to)];
         const proof = await withServices((app) => app.get(LedgerProofService).consistency(a, b));
         print(consistencyProofResponse(proof), true, () => '');
       }),

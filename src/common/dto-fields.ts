@@ -1,11 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsDefined,
+  IsInt,
   IsOptional,
   IsString,
   Length,
   Matches,
+  Max,
+  Min,
   Validate,
   ValidateIf,
   ValidatorConstraint,
@@ -82,5 +85,34 @@ export function DeviceNameField(): PropertyDecorator {
     IsString({ message: 'name must be a string' }),
     Length(1, 128, { message: 'name must be 1 to 128 characters' }),
     Matches(NO_CONTROL, { message: 'name must not contain control characters' }),
+  );
+}
+
+/** 400 texts of a whole number from 1 to a bound, each naming the field. */
+export interface WholeNumberMessages {
+  /** Not a whole number. */
+  whole: string;
+  /** Below 1. */
+  min: string;
+  /** Above the bound. */
+  max: string;
+}
+
+/** The {@link WholeNumberMessages} of `field` with the bound `max`: `page must be a whole number`, `… at least 1`, `… at most 500`. */
+export function wholeNumberMessages(field: string, max: number): WholeNumberMessages {
+  return { whole: `${field} must be a whole number`, min: `${field} must be at least 1`, max: `${field} must be at most ${max}` };
+}
+
+/**
+ * A query parameter holding a whole number from 1 to `max`, read from its text (`?page=2`) and
+ * checked in this order: a whole number, at least 1, at most `max` (so `?page=abc` is named as not
+ * a number before any bound), each 400 with its text of `messages` ({@link wholeNumberMessages}).
+ */
+export function WholeNumberQueryField(max: number, messages: WholeNumberMessages): PropertyDecorator {
+  return applyDecorators(
+    IsInt({ message: messages.whole }),
+    Min(1, { message: messages.min }),
+    Max(max, { message: messages.max }),
+    Type(() => Number),
   );
 }

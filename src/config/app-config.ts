@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createFileOnce } from '#src/common/create-once.js';
 import { ED25519, generateSigner, NoteFormatError, parseSigner, parseVerifier } from '#src/ledger/signed-note.js';
 import { join, resolve } from 'node:path';
 
@@ -246,6 +247,11 @@ export const ENVIRONMENT: readonly Variable[] = [
   },
 ];
 
+/** The default of a variable in {@link ENVIRONMENT}: a value to parse, for those that have one. */
+function defaultOf(name: string): string {
+  return ENVIRONMENT.find((v) => v.name === name)!.default;
+}
+
 /** Upper bound of `FIRMWARE_MAX_BYTES`: 16 GiB, bytes. */
 const MAX_FIRMWARE_MAX_BYTES = 16 * 1024 ** 3;
 
@@ -261,17 +267,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     const value = env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
   };
-  const fallback = (name: string): string => ENVIRONMENT.find((v) => v.name === name)!.default;
+  /** The variable's value, or its default as {@link ENVIRONMENT} (the README's table) gives it. */
+  const setting = (name: string): string => get(name) ?? defaultOf(name);
 
   const urls = Object.fromEntries(
     COMPONENTS.map((component) => {
       const variable = URL_VARIABLES[component];
-      return [component, baseUrl(variable, get(variable) ?? fallback(variable))];
+      return [component, baseUrl(variable, setting(variable))];
     }),
   ) as Record<ComponentName, URL>;
   const tls = tlsFiles(urls, get);
-  const dataDir = resolve(get('DATA_DIR') ?? fallback('DATA_DIR'));
-  const level = get('LOG_LEVEL') ?? 'log';
+  const dataDir = resolve(setting('DATA_DIR'));
+  const level = setting('LOG_LEVEL');
   if (!LEVELS.includes(level as LogLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')} (got "${level}")`);
   }
@@ -295,32 +302,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     redisUrl: serviceUrl('REDIS_URL', get('REDIS_URL'), ['redis:', 'rediss:'], 'redis://127.0.0.1:6379/0'),
     redisKeyPrefix: 'firmledger:',
-    sqliteDriver: oneOf('SQLITE_DRIVER', get('SQLITE_DRIVER') ?? fallback('SQLITE_DRIVER'), SQLITE_DRIVERS),
-    sqliteSynchronous: oneOf(
-      'SQLITE_SYNCHRONOUS',
-      (get('SQLITE_SYNCHRONOUS') ?? fallback('SQLITE_SYNCHRONOUS')).toUpperCase(),
-      SQLITE_SYNCHRONOUS,
-    ),
+    sqliteDriver: oneOf('SQLITE_DRIVER', setting('SQLITE_DRIVER'), SQLITE_DRIVERS),
+    sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', setting('SQLITE_SYNCHRONOUS').toUpperCase(), SQLITE_SYNCHRONOUS),
     jwtSecret: jwtSecretText !== undefined ? Buffer.from(jwtSecretText, 'utf8') : Buffer.alloc(0),
-    jwtTtlSeconds: integer('JWT_TTL_SECONDS', get('JWT_TTL_SECONDS') ?? '3600', 1, 31_536_000),
-    authMaxSkewSeconds: integer('AUTH_MAX_SKEW_SECONDS', get('AUTH_MAX_SKEW_SECONDS') ?? '300', 1, 86_400),
-    loginRateLimit: integer('LOGIN_RATE_LIMIT', get('LOGIN_RATE_LIMIT') ?? '10', 1, 1_000_000),
-    loginRateWindowSeconds: integer('LOGIN_RATE_WINDOW_SECONDS', get('LOGIN_RATE_WINDOW_SECONDS') ?? '60', 1, 86_400),
+    jwtTtlSeconds: integer('JWT_TTL_SECONDS', setting('JWT_TTL_SECONDS'), 1, 31_536_000),
+    authMaxSkewSeconds: integer('AUTH_MAX_SKEW_SECONDS', setting('AUTH_MAX_SKEW_SECONDS'), 1, 86_400),
+    loginRateLimit: integer('LOGIN_RATE_LIMIT', setting('LOGIN_RATE_LIMIT'), 1, 1_000_000),
+    loginRateWindowSeconds: integer('LOGIN_RATE_WINDOW_SECONDS', setting('LOGIN_RATE_WINDOW_SECONDS'), 1, 86_400),
     rolloutConfirmationWindowSeconds: integer(
       'ROLLOUT_CONFIRMATION_WINDOW_SECONDS',
-      get('ROLLOUT_CONFIRMATION_WINDOW_SECONDS') ?? '3600',
+      setting('ROLLOUT_CONFIRMATION_WINDOW_SECONDS'),
       1,
       31_536_000,
     ),
-    trustProxy: trustProxy(get('TRUST_PROXY') ?? 'false'),
+    trustProxy: trustProxy(setting('TRUST_PROXY')),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1),
     reportFallbackFonts: get('REPORT_FALLBACK_FONTS')
       ?.split(',')
       .map((path) => path.trim())
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
-    firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', get('FIRMWARE_MAX_BYTES') ?? fallback('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
-    ...operatorSession(get),
+    firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', setting('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
+    ...operatorSession(setting),
   };
 }
 
@@ -337,9 +340,7 @@ export function prepareDataDir(config: AppConfig): AppConfig {
   }
   if (config.jwtSecret.length > 0) return config;
   const file = join(config.dataDir, 'jwt-secret');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
-  }
+  if (!existsSync(file)) createFileOnce(file, randomBytes(48).toString('base64url'));
   return { ...config, jwtSecret: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8') };
 }
 
@@ -374,7 +375,12 @@ function ledgerKeys(
     ledgerSigningKey: signingKey,
     ledgerOrigin: origin ?? (signingKey ? parseSigner(signingKey).name : undefined),
     ledgerWitnessKeys: witnessKeys,
-    ledgerWitnessQuorum: integer('LEDGER_WITNESS_QUORUM', get('LEDGER_WITNESS_QUORUM') ?? '0', 0, witnessKeys.length),
+    ledgerWitnessQuorum: integer(
+      'LEDGER_WITNESS_QUORUM',
+      get('LEDGER_WITNESS_QUORUM') ?? defaultOf('LEDGER_WITNESS_QUORUM'),
+      0,
+      witnessKeys.length,
+    ),
   };
 }
 
@@ -387,17 +393,7 @@ function ledgerKeys(
 function keptSigningKey(config: AppConfig): string {
   const file = join(config.dataDir, 'ledger-signing-key');
   const origin = config.ledgerOrigin ?? `firmledger/${config.urls.bc.host}`;
-  if (!existsSync(file)) {
-    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writeFileSync(temporary, `${generateSigner(origin, ED25519).secret}\n`, { mode: 0o600 });
-    try {
-      linkSync(temporary, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(temporary);
-    }
-  }
+  if (!existsSync(file)) createFileOnce(file, `${generateSigner(origin, ED25519).secret}\n`);
   let signer;
   try {
     signer = parseSigner(readFileSync(file, 'utf8'));
@@ -411,11 +407,9 @@ function keptSigningKey(config: AppConfig): string {
 }
 
 /** The two lifetimes of an operator console session; the idle one may not exceed the absolute one. */
-function operatorSession(
-  get: (name: string) => string | undefined,
-): Pick<AppConfig, 'operatorSessionIdleSeconds' | 'operatorSessionMaxSeconds'> {
-  const idle = integer('OPERATOR_SESSION_IDLE_SECONDS', get('OPERATOR_SESSION_IDLE_SECONDS') ?? '1800', 60, 2_592_000);
-  const max = integer('OPERATOR_SESSION_MAX_SECONDS', get('OPERATOR_SESSION_MAX_SECONDS') ?? '43200', 60, 2_592_000);
+function operatorSession(setting: (name: string) => string): Pick<AppConfig, 'operatorSessionIdleSeconds' | 'operatorSessionMaxSeconds'> {
+  const idle = integer('OPERATOR_SESSION_IDLE_SECONDS', setting('OPERATOR_SESSION_IDLE_SECONDS'), 60, 2_592_000);
+  const max = integer('OPERATOR_SESSION_MAX_SECONDS', setting('OPERATOR_SESSION_MAX_SECONDS'), 60, 2_592_000);
   if (idle > max) throw new ConfigError(`OPERATOR_SESSION_IDLE_SECONDS (${idle}) must not exceed OPERATOR_SESSION_MAX_SECONDS (${max})`);
   return { operatorSessionIdleSeconds: idle, operatorSessionMaxSeconds: max };
 }

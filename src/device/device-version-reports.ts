@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** Told of the version a registered device reports when it registers again. */
 export type DeviceVersionListener = (tenantId: number, mac: string, firmwareVersion: string) => Promise<void>;
@@ -25,7 +26,7 @@ export class DeviceVersionReports {
       try {
         await listener(tenantId, mac, firmwareVersion);
       } catch (error) {
-        this.logger.error(`a listener of ${mac}'s reported version failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`a listener of ${mac}'s reported version failed: ${errorMessage(error)}`);
       }
     }
   }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { DeviceRepository } from './device.repository.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** Longest time a last-seen time waits before it is written, milliseconds. */
 export const LAST_SEEN_FLUSH_MS = 1000;
@@ -63,7 +64,7 @@ export class LastSeenWriter implements OnApplicationShutdown {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.flush().catch((error: unknown) => {
-        this.logger.error(`writing last-seen times failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`writing last-seen times failed, retrying: ${errorMessage(error)}`);
         this.schedule();
       });
     }, LAST_SEEN_FLUSH_MS).unref();

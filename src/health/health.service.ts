@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { DatabaseHealthRepository } from './database-health.repository.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** How long readiness waits for the database before calling it unreachable, milliseconds. */
 export const READINESS_TIMEOUT_MS = 2000;
@@ -36,7 +37,7 @@ export class HealthService implements BeforeApplicationShutdown {
       ]);
       return null;
     } catch (error) {
-      this.logger.warn(`database unreachable: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`database unreachable: ${errorMessage(error)}`);
       return 'Database unreachable';
     } finally {
       clearTimeout(timer);

@@ -120,7 +120,7 @@ export class IpfsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await send(reply, await this.downloads.answer(principal, { method: request.method, cid: body.cid, headers: request.headers }));
+    await this.download(principal, body.cid, request, reply);
   }
 
   /** `GET /firmware/{cid}`: the form the platform's documentation shows. */
@@ -134,7 +134,7 @@ export class IpfsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await send(reply, await this.downloads.answer(principal, { method: request.method, cid, headers: request.headers }));
+    await this.download(principal, cid, request, reply);
   }
 
   /** `GET /ipfs/{cid}`: the IPFS gateway path form, so a device can switch to any IPFS gateway. */
@@ -151,6 +151,11 @@ export class IpfsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    await this.download(principal, cid, request, reply);
+  }
+
+  /** The answer of all three forms: the tenant's binary `cid` (or why not), by the request's method and headers. */
+  private async download(principal: DevicePrincipal, cid: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await send(reply, await this.downloads.answer(principal, { method: request.method, cid, headers: request.headers }));
   }
 }

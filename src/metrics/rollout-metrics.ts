@@ -4,6 +4,7 @@ import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.
 import type { RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { DEVICE_STATES } from '#src/rollout/device-state.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** Rollout states whose progress is exported: the ones still running. */
 const EXPORTED_STATUSES: readonly RolloutStatus[] = ['active', 'paused'];
@@ -82,7 +83,7 @@ export class RolloutMetrics {
       }
       return progress;
     } catch (error) {
-      this.logger.warn(`rollout progress not exported: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`rollout progress not exported: ${errorMessage(error)}`);
       return [];
     }
   }

@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/ledger/ledger-actor.js';
-import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+import { ApiJsonBodyErrors, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse } from './dto/device-key.dto.js';
 import { PageQuery, sliceOf } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -36,7 +36,7 @@ export class OperatorDeviceKeysController {
   })
   @ApiCreatedResponse({ type: DeviceKeyResponse, description: 'The new device key.' })
   @ApiJsonBodyErrors(['device_type must be a string', OperatorExamples.deviceType, 'single_device must be true or false'])
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   @ApiOperatorChange()
   async create(
     @Param('tenant', TenantPipe) tenant: Tenant,
@@ -51,7 +51,7 @@ export class OperatorDeviceKeysController {
   @ApiOperation({ summary: "List a tenant's device keys" })
   @ApiOkResponse({ type: DeviceKeyPage, description: 'One page of device keys, by id, revoked ones included.' })
   @ApiListQueryErrors()
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<DeviceKeyPage> {
     return pageAnswer(await this.tenants.pageDeviceKeys(tenant.id, sliceOf(query)), query, deviceKeyResponse);
   }
@@ -69,10 +69,7 @@ export class OperatorDeviceKeysController {
   })
   @ApiIdParam('Device key id.', 3)
   @ApiOkResponse({ type: DeviceKeyResponse, description: 'The revoked device key.' })
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device key with this id.', [
-    OperatorExamples.tenantNotFound,
-    OperatorExamples.deviceKeyNotFound,
-  ])
+  @ApiTenantNotFound('the tenant has no device key with this id', OperatorExamples.deviceKeyNotFound)
   @ApiOperatorChange()
   async revoke(
     @Param('tenant', TenantPipe) tenant: Tenant,

@@ -7,12 +7,16 @@ import { FleetService, deviceNotFound } from '#src/rollout/fleet.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { DeviceListMessages, DeviceDetailResponse, DeviceListQuery, DevicePage } from './dto/fleet.dto.js';
 import { DeviceRolloutStateResponse } from './dto/rollout.dto.js';
-import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiListQueryErrors, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { deviceDetailResponse, deviceRolloutStateResponse, deviceSummaryResponse, pageAnswer } from './operator-responses.js';
 import { sliceOf } from './dto/paging.dto.js';
+
+/** 404 of a route on one device: an unknown tenant, or no device of the tenant has this mac (another tenant's neither). */
+const ApiDeviceNotFound = (): MethodDecorator =>
+  ApiTenantNotFound('the tenant has no device with this mac', deviceNotFound('AC:67:B2:01:02:03'));
 
 /**
  * Devices of a tenant under `OPERATOR_URL` (docs/decisions.md §9): read-only; devices register
@@ -45,10 +49,7 @@ export class OperatorDevicesController {
     DeviceListMessages.notSeenSince,
     DeviceListMessages.q,
   )
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the `group` filter names no group of the tenant.', [
-    OperatorExamples.tenantNotFound,
-    OperatorExamples.groupNotFound,
-  ])
+  @ApiTenantNotFound('the `group` filter names no group of the tenant', OperatorExamples.groupNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: DeviceListQuery): Promise<DevicePage> {
     return pageAnswer(await this.fleet.listDevices(tenant.id, query.filter(), sliceOf(query)), query, deviceSummaryResponse);
   }
@@ -59,10 +60,7 @@ export class OperatorDevicesController {
   @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (docs/decisions.md §6).', example: 'ac-67-b2-01-02-03' })
   @ApiOkResponse({ type: DeviceDetailResponse, description: 'The device.' })
   @ApiMessageResponse(400, 'The path parameter is not a hardware address.', INVALID_MAC)
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device with this mac.', [
-    OperatorExamples.tenantNotFound,
-    deviceNotFound('AC:67:B2:01:02:03'),
-  ])
+  @ApiDeviceNotFound()
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', MacParamPipe) mac: string): Promise<DeviceDetailResponse> {
     return deviceDetailResponse(await this.fleet.describeDevice(tenant.id, mac));
   }
@@ -78,10 +76,7 @@ export class OperatorDevicesController {
   @ApiParam({ name: 'mac', description: 'Hardware address in any accepted notation (docs/decisions.md §6).', example: 'ac-67-b2-01-02-03' })
   @ApiOkResponse({ type: [DeviceRolloutStateResponse], description: 'One entry per rollout the device has a state in, by rollout id.' })
   @ApiMessageResponse(400, 'The path parameter is not a hardware address.', INVALID_MAC)
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no device with this mac.', [
-    OperatorExamples.tenantNotFound,
-    deviceNotFound('AC:67:B2:01:02:03'),
-  ])
+  @ApiDeviceNotFound()
   async rollouts(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('mac', MacParamPipe) mac: string,

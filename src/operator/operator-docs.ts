@@ -28,16 +28,27 @@ export const OperatorExamples = {
 
 /** The texts of every bad `?page=&per_page=`. */
 export const PAGING_MESSAGES = [
-  PageMessages.page,
-  PageMessages.pageMin,
-  PageMessages.perPage,
-  PageMessages.perPageMin,
-  PageMessages.perPageMax,
+  PageMessages.page.whole,
+  PageMessages.page.min,
+  PageMessages.perPage.whole,
+  PageMessages.perPage.min,
+  PageMessages.perPage.max,
 ] as const;
 
 /** The `:tenant` path parameter: a tenant id (digits) or name; `Tenant "x" not found` otherwise. */
 export function ApiTenantParam(): MethodDecorator & ClassDecorator {
   return ApiParam({ name: 'tenant', type: String, description: 'Tenant id (digits) or name.', example: 'acme' });
+}
+
+/**
+ * 404 of a route under `/tenants/:tenant`: no tenant has this id or name (`Tenant "x" not found`,
+ * `TenantPipe`), or, where the route names more, that is not the tenant's either.
+ * @param orElse the other case, ending the sentence: `the tenant has no group with this id or name`.
+ * @param examples the texts of that other case.
+ */
+export function ApiTenantNotFound(orElse?: string, ...examples: string[]): MethodDecorator {
+  const description = orElse === undefined ? 'No tenant has this id or name.' : `No tenant has this id or name, or ${orElse}.`;
+  return ApiMessageResponse(404, description, [OperatorExamples.tenantNotFound, ...examples]);
 }
 
 /**

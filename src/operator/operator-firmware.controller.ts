@@ -15,7 +15,7 @@ import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery } from './dto/firmware.dto.js';
 import { PageQuery, sliceOf } from './dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
@@ -72,7 +72,7 @@ export class OperatorFirmwareController {
     UploadFirmwareMessages.deviceType.printable,
     FIRMWARE_EMPTY,
   ])
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   @ApiMessageResponse(409, 'The tenant already published this version for this device type.', firmwareAlreadyPublished('1.2.0', 'ESP32'))
   @ApiMessageResponse(
     413,
@@ -103,7 +103,7 @@ export class OperatorFirmwareController {
   @ApiOperation({ summary: "List the tenant's firmware (paged)" })
   @ApiOkResponse({ type: FirmwarePage, description: 'One page of firmware, oldest first.' })
   @ApiListQueryErrors()
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<FirmwarePage> {
     return pageAnswer(await this.firmware.page(tenant.id, sliceOf(query)), query, firmwareResponse);
   }
@@ -113,10 +113,7 @@ export class OperatorFirmwareController {
   @ApiOperation({ summary: 'Get one firmware with its digests and CID' })
   @ApiIdParam('Firmware id.')
   @ApiOkResponse({ type: FirmwareResponse, description: 'The firmware.' })
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no firmware with this id.', [
-    OperatorExamples.tenantNotFound,
-    FIRMWARE_NOT_FOUND,
-  ])
+  @ApiTenantNotFound('the tenant has no firmware with this id', FIRMWARE_NOT_FOUND)
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<FirmwareResponse> {
     return firmwareResponse(await this.firmware.get(tenant.id, id));
   }

@@ -1,11 +1,11 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+import { ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { FleetService } from '#src/rollout/fleet.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { FleetSummaryResponse } from './dto/fleet.dto.js';
-import { ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiTenantNotFound, ApiTenantParam } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { fleetSummaryResponse } from './operator-responses.js';
@@ -26,7 +26,7 @@ export class OperatorFleetController {
     summary: 'The fleet at a glance: devices, devices seen in the last hour and day, devices per firmware version and device type',
   })
   @ApiOkResponse({ type: FleetSummaryResponse, description: 'Counts as of `at`.' })
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async summary(@Param('tenant', TenantPipe) tenant: Tenant): Promise<FleetSummaryResponse> {
     return fleetSummaryResponse(await this.fleet.summary(tenant.id));
   }

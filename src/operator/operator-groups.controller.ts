@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
@@ -6,7 +6,7 @@ import { GroupService } from '#src/group/group.service.js';
 import type { Tenant } from '#src/tenant/tenant.entity.js';
 import { CreateGroupDto, GroupDetailResponse, GroupMembersDto, GroupPage, GroupResponse } from './dto/group.dto.js';
 import { PageQuery, sliceOf } from './dto/paging.dto.js';
-import { ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -17,13 +17,20 @@ const ApiGroupParam = (): MethodDecorator => ApiParam({ name: 'group', descripti
 
 /** 404 of an operation on one group. */
 const ApiGroupNotFound = (): MethodDecorator =>
-  ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no group with this id or name.', [
-    OperatorExamples.tenantNotFound,
-    OperatorExamples.groupNotFound,
-  ]);
+  ApiTenantNotFound('the tenant has no group with this id or name', OperatorExamples.groupNotFound);
 
-/** The 400 texts of a `{macs}` body: the first mac that is not a hardware address is named, and nothing changes. */
-const MEMBERS_MESSAGES = [OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember];
+/**
+ * The documents of a change of a group's members by a `{macs}` body: 200 the group with its new
+ * member count; 400 naming the first mac that is not a hardware address (nothing changes); 404; 403.
+ */
+const ApiMembersChange = (): MethodDecorator =>
+  applyDecorators(
+    ApiGroupParam(),
+    ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' }),
+    ApiJsonBodyErrors([OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember]),
+    ApiGroupNotFound(),
+    ApiOperatorChange(),
+  );
 
 /**
  * Device groups of a tenant and their membership by mac under `OPERATOR_URL` (docs/decisions.md §9),
@@ -46,7 +53,7 @@ export class OperatorGroupsController {
   })
   @ApiCreatedResponse({ type: GroupResponse, description: 'The new group.' })
   @ApiJsonBodyErrors(['name must be a string', OperatorExamples.groupName, OperatorExamples.groupMacs, OperatorExamples.badMember])
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   @ApiMessageResponse(409, 'The tenant has a group with this name.', OperatorExamples.groupExists)
   @ApiOperatorChange()
   async create(
@@ -62,7 +69,7 @@ export class OperatorGroupsController {
   @ApiOperation({ summary: "List a tenant's groups with member counts" })
   @ApiOkResponse({ type: GroupPage, description: 'One page of groups, by id.' })
   @ApiListQueryErrors()
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: PageQuery): Promise<GroupPage> {
     return pageAnswer(await this.groups.page(tenant.id, sliceOf(query)), query, groupResponse);
   }
@@ -89,11 +96,7 @@ export class OperatorGroupsController {
     summary: 'Add members by mac (any notation); devices may register later',
     description: 'Macs already in the group stay. A mac that is not a hardware address is named in the 400 answer and nothing changes.',
   })
-  @ApiGroupParam()
-  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
-  @ApiJsonBodyErrors(MEMBERS_MESSAGES)
-  @ApiGroupNotFound()
-  @ApiOperatorChange()
+  @ApiMembersChange()
   async addMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
@@ -110,11 +113,7 @@ export class OperatorGroupsController {
     summary: 'Remove members by mac (any notation)',
     description: 'Macs not in the group are ignored. A mac that is not a hardware address is named in the 400 answer and nothing changes.',
   })
-  @ApiGroupParam()
-  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
-  @ApiJsonBodyErrors(MEMBERS_MESSAGES)
-  @ApiGroupNotFound()
-  @ApiOperatorChange()
+  @ApiMembersChange()
   async removeMembers(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,

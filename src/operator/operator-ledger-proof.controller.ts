@@ -1,19 +1,19 @@
 import { Controller, Get, Header, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { CheckpointMessages, CheckpointService } from '#src/ledger/checkpoint.service.js';
+import { CheckpointService } from '#src/ledger/checkpoint.service.js';
 import {
   ConsistencyProofResponse,
   ConsistencyQuery,
   consistencyProofResponse,
   EntryProofResponse,
   entryProofResponse,
-  ProofParamMessages,
   SeqParamPipe,
   TreeSizeQuery,
 } from '#src/ledger/dto/proof.dto.js';
-import { LedgerProofService, ProofMessages } from '#src/ledger/ledger-proof.service.js';
+import { LedgerProofService } from '#src/ledger/ledger-proof.service.js';
+import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/ledger/proof-docs.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
-import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+import { ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -49,7 +49,7 @@ export class OperatorLedgerProofController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'The published checkpoint (C2SP tlog-checkpoint in a signed note, with witness cosignatures)' })
   @ApiOkResponse({ description: 'The signed checkpoint.', content: { 'text/plain': { schema: { type: 'string' } } } })
-  @ApiMessageResponse(404, 'A witness quorum is required and no checkpoint has it yet.', CheckpointMessages.notWitnessed(2))
+  @ApiCheckpointNotWitnessed()
   async checkpoint(): Promise<string> {
     return (await this.checkpoints.published()).note;
   }
@@ -59,27 +59,14 @@ export class OperatorLedgerProofController {
   @ApiOperation({ summary: 'A ledger entry with its inclusion proof (RFC 9162), against the published checkpoint or a tree size' })
   @ApiParam({ name: 'seq', description: 'the entry’s sequence number', example: '3' })
   @ApiOkResponse({ type: EntryProofResponse, description: 'The entry and its proof.' })
-  @ApiMessageResponse(400, 'A bad sequence number or tree size.', [
-    ProofParamMessages.seq,
-    ProofParamMessages.treeSize,
-    ProofMessages.sizeBeyondTree(9, 8),
-  ])
-  @ApiMessageResponse(404, 'No such entry.', ProofMessages.entryNotFound(9))
-  @ApiMessageResponse(409, 'The entry is newer than the published checkpoint.', ProofMessages.beyondCheckpoint(9, 8))
+  @ApiInclusionProofErrors()
   async proof(@Param('seq', SeqParamPipe) seq: number, @Query() query: TreeSizeQuery): Promise<EntryProofResponse> {
     return entryProofResponse(await this.proofs.entryProof(seq, query.tree_size));
   }
 
   /** `GET /ledger/consistency?from&to` → the consistency proof between two tree sizes. */
   @Get('consistency')
-  @ApiOperation({ summary: 'Consistency proof between two tree sizes (RFC 9162); `to` defaults to the published checkpoint' })
-  @ApiOkResponse({ type: ConsistencyProofResponse, description: 'The proof and both roots.' })
-  @ApiMessageResponse(400, 'Sizes outside 1 ≤ from ≤ to ≤ the tree.', [
-    ProofParamMessages.fromRequired,
-    ProofParamMessages.from,
-    ProofMessages.fromAfterTo(8, 4),
-    ProofMessages.sizeBeyondTree(9, 8),
-  ])
+  @ApiConsistencyProof()
   async consistency(@Query() query: ConsistencyQuery): Promise<ConsistencyProofResponse> {
     return consistencyProofResponse(await this.proofs.consistency(query.from, query.to));
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/ledger/ledger-actor.js';
 import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
@@ -17,7 +17,7 @@ import {
 } from './dto/rollout.dto.js';
 import { DEVICE_STATES } from '#src/rollout/device-state.js';
 import { IdParamPipe } from './id-param.pipe.js';
-import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
@@ -26,17 +26,25 @@ import { sliceOf } from './dto/paging.dto.js';
 
 /** 404 of an operation on one rollout (another tenant's rollout is not found either). */
 const ApiRolloutNotFound = (): MethodDecorator =>
-  ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no rollout with this id.', [
-    OperatorExamples.tenantNotFound,
-    OperatorExamples.rolloutNotFound,
-  ]);
+  ApiTenantNotFound('the tenant has no rollout with this id', OperatorExamples.rolloutNotFound);
 
 /**
- * 409 of a lifecycle action the rollout's state does not allow, as `RolloutPlanService.apply`
- * words it: `Rollout <id> cannot go from <current state> to <target state>`.
+ * The documents of a lifecycle action on one rollout (`RolloutPlanService.apply`): 200 with the rollout
+ * after it; 404 for an unknown tenant or rollout; 409 when the rollout's state does not allow it,
+ * worded `Rollout <id> cannot go from <current state> to <target state>`; 403 for a viewer.
+ * @param summary what the action does.
+ * @param ok the 200's description.
+ * @param refused example 409 texts.
  */
-const ApiRefused = (...examples: [string, ...string[]]): MethodDecorator =>
-  ApiMessageResponse(409, 'The rollout’s current state does not allow this action.', examples);
+const ApiLifecycleAction = (summary: string, ok: string, ...refused: [string, ...string[]]): MethodDecorator =>
+  applyDecorators(
+    ApiOperation({ summary }),
+    ApiIdParam('Rollout id.'),
+    ApiOkResponse({ description: ok, type: RolloutResponse }),
+    ApiRolloutNotFound(),
+    ApiMessageResponse(409, 'The rollout’s current state does not allow this action.', refused),
+    ApiOperatorChange(),
+  );
 
 /**
  * Rollouts of a tenant on the operator API (docs/decisions.md §8, §9): plan, list, get with progress,
@@ -65,18 +73,14 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.nameRequired,
     RolloutFieldMessages.firmwareIdWhole,
     RolloutFieldMessages.groupRequired,
-    RolloutFieldMessages.priorityMax,
+    RolloutFieldMessages.priority.max,
     RolloutFieldMessages.startDateUtc,
     RolloutFieldMessages.downgradeBoolean,
     'each wave must be a share like "10%" or a whole number of devices like 50',
     RolloutFieldMessages.successThreshold,
     RolloutFieldMessages.approval,
   ])
-  @ApiMessageResponse(404, 'No tenant has this id or name, or the tenant has no such firmware or group.', [
-    OperatorExamples.tenantNotFound,
-    FIRMWARE_NOT_FOUND,
-    OperatorExamples.groupNotFound,
-  ])
+  @ApiTenantNotFound('the tenant has no such firmware or group', FIRMWARE_NOT_FOUND, OperatorExamples.groupNotFound)
   @ApiOperatorChange()
   async create(
     @Param('tenant', TenantPipe) tenant: Tenant,
@@ -106,7 +110,7 @@ export class OperatorRolloutsController {
   @ApiOperation({ summary: "List the tenant's rollouts with progress (paged, optionally of one status)" })
   @ApiOkResponse({ type: RolloutPage, description: 'One page of rollouts, oldest first.' })
   @ApiListQueryErrors(RolloutFieldMessages.status)
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: RolloutListQuery): Promise<RolloutPage> {
     return pageAnswer(await this.rollouts.page(tenant.id, query.status, sliceOf(query)), query, rolloutResponse);
   }
@@ -124,12 +128,12 @@ export class OperatorRolloutsController {
   /** `POST /tenants/:tenant/rollouts/:id/start`: draft → active. 200 the rollout; 409 from any other state. */
   @Post(':id/start')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Start a draft rollout (draft → active): devices are offered it once its start date has passed' })
-  @ApiIdParam('Rollout id.')
-  @ApiOkResponse({ description: 'The started rollout.', type: RolloutResponse })
-  @ApiRolloutNotFound()
-  @ApiRefused('Rollout 1 cannot go from active to active', 'Rollout 1 cannot go from finished to active')
-  @ApiOperatorChange()
+  @ApiLifecycleAction(
+    'Start a draft rollout (draft → active): devices are offered it once its start date has passed',
+    'The started rollout.',
+    'Rollout 1 cannot go from active to active',
+    'Rollout 1 cannot go from finished to active',
+  )
   start(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
@@ -141,12 +145,12 @@ export class OperatorRolloutsController {
   /** `POST /tenants/:tenant/rollouts/:id/pause`: active → paused. 200 the rollout; 409 from any other state. */
   @Post(':id/pause')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Pause an active rollout (active → paused): devices are no longer offered it' })
-  @ApiIdParam('Rollout id.')
-  @ApiOkResponse({ description: 'The paused rollout.', type: RolloutResponse })
-  @ApiRolloutNotFound()
-  @ApiRefused('Rollout 1 cannot go from draft to paused', 'Rollout 1 cannot go from paused to paused')
-  @ApiOperatorChange()
+  @ApiLifecycleAction(
+    'Pause an active rollout (active → paused): devices are no longer offered it',
+    'The paused rollout.',
+    'Rollout 1 cannot go from draft to paused',
+    'Rollout 1 cannot go from paused to paused',
+  )
   pause(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
@@ -158,12 +162,12 @@ export class OperatorRolloutsController {
   /** `POST /tenants/:tenant/rollouts/:id/resume`: paused → active. 200 the rollout; 409 from any other state. */
   @Post(':id/resume')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resume a paused rollout (paused → active)' })
-  @ApiIdParam('Rollout id.')
-  @ApiOkResponse({ description: 'The resumed rollout.', type: RolloutResponse })
-  @ApiRolloutNotFound()
-  @ApiRefused('Rollout 1 cannot go from active to active', 'Rollout 1 cannot go from cancelled to active')
-  @ApiOperatorChange()
+  @ApiLifecycleAction(
+    'Resume a paused rollout (paused → active)',
+    'The resumed rollout.',
+    'Rollout 1 cannot go from active to active',
+    'Rollout 1 cannot go from cancelled to active',
+  )
   resume(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
@@ -175,12 +179,12 @@ export class OperatorRolloutsController {
   /** `POST /tenants/:tenant/rollouts/:id/cancel`: draft, active or paused → cancelled. 200 the rollout; 409 when finished or cancelled. */
   @Post(':id/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a rollout that is not finished (draft, active or paused → cancelled); final' })
-  @ApiIdParam('Rollout id.')
-  @ApiOkResponse({ description: 'The cancelled rollout.', type: RolloutResponse })
-  @ApiRolloutNotFound()
-  @ApiRefused('Rollout 1 cannot go from finished to cancelled', 'Rollout 1 cannot go from cancelled to cancelled')
-  @ApiOperatorChange()
+  @ApiLifecycleAction(
+    'Cancel a rollout that is not finished (draft, active or paused → cancelled); final',
+    'The cancelled rollout.',
+    'Rollout 1 cannot go from finished to cancelled',
+    'Rollout 1 cannot go from cancelled to cancelled',
+  )
   cancel(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,

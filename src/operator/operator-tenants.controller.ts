@@ -5,7 +5,7 @@ import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError 
 import { TenantService } from '#src/tenant/tenant.service.js';
 import { PageQuery, sliceOf } from './dto/paging.dto.js';
 import { CreateTenantDto, TenantPage, TenantResponse, TenantWithKeyResponse } from './dto/tenant.dto.js';
-import { ApiListQueryErrors, ApiTenantParam, OperatorExamples } from './operator-docs.js';
+import { ApiListQueryErrors, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { ApiOperatorChange } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
@@ -45,7 +45,7 @@ export class OperatorTenantsController {
   @ApiOperation({ summary: 'One tenant by id or name (never its customer key)' })
   @ApiTenantParam()
   @ApiOkResponse({ type: TenantResponse, description: 'The tenant.' })
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   async get(@Param('tenant') tenant: string): Promise<TenantResponse> {
     return tenantResponse(await this.tenants.getTenant(tenant));
   }
@@ -67,7 +67,7 @@ export class OperatorTenantsController {
   })
   @ApiTenantParam()
   @ApiOkResponse({ type: TenantWithKeyResponse, description: 'The tenant with its new customer key.' })
-  @ApiMessageResponse(404, 'No tenant has this id or name.', OperatorExamples.tenantNotFound)
+  @ApiTenantNotFound()
   @ApiOperatorChange()
   async rotate(@Param('tenant') tenant: string, @OperatorActor() actor: Actor): Promise<TenantWithKeyResponse> {
     return tenantWithKeyResponse(await this.tenants.rotateCustomerKey(tenant, actor));

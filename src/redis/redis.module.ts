@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '
 import { Redis } from 'ioredis';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** Injection token of the Redis connection: a connected `Redis`, or `null` without `REDIS_URL`. */
 export const REDIS = Symbol('REDIS');
@@ -25,7 +26,7 @@ async function connectRedis(url: string): Promise<Redis> {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis at REDIS_URL is not reachable: ${lastError || (error instanceof Error ? error.message : String(error))}`);
+    throw new Error(`Redis at REDIS_URL is not reachable: ${lastError || errorMessage(error)}`);
   }
   logger.log('login rate-limit counters and the replay store are in Redis');
   return redis;

@@ -12,6 +12,7 @@ import { OfferWriter } from './offer-writer.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
 import type { Rollout } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** Most devices the confirmation sweep moves per round. */
 const SWEEP_BATCH = 500;
@@ -54,7 +55,7 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
     this.versionReports.listen((tenantId, mac, version) => this.registered(tenantId, mac, version));
     const every = Math.min(60_000, Math.max(1000, (this.config.rolloutConfirmationWindowSeconds * 1000) / 4));
     this.sweepTimer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.logger.error(`confirmation sweep failed: ${text(error)}`));
+      this.sweep().catch((error: unknown) => this.logger.error(`confirmation sweep failed: ${errorMessage(error)}`));
     }, every).unref();
   }
 
@@ -211,8 +212,4 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
     clearInterval(this.sweepTimer);
     await this.sweeping?.catch(() => undefined);
   }
-}
-
-function text(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

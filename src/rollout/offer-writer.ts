@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '#src/common/clock.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { DeviceStateRepository } from './device-state.repository.js';
+import { errorMessage } from '#src/logging/error-message.js';
 
 /** Longest time an offer waits before it is written, milliseconds. */
 export const OFFER_FLUSH_MS = 500;
@@ -43,10 +44,7 @@ export class OfferWriter implements OnApplicationShutdown {
   offered(rolloutId: number, deviceId: number, lastWave: number): void {
     const key = `${rolloutId}:${deviceId}`;
     if (!this.offers.has(key)) this.offers.set(key, { rolloutId, deviceId, lastWave, at: this.clock.now() });
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.flush().catch((error: unknown) => this.logger.error(`writing rollout offers failed, retrying: ${text(error)}`));
-    }, OFFER_FLUSH_MS).unref();
+    this.schedule();
   }
 
   /** Offers recorded and not yet written. */
@@ -82,24 +80,25 @@ export class OfferWriter implements OnApplicationShutdown {
         const key = `${offer.rolloutId}:${offer.deviceId}`;
         if (!this.offers.has(key)) this.offers.set(key, offer);
       }
-      this.timer ??= setTimeout(() => {
-        this.timer = undefined;
-        this.flush().catch((again: unknown) => this.logger.error(`writing rollout offers failed, retrying: ${text(again)}`));
-      }, OFFER_FLUSH_MS).unref();
+      this.schedule();
       throw error;
     } finally {
       this.flushing = undefined;
     }
   }
 
+  /** A write within {@link OFFER_FLUSH_MS}, unless one is due already; a failed write keeps its offers for the next. */
+  private schedule(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch((error: unknown) => this.logger.error(`writing rollout offers failed, retrying: ${errorMessage(error)}`));
+    }, OFFER_FLUSH_MS).unref();
+  }
+
   /** Writes what is held once no request can add more; the data source closes after this. */
   async onApplicationShutdown(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flush().catch((error: unknown) => this.logger.error(`writing rollout offers failed: ${text(error)}`));
+    await this.flush().catch((error: unknown) => this.logger.error(`writing rollout offers failed: ${errorMessage(error)}`));
   }
-}
-
-function text(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

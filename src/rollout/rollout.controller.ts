@@ -19,6 +19,10 @@ import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutMessages, RolloutService } from './rollout.service.js';
 import { ShortcutWith } from '#src/common/route-shortcut.js';
 
+/** 404 of a report about a rollout: none of the tenant's rollouts has this id and targets the device. */
+const ApiReportedRolloutNotFound = (): MethodDecorator =>
+  ApiMessageResponse(404, 'The rollout does not exist in the tenant or does not target the device.', RolloutMessages.notFound);
+
 /** Rollout endpoints of the version controller (docs/device-interface.md), mounted at `VC_URL`. */
 @ApiTags('Rollouts')
 @ApiDeviceAuth()
@@ -91,7 +95,7 @@ export class RolloutController {
       '(README "Rollout semantics"). Later reports answer `Existing Record` (docs/decisions.md §6).',
   })
   @ApiMessageResponse(200, 'Recorded, or already recorded.', [RolloutMessages.inserted, RolloutMessages.existing])
-  @ApiMessageResponse(404, 'The rollout does not exist in the tenant or does not target the device.', RolloutMessages.notFound)
+  @ApiReportedRolloutNotFound()
   @ApiJsonBodyErrors([INVALID_MAC, 'rollout_id must be a string'])
   success(@Principal() principal: DevicePrincipal, @Body() body: RolloutSuccessDto): Promise<MessageResponse> {
     return this.rollouts.success(principal, body);
@@ -112,7 +116,7 @@ export class RolloutController {
       'it is: `Existing Record`. The device’s `firmware-version` is not changed (README "Rollout semantics").',
   })
   @ApiMessageResponse(200, 'Recorded, or left as it was.', [RolloutMessages.failureRecorded, RolloutMessages.existing])
-  @ApiMessageResponse(404, 'The rollout does not exist in the tenant or does not target the device.', RolloutMessages.notFound)
+  @ApiReportedRolloutNotFound()
   @ApiJsonBodyErrors([INVALID_MAC, 'rollout_id must be a string', `message must be at most ${MAX_FAILURE_MESSAGE} characters`])
   failure(@Principal() principal: DevicePrincipal, @Body() body: RolloutFailureDto): Promise<MessageResponse> {
     return this.rollouts.failure(principal, body);

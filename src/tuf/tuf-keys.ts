@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { canonicalize } from '@tufjs/canonical-json';
 import { Key, Signature } from '@tufjs/models';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createFileOnce } from '#src/common/create-once.js';
 import type { AppConfig } from '#src/config/app-config.js';
 import { APP_CONFIG } from '#src/config/config.module.js';
 
@@ -82,16 +83,8 @@ export class TufKeys {
   private create(name: string): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${name}.pem`);
-    const temporary = `${file}.${process.pid}.tmp`;
     const { privateKey } = generateKeyPairSync('ed25519');
-    writeFileSync(temporary, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
-    try {
-      linkSync(temporary, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(temporary);
-    }
+    createFileOnce(file, privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
   }
 }
 

@@ -4,6 +4,12 @@ import { IsString, Length, Validate, ValidatorConstraint, type ValidatorConstrai
 import { jsonNumberLiteral } from '#src/common/json-body.js';
 import { printableAscii, registerBodyShortcut } from '#src/common/validation.pipe.js';
 
+/** Longest `device_key` accepted, characters (the DTO's check and the shortcut's alike). */
+const DEVICE_KEY_MAX = 128;
+
+/** Longest `device_signature` accepted, characters (a valid one is 64 hex digits), in the DTO's check and the shortcut's alike. */
+const DEVICE_SIGNATURE_MAX = 256;
+
 /** Largest accepted timestamp: Number.MAX_SAFE_INTEGER has 16 digits. */
 const TIMESTAMP_DIGITS = /^\d{1,16}$/;
 
@@ -52,11 +58,11 @@ export class LoginDto {
   @ApiProperty({
     description: 'Device key from the operator (`firmledger device-key create`).',
     minLength: 1,
-    maxLength: 128,
+    maxLength: DEVICE_KEY_MAX,
     example: '3f8a1c5e9b2d4f60718293a4b5c6d7e8',
   })
   @IsString({ message: LoginFieldMessages.deviceKey })
-  @Length(1, 128, { message: 'device_key must be 1 to 128 characters' })
+  @Length(1, DEVICE_KEY_MAX, { message: `device_key must be 1 to ${DEVICE_KEY_MAX} characters` })
   device_key: string;
 
   /** Unix epoch seconds, as the decimal digits the device signed. */
@@ -79,11 +85,11 @@ export class LoginDto {
       '`hex(HMAC-SHA256(key = customer key, message = timestamp digits + device key))`, lowercase or uppercase hex. ' +
       'The customer key is the shared secret and is never sent (docs/decisions.md §1).',
     minLength: 1,
-    maxLength: 256,
+    maxLength: DEVICE_SIGNATURE_MAX,
     example: '8f77ddbaf9a2bb5eeafb08bd0eae8546fd6cebbeeba06e43cbe0c31e52ef1258',
   })
   @IsString({ message: LoginFieldMessages.deviceSignature })
-  @Length(1, 256, { message: 'device_signature must be 1 to 256 characters' })
+  @Length(1, DEVICE_SIGNATURE_MAX, { message: `device_signature must be 1 to ${DEVICE_SIGNATURE_MAX} characters` })
   device_signature: string;
 }
 
@@ -91,7 +97,8 @@ export class LoginDto {
 registerBodyShortcut(LoginDto, (body) => {
   const { device_key: key, device_signature: signature } = body;
   const timestamp = timestampText(body);
-  if (!printableAscii(key, 1, 128) || !printableAscii(signature, 1, 256) || !isUnixTimestamp(timestamp)) return undefined;
+  if (!printableAscii(key, 1, DEVICE_KEY_MAX) || !printableAscii(signature, 1, DEVICE_SIGNATURE_MAX) || !isUnixTimestamp(timestamp))
+    return undefined;
   return Object.assign(new LoginDto(), { device_key: key, timestamp, device_signature: signature });
 });
 

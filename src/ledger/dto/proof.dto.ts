@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { wholeNumberMessages, WholeNumberQueryField } from '#src/common/dto-fields.js';
 import { MAX_ID } from '#src/common/input-rules.js';
 import type { ConsistencyView, EntryProofView, InclusionView } from '#src/ledger/ledger-proof.service.js';
 
@@ -13,16 +13,10 @@ const CHECKPOINT_EXAMPLE =
 /** 400 texts of bad proof parameters. */
 export const ProofParamMessages = {
   seq: 'seq must be a whole number from 1',
-  treeSize: 'tree_size must be a whole number',
-  treeSizeMin: 'tree_size must be at least 1',
-  treeSizeMax: `tree_size must be at most ${MAX_ID}`,
-  from: 'from must be a whole number',
+  treeSize: wholeNumberMessages('tree_size', MAX_ID),
+  from: wholeNumberMessages('from', MAX_ID),
   fromRequired: 'from is required',
-  fromMin: 'from must be at least 1',
-  fromMax: `from must be at most ${MAX_ID}`,
-  to: 'to must be a whole number',
-  toMin: 'to must be at least 1',
-  toMax: `to must be at most ${MAX_ID}`,
+  to: wholeNumberMessages('to', MAX_ID),
   checkpoint: 'checkpoint must be a string',
   checkpointRequired: 'checkpoint is required',
   checkpointLength: 'checkpoint must be at most 16384 characters',
@@ -46,10 +40,7 @@ export class TreeSizeQuery {
     example: 8,
   })
   @IsOptional()
-  @Type(() => Number)
-  @Max(MAX_ID, { message: ProofParamMessages.treeSizeMax })
-  @Min(1, { message: ProofParamMessages.treeSizeMin })
-  @IsInt({ message: ProofParamMessages.treeSize })
+  @WholeNumberQueryField(MAX_ID, ProofParamMessages.treeSize)
   tree_size?: number;
 }
 
@@ -57,10 +48,7 @@ export class TreeSizeQuery {
 export class ConsistencyQuery {
   @ApiProperty({ description: 'the smaller tree size (at least 1)', type: 'integer', minimum: 1, example: 4 })
   @IsDefined({ message: ProofParamMessages.fromRequired })
-  @Type(() => Number)
-  @Max(MAX_ID, { message: ProofParamMessages.fromMax })
-  @Min(1, { message: ProofParamMessages.fromMin })
-  @IsInt({ message: ProofParamMessages.from })
+  @WholeNumberQueryField(MAX_ID, ProofParamMessages.from)
   from: number;
 
   @ApiPropertyOptional({
@@ -70,10 +58,7 @@ export class ConsistencyQuery {
     example: 8,
   })
   @IsOptional()
-  @Type(() => Number)
-  @Max(MAX_ID, { message: ProofParamMessages.toMax })
-  @Min(1, { message: ProofParamMessages.toMin })
-  @IsInt({ message: ProofParamMessages.to })
+  @WholeNumberQueryField(MAX_ID, ProofParamMessages.to)
   to?: number;
 }
 

@@ -1,7 +1,7 @@
 import type { Type as Class } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { wholeNumberMessages, WholeNumberQueryField } from '#src/common/dto-fields.js';
 import { MAX_ID } from '#src/common/input-rules.js';
 import type { Slice } from '#src/common/paging.js';
 
@@ -16,35 +16,23 @@ export const MAX_PAGE = MAX_ID;
 
 /** 400 texts of bad paging parameters. */
 export const PageMessages = {
-  page: 'page must be a whole number',
-  pageMin: 'page must be at least 1',
-  pageMax: `page must be at most ${MAX_PAGE}`,
-  perPage: 'per_page must be a whole number',
-  perPageMin: 'per_page must be at least 1',
-  perPageMax: `per_page must be at most ${MAX_PER_PAGE}`,
+  page: wholeNumberMessages('page', MAX_PAGE),
+  perPage: wholeNumberMessages('per_page', MAX_PER_PAGE),
 } as const;
 
 /**
  * `?page=&per_page=` of every operator list: 1-based page, 1..500 items per page (default 50).
- * class-validator checks the lowest decorator first and stops there, so a non-number is named as
- * such before the bounds are checked.
+ * A non-number is named as such before the bounds are checked ({@link WholeNumberQueryField}).
  */
 export class PageQuery {
   @ApiPropertyOptional({ description: '1-based page number', type: 'integer', example: 1, default: 1, minimum: 1, maximum: MAX_PAGE })
   @IsOptional()
-  @Type(() => Number)
-  // class-validator checks bottom-up: the type first, so `?page=abc` is named as not a number.
-  @Max(MAX_PAGE, { message: PageMessages.pageMax })
-  @Min(1, { message: PageMessages.pageMin })
-  @IsInt({ message: PageMessages.page })
+  @WholeNumberQueryField(MAX_PAGE, PageMessages.page)
   page: number = 1;
 
   @ApiPropertyOptional({ description: 'items per page', type: 'integer', example: 50, default: 50, minimum: 1, maximum: MAX_PER_PAGE })
   @IsOptional()
-  @Type(() => Number)
-  @Max(MAX_PER_PAGE, { message: PageMessages.perPageMax })
-  @Min(1, { message: PageMessages.perPageMin })
-  @IsInt({ message: PageMessages.perPage })
+  @WholeNumberQueryField(MAX_PER_PAGE, PageMessages.perPage)
   per_page: number = 50;
 
   /** Rows to skip for this page. */

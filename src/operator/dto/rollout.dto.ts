@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -19,7 +19,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { parseUtc } from '#src/common/clock.js';
-import { OptionalField } from '#src/common/dto-fields.js';
+import { OptionalField, wholeNumberMessages, WholeNumberQueryField } from '#src/common/dto-fields.js';
 import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
@@ -37,9 +37,7 @@ export const RolloutFieldMessages = {
   groupRequired: 'group is required',
   groupString: 'group must be a group id or name',
   groupLength: 'group must be 1 to 128 characters',
-  priorityWhole: 'priority must be a whole number',
-  priorityMin: 'priority must be at least 1',
-  priorityMax: `priority must be at most ${MAX_PRIORITY}`,
+  priority: wholeNumberMessages('priority', MAX_PRIORITY),
   startDateRequired: 'start_date is required',
   startDateString: 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)',
   startDateUtc: 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
@@ -93,9 +91,9 @@ export class CreateRolloutDto {
     maximum: MAX_PRIORITY,
   })
   @OptionalField()
-  @Max(MAX_PRIORITY, { message: RolloutFieldMessages.priorityMax })
-  @Min(1, { message: RolloutFieldMessages.priorityMin })
-  @IsInt({ message: RolloutFieldMessages.priorityWhole })
+  @Max(MAX_PRIORITY, { message: RolloutFieldMessages.priority.max })
+  @Min(1, { message: RolloutFieldMessages.priority.min })
+  @IsInt({ message: RolloutFieldMessages.priority.whole })
   priority: number = 1;
 
   @ApiProperty({
@@ -385,6 +383,9 @@ export class RetryResponse {
   rollout: RolloutResponse;
 }
 
+/** 400 text of a bad `?wave=`: one for each check. */
+const WAVE_FILTER = `wave must be a whole number from 1 to ${MAX_WAVES}`;
+
 /** `?page=&per_page=&state=&wave=` of `GET /tenants/:tenant/rollouts/:id/devices`. */
 export class RolloutDeviceQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'only devices in this state', enum: DEVICE_STATES, example: 'fell_back' })
@@ -394,12 +395,27 @@ export class RolloutDeviceQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: 'only devices of this wave (1-based)', example: 2, minimum: 1, maximum: MAX_WAVES })
   @IsOptional()
-  @Type(() => Number)
-  @Max(MAX_WAVES, { message: `wave must be a whole number from 1 to ${MAX_WAVES}` })
-  @Min(1, { message: `wave must be a whole number from 1 to ${MAX_WAVES}` })
-  @IsInt({ message: `wave must be a whole number from 1 to ${MAX_WAVES}` })
+  @WholeNumberQueryField(MAX_WAVES, { whole: WAVE_FILTER, min: WAVE_FILTER, max: WAVE_FILTER })
   wave?: number;
 }
+
+/**
+ * The fields of a device's place in one rollout, documented once for both answers that carry them:
+ * a rollout's device list ({@link RolloutDeviceResponse}) and a device's rollouts ({@link DeviceRolloutStateResponse}).
+ */
+const RolloutDeviceField = {
+  wave: () => ApiProperty({ description: 'its wave (1-based)', example: 1 }),
+  state: () => ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' }),
+  attempts: () => ApiProperty({ description: 'times the rollout was offered to it', example: 1 }),
+  updatedAt: () => ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' }),
+  failureMessage: () =>
+    ApiProperty({
+      description: 'its failure message, or why it counts as failed or fell back',
+      type: String,
+      nullable: true,
+      example: null,
+    }),
+};
 
 /** A targeted device's state in a rollout. */
 export class RolloutDeviceResponse {
@@ -409,20 +425,15 @@ export class RolloutDeviceResponse {
   @ApiProperty({ example: 'sim-1' })
   name: string;
 
-  @ApiProperty({ description: 'its wave (1-based)', example: 1 })
-  wave: number;
+  @RolloutDeviceField.wave() wave: number;
 
-  @ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' })
-  state: DeviceState;
+  @RolloutDeviceField.state() state: DeviceState;
 
-  @ApiProperty({ description: 'times the rollout was offered to it', example: 1 })
-  attempts: number;
+  @RolloutDeviceField.attempts() attempts: number;
 
-  @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
-  updated_at: string;
+  @RolloutDeviceField.updatedAt() updated_at: string;
 
-  @ApiProperty({ description: 'its failure message, or why it counts as failed or fell back', type: String, nullable: true, example: null })
-  failure_message: string | null;
+  @RolloutDeviceField.failureMessage() failure_message: string | null;
 }
 
 /** One page of `GET /tenants/:tenant/rollouts/:id/devices`, by wave then device id. */
@@ -467,23 +478,18 @@ export class DeviceRolloutStateResponse {
   @ApiProperty({ description: 'target version', example: '1.2.0' })
   version: string;
 
-  @ApiProperty({ description: 'its wave (1-based)', example: 1 })
-  wave: number;
+  @RolloutDeviceField.wave() wave: number;
 
-  @ApiProperty({ enum: DEVICE_STATES, example: 'confirmed' })
-  state: DeviceState;
+  @RolloutDeviceField.state() state: DeviceState;
 
-  @ApiProperty({ description: 'times the rollout was offered to it', example: 1 })
-  attempts: number;
+  @RolloutDeviceField.attempts() attempts: number;
 
-  @ApiProperty({ description: 'its failure message, or why it counts as failed or fell back', type: String, nullable: true, example: null })
-  failure_message: string | null;
+  @RolloutDeviceField.failureMessage() failure_message: string | null;
 
   @ApiProperty({ description: 'version of its latest success or failure report', type: String, nullable: true, example: '1.1.0' })
   reported_version: string | null;
 
-  @ApiProperty({ description: 'latest change, ISO 8601 UTC', example: '2026-12-01T09:30:00.000Z' })
-  updated_at: string;
+  @RolloutDeviceField.updatedAt() updated_at: string;
 
   @ApiProperty({
     type: [DeviceTransitionResponse],

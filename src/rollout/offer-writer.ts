@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/common/clock.js';
 import { UnitOfWork } from '#src/database/unit-of-work.js';
 import { DeviceStateRepository } from './device-state.repository.js';
@@ -6,6 +7,9 @@ import { errorMessage } from '#src/logging/error-message.js';
 
 /** Longest time an offer waits before it is written, milliseconds. */
 export const OFFER_FLUSH_MS = 500;
+
+/** Offers written per transaction; the event loop serves requests between two (bench/RESULTS.md). */
+const OFFER_SLICE = 50;
 
 /** An offer not yet written. */
 interface PendingOffer {
@@ -20,8 +24,8 @@ interface PendingOffer {
 /**
  * Writes behind that a next-rollout answer named a rollout to a device (`pending` → `offered`,
  * README "Rollout semantics"). Next rollout is the hot path of devices: instead of a write
- * transaction per answer, the offers gathered within {@link OFFER_FLUSH_MS} are written together
- * in one transaction, and the rest at shutdown (like the last-seen times). Whatever reads or
+ * transaction per answer, the offers gathered within {@link OFFER_FLUSH_MS} are written together,
+ * {@link OFFER_SLICE} per transaction, and the rest at shutdown (like the last-seen times). Whatever reads or
  * changes device states afterwards (a download, a report, the sweep, an operator's view) calls
  * {@link flush} first, so an offer never lands after what follows it and operators see it.
  * Offers still held when the process dies without a shutdown are lost: such a device stays
@@ -65,18 +69,24 @@ export class OfferWriter implements OnApplicationShutdown {
       if (offers) offers.push(offer);
       else byRollout.set(offer.rolloutId, [offer]);
     }
-    this.flushing = this.unitOfWork.transaction(async (manager) => {
-      for (const [rolloutId, offers] of byRollout) {
-        // One time per rollout and write: the latest offer's (the offers are at most OFFER_FLUSH_MS apart).
-        const at = offers.reduce((latest, offer) => Math.max(latest, offer.at), 0);
-        const ids = offers.map((offer) => offer.deviceId);
-        await this.states.offerMany(manager, rolloutId, ids, offers[0].lastWave, at);
+    const slices: PendingOffer[][] = [];
+    for (const offers of byRollout.values()) {
+      for (let i = 0; i < offers.length; i += OFFER_SLICE) slices.push(offers.slice(i, i + OFFER_SLICE));
+    }
+    let written = 0;
+    this.flushing = (async () => {
+      for (const slice of slices) {
+        // Requests are answered between slices: a burst's thousands of offers never hold the event loop (SQLite
+        // runs each statement synchronously) for longer than one slice takes.
+        if (written > 0) await new Promise((resume) => setImmediate(resume));
+        await this.unitOfWork.transaction((manager) => this.write(manager, slice));
+        written++;
       }
-    });
+    })();
     try {
       await this.flushing;
     } catch (error) {
-      for (const offer of batch) {
+      for (const offer of slices.slice(written).flat()) {
         const key = `${offer.rolloutId}:${offer.deviceId}`;
         if (!this.offers.has(key)) this.offers.set(key, offer);
       }
@@ -85,6 +95,13 @@ export class OfferWriter implements OnApplicationShutdown {
     } finally {
       this.flushing = undefined;
     }
+  }
+
+  /** Writes offers of one rollout, at the latest offer's time (the offers are at most {@link OFFER_FLUSH_MS} apart). */
+  private async write(manager: EntityManager, offers: PendingOffer[]): Promise<void> {
+    const at = offers.reduce((latest, offer) => Math.max(latest, offer.at), 0);
+    const ids = offers.map((offer) => offer.deviceId);
+    await this.states.offerMany(manager, offers[0].rolloutId, ids, offers[0].lastWave, at);
   }
 
   /** A write within {@link OFFER_FLUSH_MS}, unless one is due already; a failed write keeps its offers for the next. */

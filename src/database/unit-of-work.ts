@@ -40,10 +40,9 @@ export class UnitOfWork {
 
   /**
    * Runs one write statement `text` (`$1 … $n` placeholders) outside a transaction; a unique
-   * violation rejects it like any error. On
-   * better-sqlite3 the statements of one event-loop turn are group-committed
-   * ({@link NativeSqlite.writeInTurn}: one commit for many, e.g. single-device logins in a
-   * burst); elsewhere it is {@link write} with {@link query}.
+   * violation rejects it like any error. On better-sqlite3 the statements of one event-loop turn
+   * are group-committed ({@link NativeSqlite.writeInTurn}: one commit for many, e.g. single-device
+   * logins in a burst); elsewhere it is {@link write} with {@link query}.
    */
   async writeStatement(text: string, parameters: readonly unknown[]): Promise<void> {
     const native = NativeSqlite.of(this.dataSource);

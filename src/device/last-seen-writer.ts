@@ -6,11 +6,14 @@ import { errorMessage } from '#src/logging/error-message.js';
 /** Longest time a last-seen time waits before it is written, milliseconds. */
 export const LAST_SEEN_FLUSH_MS = 1000;
 
+/** Devices written per transaction; requests are served between two ({@link UnitOfWork.sliced}). */
+const LAST_SEEN_SLICE = 500;
+
 /**
  * Writes devices' last-seen times behind (docs/decisions.md §6: next rollout updates it). Every
  * next-rollout request would otherwise be a write transaction of its own; here the times
- * gathered within {@link LAST_SEEN_FLUSH_MS} are written together in one transaction, and the
- * rest at shutdown (after the listeners closed, before the database does). A time never moves
+ * gathered within {@link LAST_SEEN_FLUSH_MS} are written together, {@link LAST_SEEN_SLICE} per
+ * transaction, and the rest at shutdown (after the listeners closed, before the database does). A time never moves
  * a device's last-seen time backwards. A failed write is logged and retried with the next batch.
  * Times still pending when the process dies without a shutdown are lost (at most one second).
  */
@@ -50,11 +53,15 @@ export class LastSeenWriter implements OnApplicationShutdown {
     while (this.flushing) await this.flushing.catch(() => undefined);
     if (this.pending.size === 0) return;
     const batch = [...this.pending];
-    this.flushing = this.unitOfWork.transaction((manager) => this.devices.touchMany(manager, batch));
+    const slices: (typeof batch)[] = [];
+    for (let i = 0; i < batch.length; i += LAST_SEEN_SLICE) slices.push(batch.slice(i, i + LAST_SEEN_SLICE));
+    // Once a slice is written its times leave `pending`, unless newer ones arrived meanwhile.
+    const written = (slice: typeof batch): void => {
+      for (const [id, at] of slice) if (this.pending.get(id) === at) this.pending.delete(id);
+    };
+    this.flushing = this.unitOfWork.sliced(slices, (manager, slice) => this.devices.touchMany(manager, slice), written);
     try {
       await this.flushing;
-      // Keep times that arrived meanwhile; they are newer.
-      for (const [id, at] of batch) if (this.pending.get(id) === at) this.pending.delete(id);
     } finally {
       this.flushing = undefined;
     }

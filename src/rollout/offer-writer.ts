@@ -73,20 +73,16 @@ export class OfferWriter implements OnApplicationShutdown {
     for (const offers of byRollout.values()) {
       for (let i = 0; i < offers.length; i += OFFER_SLICE) slices.push(offers.slice(i, i + OFFER_SLICE));
     }
-    let written = 0;
-    this.flushing = (async () => {
-      for (const slice of slices) {
-        // Requests are answered between slices: a burst's thousands of offers never hold the event loop (SQLite
-        // runs each statement synchronously) for longer than one slice takes.
-        if (written > 0) await new Promise((resume) => setImmediate(resume));
-        await this.unitOfWork.transaction((manager) => this.write(manager, slice));
-        written++;
-      }
-    })();
+    const written = new Set<PendingOffer[]>();
+    this.flushing = this.unitOfWork.sliced(
+      slices,
+      (manager, slice) => this.write(manager, slice),
+      (slice) => written.add(slice),
+    );
     try {
       await this.flushing;
     } catch (error) {
-      for (const offer of slices.slice(written).flat()) {
+      for (const offer of slices.filter((slice) => !written.has(slice)).flat()) {
         const key = `${offer.rolloutId}:${offer.deviceId}`;
         if (!this.offers.has(key)) this.offers.set(key, offer);
       }

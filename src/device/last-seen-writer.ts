@@ -7,7 +7,7 @@ import { errorMessage } from '#src/logging/error-message.js';
 export const LAST_SEEN_FLUSH_MS = 1000;
 
 /** Devices written per transaction; requests are served between two ({@link UnitOfWork.sliced}). */
-const LAST_SEEN_SLICE = 500;
+const LAST_SEEN_SLICE = 5000;
 
 /**
  * Writes devices' last-seen times behind (docs/decisions.md §6: next rollout updates it). Every

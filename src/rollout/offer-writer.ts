@@ -9,7 +9,7 @@ import { errorMessage } from '#src/logging/error-message.js';
 export const OFFER_FLUSH_MS = 500;
 
 /** Offers written per transaction; the event loop serves requests between two (bench/RESULTS.md). */
-const OFFER_SLICE = 50;
+const OFFER_SLICE = 200;
 
 /** An offer not yet written. */
 interface PendingOffer {

@@ -5,7 +5,8 @@
  */
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig, prepareDataDir } from '#src/config/app-config.js';
-import { dataSourceOptions } from '#src/database/data-source-options.js';
+import { loadConfig, prepareDataDir } from '#src/platform/config/app-config.js';
+import { dataSourceOptions } from '#src/platform/database/data-source-options.js';
+import { SCHEMA } from '#src/app/schema.js';
 
-export default new DataSource({ ...dataSourceOptions(prepareDataDir(loadConfig(process.env))), migrationsRun: false });
+export default new DataSource({ ...dataSourceOptions(prepareDataDir(loadConfig(process.env)), SCHEMA), migrationsRun: false });

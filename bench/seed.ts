@@ -3,12 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
 import { CliModule } from '#src/cli/cli.module.js';
-import { loadConfig, prepareDataDir } from '#src/config/app-config.js';
-import { UnitOfWork } from '#src/database/unit-of-work.js';
-import { FirmwareService } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/group/group.service.js';
-import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { loadConfig, prepareDataDir } from '#src/platform/config/app-config.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { GroupService } from '#src/domain/group/group.service.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { DEVICE_TYPES, FIRMWARE_VERSIONS, fleetDevice, GROUPS, ROLLOUTS, type DeviceType } from './fleet.js';
 
 /** A seeded tenant as the benchmark uses it. */

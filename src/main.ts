@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config/app-config.js';
-import { startServer } from './server.js';
-import { errorMessage } from '#src/logging/error-message.js';
+import { ConfigError, loadConfig } from '#src/platform/config/app-config.js';
+import { startServer } from '#src/app/server.js';
+import { errorMessage } from '#src/platform/logging/error-message.js';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 

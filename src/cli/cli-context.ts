@@ -3,10 +3,10 @@ import { HttpException, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { ConfigError, loadConfig, prepareDataDir, type AppConfig } from '#src/config/app-config.js';
+import { ConfigError, loadConfig, prepareDataDir, type AppConfig } from '#src/platform/config/app-config.js';
 import { CliModule } from './cli.module.js';
 import { note } from './output.js';
-import { errorMessage } from '#src/logging/error-message.js';
+import { errorMessage } from '#src/platform/logging/error-message.js';
 
 /** A failure to show the user as one line, exit code 1. */
 export class CliError extends Error {}

@@ -1,18 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import { DefaultActorModule } from '#src/ledger/ledger-actor.js';
-import { LedgerModule } from '#src/ledger/ledger.module.js';
-import { CommonModule } from '#src/common/common.module.js';
-import type { AppConfig } from '#src/config/app-config.js';
-import { ConfigModule } from '#src/config/config.module.js';
-import { DatabaseModule } from '#src/database/database.module.js';
-import { OperatorTokenModule } from '#src/operator/operator-token.module.js';
-import { OperatorAccountModule } from '#src/operator-account/operator-account.module.js';
-import { FirmwareModule } from '#src/firmware/firmware.module.js';
-import { GroupModule } from '#src/group/group.module.js';
-import { RolloutModule } from '#src/rollout/rollout.module.js';
-import { TenantModule } from '#src/tenant/tenant.module.js';
-import { TufModule } from '#src/tuf/tuf.module.js';
+import { DefaultActorModule } from '#src/domain/ledger/ledger-actor.js';
+import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { CommonModule } from '#src/platform/common/common.module.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
+import { ConfigModule } from '#src/platform/config/config.module.js';
+import { DatabaseModule } from '#src/platform/database/database.module.js';
+import { OperatorTokenModule } from '#src/domain/access/operator-token.module.js';
+import { OperatorAccountModule } from '#src/domain/access/operator-account.module.js';
+import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
+import { GroupModule } from '#src/domain/group/group.module.js';
+import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
+import { MetricsRegistryModule } from '#src/platform/metrics/metrics.module.js';
+import { TenantModule } from '#src/domain/tenant/tenant.module.js';
+import { TufModule } from '#src/domain/tuf/tuf.module.js';
+import { SCHEMA } from '#src/app/schema.js';
 
 /**
  * The services the CLI drives: the same ones the server uses, without listeners. Its changes
@@ -26,11 +28,12 @@ export class CliModule {
       imports: [
         ConfigModule.forRoot(config),
         CommonModule.forRoot(),
-        DatabaseModule,
+        DatabaseModule.forRoot(SCHEMA),
+        MetricsRegistryModule,
         TenantModule,
         FirmwareModule,
         GroupModule,
-        RolloutModule,
+        RolloutEngineModule,
         LedgerModule,
         TufModule,
         OperatorTokenModule,

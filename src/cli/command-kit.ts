@@ -1,6 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { CliError, withServices } from './cli-context.js';
 import { print } from './output.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { deviceKeyResponse } from '#src/operator/operator-responses.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Transform, pipeline, type Readable } from 'node:stream';
-import { FirmwareService } from '#src/firmware/firmware.service.js';
+import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
 import { firmwareResponse } from '#src/operator/operator-responses.js';
 import { CliError } from './cli-context.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';

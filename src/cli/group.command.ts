@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { groupResponse } from '#src/operator/operator-responses.js';
-import { GroupService } from '#src/group/group.service.js';
+import { GroupService } from '#src/domain/group/group.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 

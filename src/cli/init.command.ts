@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '#src/config/app-config.js';
+import { loadConfig } from '#src/platform/config/app-config.js';
 import { databaseExists, databaseName, withServices } from './cli-context.js';
 import { example, jsonOption } from './command-kit.js';
 import { print } from './output.js';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { OperatorTokenService, type OperatorTokenView } from '#src/operator/operator-token.service.js';
-import { OPERATOR_ROLES, type OperatorRole } from '#src/operator-account/operator-role.js';
+import { OperatorTokenService, type OperatorTokenView } from '#src/domain/access/operator-token.service.js';
+import { OPERATOR_ROLES, type OperatorRole } from '#src/domain/access/operator-role.js';
 import { example, jsonOption, positiveInt, run } from './command-kit.js';
 import { snakeCaseKeys, table } from './output.js';
 

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { OPERATOR_ROLES } from '#src/operator-account/operator-role.js';
-import { OperatorUserService, type OperatorUserView } from '#src/operator-account/operator-user.service.js';
+import { OPERATOR_ROLES } from '#src/domain/access/operator-role.js';
+import { OperatorUserService, type OperatorUserView } from '#src/domain/access/operator-user.service.js';
 import { CliError, withServices } from './cli-context.js';
 import { example, jsonOption } from './command-kit.js';
 import { print, snakeCaseKeys, table } from './output.js';

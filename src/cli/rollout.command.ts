@@ -1,12 +1,12 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { canonicalMac } from '#src/common/mac.js';
+import { canonicalMac } from '#src/platform/common/mac.js';
 import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
 import { deviceRolloutStateResponse, rolloutResponse } from '#src/operator/operator-responses.js';
-import { FleetService } from '#src/rollout/fleet.service.js';
-import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
-import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/rollout/rollout.entity.js';
-import { DEVICE_STATES } from '#src/rollout/device-state.js';
-import type { DeviceRolloutState } from '#src/rollout/device-state.repository.js';
+import { FleetService } from '#src/domain/rollout/fleet.service.js';
+import { RolloutPlanService, type RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
+import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
+import { DEVICE_STATES } from '#src/domain/rollout/device-state.js';
+import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { loadConfig } from '#src/config/app-config.js';
+import { loadConfig } from '#src/platform/config/app-config.js';
 import { CliError } from './cli-context.js';
 import { example, jsonOption, positiveInt } from './command-kit.js';
 import { print, showProgress, snakeCaseKeys } from './output.js';
-import { formatSummary, simulate, simulatedMacs } from './simulate/simulator.js';
+import { formatSummary, simulate, simulatedMacs } from '#src/cli/simulate/simulator.js';
 
 /** `firmledger simulate`: N field devices against a running server. */
 export function registerSimulateCommand(program: Command): void {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { tenantResponse, tenantWithKeyResponse } from '#src/operator/operator-responses.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { example, jsonOption, run } from './command-kit.js';
 import { table } from './output.js';
 

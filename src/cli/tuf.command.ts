@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { TufKeys } from '#src/tuf/tuf-keys.js';
+import { TufKeys } from '#src/domain/tuf/tuf-keys.js';
 import { withServices } from './cli-context.js';
 import { example } from './command-kit.js';
 

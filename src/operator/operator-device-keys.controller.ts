@@ -1,15 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/ledger/ledger-actor.js';
-import { ApiJsonBodyErrors, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
-import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse } from './dto/device-key.dto.js';
-import { PageQuery, sliceOf } from './dto/paging.dto.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { ApiJsonBodyErrors, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
+import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
+import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { deviceKeyResponse, pageAnswer } from './operator-responses.js';
 

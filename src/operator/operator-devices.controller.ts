@@ -1,18 +1,18 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { MacParamPipe } from '#src/common/mac-param.pipe.js';
-import { INVALID_MAC } from '#src/common/mac.js';
-import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import { FleetService, deviceNotFound } from '#src/rollout/fleet.service.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { DeviceListMessages, DeviceDetailResponse, DeviceListQuery, DevicePage } from './dto/fleet.dto.js';
-import { DeviceRolloutStateResponse } from './dto/rollout.dto.js';
+import { MacParamPipe } from '#src/platform/http/mac-param.pipe.js';
+import { INVALID_MAC } from '#src/platform/common/mac.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import { FleetService, deviceNotFound } from '#src/domain/rollout/fleet.service.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { DeviceListMessages, DeviceDetailResponse, DeviceListQuery, DevicePage } from '#src/operator/dto/fleet.dto.js';
+import { DeviceRolloutStateResponse } from '#src/operator/dto/rollout.dto.js';
 import { ApiListQueryErrors, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { deviceDetailResponse, deviceRolloutStateResponse, deviceSummaryResponse, pageAnswer } from './operator-responses.js';
-import { sliceOf } from './dto/paging.dto.js';
+import { sliceOf } from '#src/operator/dto/paging.dto.js';
 
 /** 404 of a route on one device: an unknown tenant, or no device of the tenant has this mac (another tenant's neither). */
 const ApiDeviceNotFound = (): MethodDecorator =>

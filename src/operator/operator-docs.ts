@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { ApiMessageResponse } from '#src/openapi/api-responses.js';
-import { VIEWER_REFUSED } from '#src/operator-account/operator-role.js';
-import { CROSS_SITE_REFUSED } from '#src/operator-account/same-origin.js';
-import { PageMessages } from './dto/paging.dto.js';
+import { ApiMessageResponse } from '#src/platform/openapi/api-responses.js';
+import { VIEWER_REFUSED } from '#src/domain/access/operator-role.js';
+import { CROSS_SITE_REFUSED } from './same-origin.js';
+import { PageMessages } from '#src/operator/dto/paging.dto.js';
 import { IdParamMessages } from './id-param.pipe.js';
 
 /**

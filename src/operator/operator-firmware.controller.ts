@@ -1,24 +1,24 @@
 import { Controller, Get, Headers, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
-import type { Actor } from '#src/ledger/ledger-actor.js';
-import { BodyStream, STREAM_MEDIA_TYPE, StreamBody, StreamBodyMessages } from '#src/common/stream-body.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { BodyStream, STREAM_MEDIA_TYPE, StreamBody, StreamBodyMessages } from '#src/platform/http/stream-body.js';
 import {
   FIRMWARE_EMPTY,
   FIRMWARE_NOT_FOUND,
   FirmwareService,
   firmwareAlreadyPublished,
   firmwareTooLarge,
-} from '#src/firmware/firmware.service.js';
-import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery } from './dto/firmware.dto.js';
-import { PageQuery, sliceOf } from './dto/paging.dto.js';
+} from '#src/domain/firmware/firmware.service.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery } from '#src/operator/dto/firmware.dto.js';
+import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { firmwareResponse, pageAnswer } from './operator-responses.js';
 
 /** `FIRMWARE_MAX_BYTES` by default, for the documented 413 text. */

@@ -1,10 +1,10 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
-import { FleetService } from '#src/rollout/fleet.service.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { FleetSummaryResponse } from './dto/fleet.dto.js';
+import { ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
+import { FleetService } from '#src/domain/rollout/fleet.service.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { FleetSummaryResponse } from '#src/operator/dto/fleet.dto.js';
 import { ApiTenantNotFound, ApiTenantParam } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 import { TenantPipe } from './tenant.pipe.js';

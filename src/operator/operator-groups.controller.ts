@@ -1,14 +1,14 @@
 import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/ledger/ledger-actor.js';
-import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import { GroupService } from '#src/group/group.service.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { CreateGroupDto, GroupDetailResponse, GroupMembersDto, GroupPage, GroupResponse } from './dto/group.dto.js';
-import { PageQuery, sliceOf } from './dto/paging.dto.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import { GroupService } from '#src/domain/group/group.service.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { CreateGroupDto, GroupDetailResponse, GroupMembersDto, GroupPage, GroupResponse } from '#src/operator/dto/group.dto.js';
+import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { groupDetailResponse, groupResponse, pageAnswer } from './operator-responses.js';
 

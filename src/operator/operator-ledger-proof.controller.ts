@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { CheckpointService } from '#src/ledger/checkpoint.service.js';
+import { CheckpointService } from '#src/domain/ledger/checkpoint.service.js';
 import {
   ConsistencyProofResponse,
   ConsistencyQuery,
@@ -9,11 +9,11 @@ import {
   entryProofResponse,
   SeqParamPipe,
   TreeSizeQuery,
-} from '#src/ledger/dto/proof.dto.js';
-import { LedgerProofService } from '#src/ledger/ledger-proof.service.js';
-import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/ledger/proof-docs.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
-import { ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
+} from '#src/domain/ledger/dto/proof.dto.js';
+import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
+import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/domain/ledger/proof-docs.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
+import { ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
 
 const TEXT = 'text/plain; charset=utf-8';

@@ -1,15 +1,15 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LedgerService } from '#src/ledger/ledger.service.js';
-import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { LEDGER_ORDER_MESSAGE, LedgerEntriesQuery, LedgerEntryPage, LedgerVerifyResponse } from './dto/ledger.dto.js';
+import { LedgerService } from '#src/domain/ledger/ledger.service.js';
+import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { LEDGER_ORDER_MESSAGE, LedgerEntriesQuery, LedgerEntryPage, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { ApiListQueryErrors, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { OptionalTenantPipe } from './tenant.pipe.js';
 import { ledgerEntryResponse, ledgerVerifyResponse, pageAnswer } from './operator-responses.js';
-import { sliceOf } from './dto/paging.dto.js';
+import { sliceOf } from '#src/operator/dto/paging.dto.js';
 
 /** The hash-chained ledger under `OPERATOR_URL` (docs/decisions.md §7, §9): verify it and read it. */
 @ApiTags('Ledger')

@@ -1,21 +1,26 @@
-import type { Counted } from '#src/common/paging.js';
-import type { LedgerEntryView, VerifyResult } from '#src/ledger/ledger.service.js';
-import type { DeviceView } from '#src/device/device.service.js';
-import type { FirmwareView } from '#src/firmware/firmware.service.js';
-import type { GroupDetail, GroupView } from '#src/group/group.service.js';
-import type { DeviceDetail, DeviceRolloutView, FleetSummary } from '#src/rollout/fleet.service.js';
-import type { RolloutView } from '#src/rollout/rollout-plan.service.js';
-import type { RolloutStatus } from '#src/rollout/rollout.entity.js';
-import type { CreatedTenant, DeviceKeyView, TenantView } from '#src/tenant/tenant.service.js';
-import type { DeviceKeyResponse } from './dto/device-key.dto.js';
-import type { FirmwareResponse } from './dto/firmware.dto.js';
-import type { DeviceDetailResponse, DeviceRolloutResponse, DeviceSummaryResponse, FleetSummaryResponse } from './dto/fleet.dto.js';
-import type { GroupDetailResponse, GroupResponse } from './dto/group.dto.js';
-import type { LedgerEntryResponse, LedgerVerifyResponse } from './dto/ledger.dto.js';
-import { pageOf, type Page, type PageQuery } from './dto/paging.dto.js';
-import type { DeviceRolloutStateResponse, RolloutDeviceResponse, RolloutResponse } from './dto/rollout.dto.js';
-import type { DeviceRolloutState, RolloutDeviceRow } from '#src/rollout/device-state.repository.js';
-import type { TenantResponse, TenantWithKeyResponse } from './dto/tenant.dto.js';
+import type { Counted } from '#src/platform/common/paging.js';
+import type { LedgerEntryView, VerifyResult } from '#src/domain/ledger/ledger.service.js';
+import type { DeviceView } from '#src/domain/device/device.service.js';
+import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
+import type { GroupDetail, GroupView } from '#src/domain/group/group.service.js';
+import type { DeviceDetail, DeviceRolloutView, FleetSummary } from '#src/domain/rollout/fleet.service.js';
+import type { RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
+import type { RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
+import type { CreatedTenant, DeviceKeyView, TenantView } from '#src/domain/tenant/tenant.service.js';
+import type { DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
+import type { FirmwareResponse } from '#src/operator/dto/firmware.dto.js';
+import type {
+  DeviceDetailResponse,
+  DeviceRolloutResponse,
+  DeviceSummaryResponse,
+  FleetSummaryResponse,
+} from '#src/operator/dto/fleet.dto.js';
+import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group.dto.js';
+import type { LedgerEntryResponse, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
+import { pageOf, type Page, type PageQuery } from '#src/operator/dto/paging.dto.js';
+import type { DeviceRolloutStateResponse, RolloutDeviceResponse, RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import type { DeviceRolloutState, RolloutDeviceRow } from '#src/domain/rollout/device-state.repository.js';
+import type { TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
 
 /*
  * Every answer shape of the operator API, built here from the services' views: one function per

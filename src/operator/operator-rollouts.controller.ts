@@ -1,10 +1,10 @@
 import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/ledger/ledger-actor.js';
-import { FIRMWARE_NOT_FOUND } from '#src/firmware/firmware.service.js';
-import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { FIRMWARE_NOT_FOUND } from '#src/domain/firmware/firmware.service.js';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import {
   CreateRolloutDto,
   RolloutFieldMessages,
@@ -14,15 +14,15 @@ import {
   RolloutDevicePage,
   RolloutDeviceQuery,
   RolloutResponse,
-} from './dto/rollout.dto.js';
-import { DEVICE_STATES } from '#src/rollout/device-state.js';
+} from '#src/operator/dto/rollout.dto.js';
+import { DEVICE_STATES } from '#src/domain/rollout/device-state.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { pageAnswer, rolloutDeviceResponse, rolloutResponse } from './operator-responses.js';
-import { sliceOf } from './dto/paging.dto.js';
+import { sliceOf } from '#src/operator/dto/paging.dto.js';
 
 /** 404 of an operation on one rollout (another tenant's rollout is not found either). */
 const ApiRolloutNotFound = (): MethodDecorator =>

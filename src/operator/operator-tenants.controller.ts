@@ -1,14 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '#src/ledger/ledger-actor.js';
-import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/openapi/api-responses.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
-import { PageQuery, sliceOf } from './dto/paging.dto.js';
-import { CreateTenantDto, TenantPage, TenantResponse, TenantWithKeyResponse } from './dto/tenant.dto.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
+import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
+import { CreateTenantDto, TenantPage, TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
 import { ApiListQueryErrors, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { ApiOperatorChange } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
-import { SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
+import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { pageAnswer, tenantResponse, tenantWithKeyResponse } from './operator-responses.js';
 
 /** Tenants (customers) under `OPERATOR_URL` (docs/decisions.md §5, §9). The customer key is shown on create and rotate only. */

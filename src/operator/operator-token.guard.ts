@@ -8,19 +8,19 @@ import {
   createParamDecorator,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LoginRateLimitStorage } from '#src/auth/login-rate-limit.storage.js';
-import { actorLabel, type Actor } from '#src/ledger/ledger-actor.js';
-import { Clock } from '#src/common/clock.js';
-import { ErrorMessages, RetryLaterException } from '#src/common/http-error.filter.js';
-import type { AppConfig } from '#src/config/app-config.js';
-import { APP_CONFIG } from '#src/config/config.module.js';
-import { setRequestActor } from '#src/logging/request-actor.js';
-import { principalActor } from '#src/operator-account/operator-principal.js';
-import { isChange, mayChange, VIEWER_REFUSED } from '#src/operator-account/operator-role.js';
-import { OperatorSessionService, SESSION_ENDED } from '#src/operator-account/operator-session.service.js';
-import { refuseCrossSite } from '#src/operator-account/same-origin.js';
-import { SessionCookies } from '#src/operator-account/session-cookie.js';
-import { OperatorTokenService, type OperatorPrincipal } from './operator-token.service.js';
+import { LoginRateLimitStorage } from '#src/domain/access/login-rate-limit.storage.js';
+import { actorLabel, type Actor } from '#src/domain/ledger/ledger-actor.js';
+import { Clock } from '#src/platform/common/clock.js';
+import { ErrorMessages, RetryLaterException } from '#src/platform/http/http-error.filter.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
+import { APP_CONFIG } from '#src/platform/config/config.module.js';
+import { setRequestActor } from '#src/platform/logging/request-actor.js';
+import { principalActor } from '#src/domain/access/operator-principal.js';
+import { isChange, mayChange, VIEWER_REFUSED } from '#src/domain/access/operator-role.js';
+import { OperatorSessionService, SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
+import { refuseCrossSite } from './same-origin.js';
+import { SessionCookies } from './session-cookie.js';
+import { OperatorTokenService, type OperatorPrincipal } from '#src/domain/access/operator-token.service.js';
 
 /** The one 401 text of the operator API (docs/decisions.md §9). */
 export const INVALID_OPERATOR_TOKEN = 'Operator token is not valid';

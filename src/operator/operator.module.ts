@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '#src/ledger/ledger.module.js';
-import { DeviceModule } from '#src/device/device.module.js';
-import { FirmwareModule } from '#src/firmware/firmware.module.js';
-import { GroupModule } from '#src/group/group.module.js';
-import { RolloutModule } from '#src/rollout/rollout.module.js';
-import { TenantModule } from '#src/tenant/tenant.module.js';
+import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
+import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
+import { GroupModule } from '#src/domain/group/group.module.js';
+import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
+import { TenantModule } from '#src/domain/tenant/tenant.module.js';
 import { OperatorDeviceKeysController } from './operator-device-keys.controller.js';
 import { OperatorDevicesController } from './operator-devices.controller.js';
 import { OperatorFleetController } from './operator-fleet.controller.js';
@@ -12,7 +12,7 @@ import { OperatorGroupsController } from './operator-groups.controller.js';
 import { OperatorLedgerController } from './operator-ledger.controller.js';
 import { OperatorFirmwareController } from './operator-firmware.controller.js';
 import { OperatorLedgerProofController } from './operator-ledger-proof.controller.js';
-import { OperatorTokenModule } from './operator-token.module.js';
+import { OperatorAccessModule } from './operator-access.module.js';
 import { OperatorRolloutsController } from './operator-rollouts.controller.js';
 import { OperatorTenantsController } from './operator-tenants.controller.js';
 
@@ -21,7 +21,7 @@ import { OperatorTenantsController } from './operator-tenants.controller.js';
  * services the CLI drives, every route behind {@link OperatorTokenGuard}.
  */
 @Module({
-  imports: [OperatorTokenModule, TenantModule, DeviceModule, FirmwareModule, GroupModule, RolloutModule, LedgerModule],
+  imports: [OperatorAccessModule, TenantModule, DeviceRegistryModule, FirmwareModule, GroupModule, RolloutEngineModule, LedgerModule],
   controllers: [
     OperatorTenantsController,
     OperatorDeviceKeysController,

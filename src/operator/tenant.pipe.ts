@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import type { Tenant } from '#src/tenant/tenant.entity.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 
 /**
  * Resolves a `:tenant` path parameter (tenant id in digits, or name) with

@@ -2,10 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { deviceSignature } from '#src/auth/signature.js';
-import { loadConfig } from '#src/config/app-config.js';
-import { startServer, type RunningServer } from '#src/server.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
+import { loadConfig } from '#src/platform/config/app-config.js';
+import { startServer, type RunningServer } from '#src/app/server.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { freePort, request, startTestApp, TestClock, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // docs/decisions.md §1 (signature), §3 (401 on device endpoints), §4 (login, token, rate limit, secret).

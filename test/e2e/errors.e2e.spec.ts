@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { deviceSignature } from '#src/auth/signature.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // docs/decisions.md §3 (error bodies, 400/413/415, nothing leaks) and §1 (extra fields ignored).

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
+import { FirmwareDownloadRepository } from '#src/domain/delivery/firmware-download.repository.js';
 import {
   arduinoJson,
   AsvinSketch,

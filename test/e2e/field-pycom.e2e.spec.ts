@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
-import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
+import { FirmwareDownloadRepository } from '#src/domain/delivery/firmware-download.repository.js';
 import { microPythonJson, pycomOtaBody, pycomOtaPost, sketchSignature, urequestsPost, type Exchange } from '#test/support/field-sdks.js';
 import { startFieldServer, type FieldServer } from '#test/support/field-server.js';
 import type { TestTenant } from '#test/support/harness.js';

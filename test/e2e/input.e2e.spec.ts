@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_ID } from '#src/common/input-rules.js';
+import { MAX_ID } from '#src/platform/common/input-rules.js';
 import { request, startTestApp, TEST_ENGINE, type Answer, type TestApp } from '#test/support/harness.js';
 import { createInputFixture, inputPoints, type InputFixture, type InputPoint } from '#test/support/input-points.js';
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LedgerService } from '#src/ledger/ledger.service.js';
-import type { RunningServer } from '#src/server.js';
+import { LedgerService } from '#src/domain/ledger/ledger.service.js';
+import type { RunningServer } from '#src/app/server.js';
 import { request, startInstance, startTestApp, TEST_ENGINE, type TestApp } from '#test/support/harness.js';
 
 // Two instances in this process on one database of the engine under test (docs/decisions.md §6, §7):

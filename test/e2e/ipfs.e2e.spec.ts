@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
+import { FirmwareDownloadRepository } from '#src/domain/delivery/firmware-download.repository.js';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { exchange, targetOf } from '#test/support/raw-http.js';
 import { binary, md5 } from '#test/support/bytes.js';

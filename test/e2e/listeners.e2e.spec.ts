@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { deviceSignature } from '#src/auth/signature.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // docs/decisions.md §2 (three base URLs, one process; operator listener apart) and §3 (unknown route 404).

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { deviceSignature } from '#src/auth/signature.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { get, post, request, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 // README "Operations": JSON log lines, one per request, with the request id; no secrets.

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { deviceSignature } from '#src/auth/signature.js';
-import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
 import { get, post, request, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { parseExposition, samplesOf, valueOf, type Sample } from '#test/support/prometheus.js';
 

@@ -10,11 +10,11 @@ import { promisify } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { CliModule } from '#src/cli/cli.module.js';
-import { loadConfig } from '#src/config/app-config.js';
-import { FirmwareService } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/group/group.service.js';
-import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { loadConfig } from '#src/platform/config/app-config.js';
+import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { GroupService } from '#src/domain/group/group.service.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import {
   createTestDatabase,
   freePort,

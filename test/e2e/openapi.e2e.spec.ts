@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import type { ExampleObject, OpenAPIObject, OperationObject, ParameterObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import { OPENAPI_DIR } from '#src/openapi/openapi-files.js';
+import { OPENAPI_DIR } from '#src/app/openapi/openapi-files.js';
 import { get, request, startTestApp, type TestApp } from '#test/support/harness.js';
 
 // Issue 3 "OpenAPI": every component serves its own document and Swagger UI under its own base URL.

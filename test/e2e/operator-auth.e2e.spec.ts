@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { OperatorTokenService } from '#src/operator/operator-token.service.js';
+import { OperatorTokenService } from '#src/domain/access/operator-token.service.js';
 import { request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { runCli } from '#test/support/operator.js';
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GroupService } from '#src/group/group.service.js';
+import { GroupService } from '#src/domain/group/group.service.js';
 import { post, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { operatorClient, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '#test/support/harness.js';
 import { operatorClient, runCli, type OperatorClient } from '#test/support/operator.js';
 import type { Page } from '#src/operator/dto/paging.dto.js';
-import { OperatorTokenService } from '#src/operator/operator-token.service.js';
+import { OperatorTokenService } from '#src/domain/access/operator-token.service.js';
 import type { LedgerEntryResponse, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 
 type Entry = LedgerEntryResponse;

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
-import { LedgerService, Subject } from '#src/ledger/ledger.service.js';
+import { LedgerEntry } from '#src/domain/ledger/ledger-entry.entity.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
 

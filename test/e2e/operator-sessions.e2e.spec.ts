@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { OperatorUserService } from '#src/operator-account/operator-user.service.js';
+import { OperatorUserService } from '#src/domain/access/operator-user.service.js';
 import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import { lastLine, runCli, runCliWithInput } from '#test/support/operator.js';
 

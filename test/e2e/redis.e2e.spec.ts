@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { REDIS } from '#src/redis/redis.module.js';
-import type { RunningServer } from '#src/server.js';
+import { REDIS } from '#src/platform/redis/redis.module.js';
+import type { RunningServer } from '#src/app/server.js';
 import {
   request,
   signedLoginBody,

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PdfRenderMessages } from '#src/report/pdf-report.renderer.js';
+import { PdfRenderMessages } from '#src/protocols/asvin/report/pdf-report.renderer.js';
 import { get, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { insertDevices } from '#test/support/devices.js';
 import { pdfText } from '#test/support/pdf-text.js';

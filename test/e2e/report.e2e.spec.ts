@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { existsSync } from 'node:fs';
-import { UNIFONT_SYSTEM_PATHS } from '#src/report/report-fonts.js';
+import { UNIFONT_SYSTEM_PATHS } from '#src/protocols/asvin/report/report-fonts.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { insertDevices } from '#test/support/devices.js';
 import { pdfPageTexts, pdfText } from '#test/support/pdf-text.js';

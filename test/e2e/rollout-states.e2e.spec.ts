@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LedgerService } from '#src/ledger/ledger.service.js';
-import { DeviceStateService } from '#src/rollout/device-state.service.js';
+import { LedgerService } from '#src/domain/ledger/ledger.service.js';
+import { DeviceStateService } from '#src/domain/rollout/device-state.service.js';
 import { post, request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import { rolloutDriver, type Fleet } from '#test/support/rollouts.js';
 

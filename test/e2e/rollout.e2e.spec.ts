@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the wire format of `start_date` (docs/device-interface.md). */

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deviceSignature } from '#src/auth/signature.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { freePort } from '#test/support/harness.js';
 import { loopbackUrls, ROOT, spawnServer } from '#test/support/server-process.js';
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { fateOf } from '#src/cli/simulate/device-cycle.js';
 import { simulate, simulatedMacs } from '#src/cli/simulate/simulator.js';
-import { RolloutPlanService } from '#src/rollout/rollout-plan.service.js';
-import { FirmwareDownloadRepository } from '#src/ipfs/firmware-download.repository.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { FirmwareDownloadRepository } from '#src/domain/delivery/firmware-download.repository.js';
 import { startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 
 describe('firmledger simulate (devices that download as the field SDKs do)', () => {

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, TEST_ENGINE } from '#test/support/harness.js';
-import { MIGRATIONS } from '#src/database/data-source-options.js';
+import { MIGRATIONS } from '#src/app/schema.js';
 import { loopbackUrls, spawnServer } from '#test/support/server-process.js';
 
 async function waitForListener(url: string, deadlineMs: number): Promise<void> {

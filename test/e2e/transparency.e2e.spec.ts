@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ledgerHash, ledgerLeafText } from '#src/ledger/ledger-hash.js';
-import { leafHash, verifyConsistency, verifyInclusion } from '#src/ledger/merkle.js';
+import { ledgerHash, ledgerLeafText } from '#src/domain/ledger/ledger-hash.js';
+import { leafHash, verifyConsistency, verifyInclusion } from '#src/domain/ledger/merkle.js';
 import {
   COSIGNATURE_ED25519,
   generateSigner,
@@ -16,7 +16,7 @@ import {
   parseVerifier,
   verifyCosignature,
   verifyNote,
-} from '#src/ledger/signed-note.js';
+} from '#src/platform/crypto/signed-note.js';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { operatorClient, runCli, type OperatorClient } from '#test/support/operator.js';
 

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { query } from '#src/database/sql.js';
+import { query } from '#src/platform/database/sql.js';
 import type { TestApp, TestTenant } from './harness.js';
 
 /**

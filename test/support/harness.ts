@@ -6,16 +6,16 @@ import { Readable } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import pg from 'pg';
 import Database from 'better-sqlite3';
-import { Clock } from '#src/common/clock.js';
-import { bind } from '#src/database/sql.js';
-import { COMPONENTS, loadConfig, URL_VARIABLES, type AppConfig, type ComponentName } from '#src/config/app-config.js';
-import { deviceSignature } from '#src/auth/signature.js';
-import { FirmwareService, type FirmwareView } from '#src/firmware/firmware.service.js';
-import { GroupService } from '#src/group/group.service.js';
-import { RolloutPlanService, type RolloutView } from '#src/rollout/rollout-plan.service.js';
-import { startServer, type RunningServer } from '#src/server.js';
-import { OperatorTokenService } from '#src/operator/operator-token.service.js';
-import { TenantService } from '#src/tenant/tenant.service.js';
+import { Clock } from '#src/platform/common/clock.js';
+import { bind } from '#src/platform/database/sql.js';
+import { COMPONENTS, loadConfig, URL_VARIABLES, type AppConfig, type ComponentName } from '#src/platform/config/app-config.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
+import { FirmwareService, type FirmwareView } from '#src/domain/firmware/firmware.service.js';
+import { GroupService } from '#src/domain/group/group.service.js';
+import { RolloutPlanService, type RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
+import { startServer, type RunningServer } from '#src/app/server.js';
+import { OperatorTokenService } from '#src/domain/access/operator-token.service.js';
+import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { freePort } from './free-port.js';
 
 /** Database engine of the e2e specs: `FIRMLEDGER_TEST_DB=postgres`, else SQLite (the default). */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { deviceSignature } from '#src/auth/signature.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { request, type Answer, type TestApp } from './harness.js';
 
 /** An operator API client: every request carries `Authorization: Bearer <operator token>`. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
-import { LedgerEntry } from '#src/ledger/ledger-entry.entity.js';
-import { Subject } from '#src/ledger/ledger.service.js';
+import { LedgerEntry } from '#src/domain/ledger/ledger-entry.entity.js';
+import { Subject } from '#src/domain/ledger/ledger.service.js';
 import { insertDevices } from './devices.js';
 import { post, request, type Answer, type TestApp, type TestTenant } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, NavLink, Navigate, Outlet, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { ErrorText, Loading } from './components/feedback';
 import { PageTitle } from './components/page-title';
 import { DevicePage } from './pages/device';

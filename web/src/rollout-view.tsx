@@ -1,4 +1,4 @@
-import { barSegments, legendSegments, type StateCounts } from '#src/console/rollout-progress';
+import { barSegments, legendSegments, type StateCounts } from '#src/operator/console/rollout-progress';
 import type { Rollout, RolloutStatus } from './api/types';
 import { SegmentedBar } from './components/progress';
 

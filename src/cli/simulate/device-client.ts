@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { deviceSignature } from '#src/auth/signature.js';
-import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/chain/dto/chain-record.dto.js';
-import type { RolloutResponse } from '#src/rollout/dto/rollout.dto.js';
+import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
+import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
+import type { RolloutResponse } from '#src/protocols/asvin/rollout/dto/rollout.dto.js';
 import { endpoint, segment, type DeviceTransport, type JsonAnswer } from './http-transport.js';
 import type { SimulationStep } from './summary.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { computeDigests } from '#src/firmware/firmware-digest.js';
+import { computeDigests } from '#src/domain/firmware/firmware-digest.js';
 import { DeviceClient, StepFailure, type Endpoints } from './device-client.js';
 import type { DeviceTransport } from './http-transport.js';
 import type { SimulationStep } from './summary.js';

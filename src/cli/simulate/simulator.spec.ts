@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalMac } from '#src/common/mac.js';
+import { canonicalMac } from '#src/platform/common/mac.js';
 import { retryAfterSeconds } from './device-client.js';
 import { endpoint, segment } from './http-transport.js';
 import { simulatedMacs } from './macs.js';

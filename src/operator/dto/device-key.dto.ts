@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsString } from 'class-validator';
-import { OptionalField } from '#src/common/dto-fields.js';
+import { OptionalField } from '#src/platform/common/dto-fields.js';
 import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants/:tenant/device-keys`. */

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PrintableTextField, printableTextMessages } from '#src/common/dto-fields.js';
+import { PrintableTextField, printableTextMessages } from '#src/platform/common/dto-fields.js';
 import { PageOf } from './paging.dto.js';
 
 /** 400 texts of the upload query's fields (the message names the field). */

@@ -1,9 +1,9 @@
-import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
+import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/device-state.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
-import { parseIsoTime } from '#src/common/iso-time.js';
-import { FLEET_SUMMARY_VERSIONS, type FleetFilter } from '#src/rollout/fleet.service.js';
-import { ROLLOUT_STATUSES } from '#src/rollout/rollout.entity.js';
+import { parseIsoTime } from '#src/platform/common/iso-time.js';
+import { FLEET_SUMMARY_VERSIONS, type FleetFilter } from '#src/domain/rollout/fleet.service.js';
+import { ROLLOUT_STATUSES } from '#src/domain/rollout/rollout.entity.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 @ValidatorConstraint({ name: 'isoTime' })

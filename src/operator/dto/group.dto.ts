@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsString } from 'class-validator';
-import { OptionalField } from '#src/common/dto-fields.js';
+import { OptionalField } from '#src/platform/common/dto-fields.js';
 import { PageOf } from './paging.dto.js';
 
 const MACS_MESSAGE = 'macs must be an array of mac strings';

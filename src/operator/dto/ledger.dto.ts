@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
-import type { LedgerOrder } from '#src/ledger/ledger.service.js';
+import type { LedgerOrder } from '#src/domain/ledger/ledger.service.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 text of a bad `order`. */

@@ -1,9 +1,9 @@
 import type { Type as Class } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { wholeNumberMessages, WholeNumberQueryField } from '#src/common/dto-fields.js';
-import { MAX_ID } from '#src/common/input-rules.js';
-import type { Slice } from '#src/common/paging.js';
+import { wholeNumberMessages, WholeNumberQueryField } from '#src/platform/common/dto-fields.js';
+import { MAX_ID } from '#src/platform/common/input-rules.js';
+import type { Slice } from '#src/platform/common/paging.js';
 
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;

@@ -18,12 +18,12 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { parseUtc } from '#src/common/clock.js';
-import { OptionalField, wholeNumberMessages, WholeNumberQueryField } from '#src/common/dto-fields.js';
-import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/rollout/rollout-plan.service.js';
-import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/rollout/rollout.entity.js';
-import { DEVICE_STATES, type DeviceState } from '#src/rollout/device-state.js';
-import { MAX_WAVES } from '#src/rollout/waves.js';
+import { parseUtc } from '#src/platform/common/clock.js';
+import { OptionalField, wholeNumberMessages, WholeNumberQueryField } from '#src/platform/common/dto-fields.js';
+import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/domain/rollout/rollout-plan.service.js';
+import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
+import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/device-state.js';
+import { MAX_WAVES } from '#src/domain/rollout/waves.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */

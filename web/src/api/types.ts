@@ -1,6 +1,6 @@
 /** Answers of the operator API, as `openapi/operator.json` documents them. */
 
-import type { DeviceState, StateCounts } from '#src/console/rollout-progress';
+import type { DeviceState, StateCounts } from '#src/operator/console/rollout-progress';
 
 export interface Page<T> {
   items: T[];

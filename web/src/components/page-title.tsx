@@ -1,6 +1,6 @@
 import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { useSession } from '#web/session';
 import { Loading } from '#web/components/feedback';
 import { useTenant, withTenant } from '#web/tenant';

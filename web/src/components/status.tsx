@@ -1,4 +1,4 @@
-import { STATE_LABELS, type DeviceState } from '#src/console/rollout-progress';
+import { STATE_LABELS, type DeviceState } from '#src/operator/console/rollout-progress';
 import type { RolloutStatus, WaveStatus } from '#web/api/types';
 
 /** A rollout's lifecycle state as a coloured badge with its name in words. */

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { get, segment } from '#web/api/client';
 import type { DeviceDetail, DeviceRolloutHistory } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';

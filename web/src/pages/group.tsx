@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { get, segment } from '#web/api/client';
 import type { GroupDetail } from '#web/api/types';
 import { ErrorText, InputError, Loading, Status, ViewerNote } from '#web/components/feedback';

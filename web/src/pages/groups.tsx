@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { get, post, segment } from '#web/api/client';
 import type { Group, Page } from '#web/api/types';
 import { ErrorText, Status, ViewerNote } from '#web/components/feedback';

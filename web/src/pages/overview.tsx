@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { get, segment } from '#web/api/client';
 import { REFRESH, useLedgerHead, useNames, useRollouts } from '#web/api/queries';
 import type { FleetSummary, LedgerVerify } from '#web/api/types';

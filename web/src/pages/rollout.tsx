@@ -1,8 +1,15 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
-import { boundText, DEVICE_STATES, percentOfShare, progressSentence, STATE_LABELS, STATE_MEANINGS } from '#src/console/rollout-progress';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
+import {
+  boundText,
+  DEVICE_STATES,
+  percentOfShare,
+  progressSentence,
+  STATE_LABELS,
+  STATE_MEANINGS,
+} from '#src/operator/console/rollout-progress';
 import { get, post, segment } from '#web/api/client';
 import { REFRESH, useNames } from '#web/api/queries';
 import type { Page, RetryResult, Rollout, RolloutDevice, Wave } from '#web/api/types';

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
-import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '#src/console/rollout-progress';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
+import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '#src/operator/console/rollout-progress';
 import { ApiError, post, segment } from '#web/api/client';
 import { useNames, useRollouts } from '#web/api/queries';
 import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '#web/api/types';

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
-import { CONSOLE_PAGES } from '#src/console/console-pages';
+import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { ErrorText } from '#web/components/feedback';
 import { PageTitle } from '#web/components/page-title';
 import { useSession } from '#web/session';

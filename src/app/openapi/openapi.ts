@@ -1,0 +1,338 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  DocumentBuilder,
+  SwaggerModule,
+  type ExampleObject,
+  type OpenAPIObject,
+  type OperationObject,
+  type ParameterObject,
+  type ResponseObject,
+} from '@nestjs/swagger';
+import { unstorableTextMessage } from '#src/platform/common/input-rules.js';
+import { COMPONENT_MODULES } from '#src/app/app.module.js';
+import type { AppConfig, ComponentName } from '#src/platform/config/app-config.js';
+import { planListeners } from '#src/platform/listeners/listener-plan.js';
+import { componentMarker } from '#src/platform/listeners/listener-routing.js';
+import { SESSION_COOKIE } from '#src/operator/session-cookie.js';
+import { exampleKey, SecuritySchemes } from '#src/platform/openapi/api-responses.js';
+
+/** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
+export const DOCS_PATH = 'docs';
+
+interface ComponentDocs {
+  title: string;
+  variable: string;
+  description: string;
+  /** Security schemes this component's endpoints use. */
+  security: 'device' | 'operator' | 'none';
+  tags: { name: string; description: string }[];
+}
+
+/** Title, description and tags of each component's document. */
+const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
+  auth: {
+    title: 'firmledger authentication component',
+    variable: 'AUTH_URL',
+    description:
+      'Device login: a device key, a Unix-epoch timestamp and an HMAC-SHA256 device signature are exchanged for a JWT ' +
+      '(docs/device-interface.md "Authentication component", docs/decisions.md §1, §4).',
+    security: 'none',
+    tags: [{ name: 'Authentication', description: 'Device login and its rate limit.' }],
+  },
+  vc: {
+    title: 'firmledger version controller',
+    variable: 'VC_URL',
+    description:
+      'Devices register and read themselves, ask for their next rollout and report success; they download firmware from ' +
+      'the IPFS component. Every endpoint takes the JWT from login.',
+    security: 'device',
+    tags: [
+      { name: 'Devices', description: 'Register, delete, get and list devices of the token’s tenant.' },
+      { name: 'Rollouts', description: 'The next rollout for a device, and success reports.' },
+      { name: 'Reports', description: 'All devices of the tenant as JSON, XML or PDF.' },
+    ],
+  },
+  bc: {
+    title: 'firmledger blockchain lookup',
+    variable: 'BC_URL',
+    description:
+      'Read-only lookups of the current device and firmware records the tamper-evident ledger defines ' +
+      '(docs/device-interface.md "Blockchain lookup component", docs/decisions.md §7). Every endpoint takes the JWT from login.',
+    security: 'device',
+    tags: [{ name: 'Ledger lookups', description: 'Device and firmware records from the ledger.' }],
+  },
+  ipfs: {
+    title: 'firmledger IPFS download server',
+    variable: 'IPFS_URL',
+    description:
+      'Firmware binaries by their IPFS CID, in the three forms devices use: `POST /firmware/download` with `{"cid"}` (the ' +
+      'device SDKs), `GET /firmware/{cid}` and the IPFS gateway path `GET /ipfs/{cid}`. Every answer with bytes carries ' +
+      '`Content-Length` and `x-MD5` (never a chunked body), resumes with `Range`, and closes the connection after the body. ' +
+      'Every endpoint takes the JWT from login.',
+    security: 'device',
+    tags: [{ name: 'Firmware download', description: 'The tenant’s firmware by CID; each download is recorded for its device.' }],
+  },
+  tools: {
+    title: 'firmledger tools service',
+    variable: 'TOOLS_URL',
+    description:
+      'What devices need before they speak TLS to the other components: the SHA-1 fingerprints of their certificates, ' +
+      'which the ESP8266 SDK pins. No token.',
+    security: 'none',
+    tags: [{ name: 'Tools', description: 'TLS certificate fingerprints.' }],
+  },
+  operator: {
+    title: 'firmledger operator API',
+    variable: 'OPERATOR_URL',
+    description:
+      'Tenants, device keys, device groups, firmware, rollouts and ledger verification for operators (docs/decisions.md §9). ' +
+      'Every endpoint takes the operator token as a bearer token, or the console’s session cookie; changes need the admin role.',
+    security: 'operator',
+    tags: [
+      { name: 'Tenants', description: 'Tenants and their customer keys (shown on create and rotate only).' },
+      { name: 'Device keys', description: 'Device keys of a tenant, one device type each; revocable.' },
+      { name: 'Devices', description: 'The devices of a tenant, filtered, with their groups and rollout history (read-only).' },
+      { name: 'Groups', description: 'Device groups of a tenant and their members by mac; rollouts target groups.' },
+      { name: 'Firmware', description: 'Firmware upload (publish) as a streamed binary body, and lookups.' },
+      { name: 'Rollouts', description: 'Plan rollouts, move them through their lifecycle and follow their progress.' },
+      { name: 'Ledger', description: 'Verify the hash-chained ledger and read its entries.' },
+      { name: 'Session', description: 'Sign in to the operator console with an operator account, and sign out.' },
+    ],
+  },
+};
+
+/** The package version, the documents' `info.version`. */
+const VERSION = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Builds the OpenAPI 3 document of the components served under one base URL, from the
+ * controllers of their modules ({@link COMPONENT_MODULES}) and their decorators.
+ *
+ * Paths are relative to the base URL, as docs/device-interface.md writes them (`{vc_url}/api/device/…`);
+ * the one server is the base URL's path (`/fw`, or `/`) without scheme and host, so Swagger UI's
+ * "Try it out" sends requests to the listener the page was loaded from (same origin, no CORS),
+ * whatever host name or address the browser used to reach it (a bind address such as `0.0.0.0`
+ * is not one a browser can call). The internal routing marker (`/__vc`) never appears.
+ *
+ * @param app a created (not necessarily listening) application; preview mode is enough.
+ * @param config the base URLs.
+ * @param components the components sharing one base URL (usually one).
+ */
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig, components: readonly ComponentName[]): OpenAPIObject {
+  const docs = components.map((component) => COMPONENT_DOCS[component]);
+  const prefix = new URL(config.urls[components[0]].href).pathname.replace(/\/+$/, '');
+  const builder = new DocumentBuilder()
+    .setTitle(docs.map((d) => d.title).join(' + '))
+    .setDescription(
+      [
+        ...docs.map((d) => d.description),
+        `Paths are relative to the base URL (${docs.map((d) => d.variable).join(', ')}); this page and ` +
+          `\`${DOCS_PATH}/json\` are served under it.`,
+      ].join('\n\n'),
+    )
+    .setVersion(VERSION)
+    .addServer(prefix || '/', 'The listener serving this document (base URL path; scheme and host of the page).');
+  if (docs.some((d) => d.security === 'device')) {
+    builder
+      .addSecurity(SecuritySchemes.deviceToken, {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-access-token',
+        description: 'Device JWT from `POST {auth_url}/auth/login` in `X-Access-Token` (any case).',
+      })
+      .addSecurity(SecuritySchemes.deviceBearer, {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'The same device JWT as `Authorization: Bearer <token>`.',
+      });
+  }
+  if (docs.some((d) => d.security === 'operator')) {
+    builder
+      .addSecurity(SecuritySchemes.operatorToken, {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Operator token as `Authorization: Bearer <token>`.',
+      })
+      .addSecurity(SecuritySchemes.operatorSession, {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'The operator console’s session cookie, set by `POST /session` (browsers send it themselves).',
+      });
+  }
+  for (const tag of docs.flatMap((d) => d.tags)) builder.addTag(tag.name, tag.description);
+
+  const include = components.flatMap((component) => [...COMPONENT_MODULES[component]]);
+  // `include: []` would mean "every module": a component without modules documents no paths.
+  const document = include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include }) : { ...builder.build(), paths: {} };
+  return normalize(documentParameterErrors(document), components);
+}
+
+/** The 400 of a path or query parameter that is not storable text, or of a path that is not UTF-8. */
+const PARAMETER_TEXT_ERROR = {
+  description: 'A path or query parameter holds a NUL or is not valid Unicode text (the message names it), or the path is not valid UTF-8.',
+};
+
+/**
+ * Adds to every operation with a path or query parameter the 400 answers the validation pipe and
+ * the router give any of them: text that is not valid Unicode or holds a NUL (`<name> must be
+ * valid Unicode text without NUL characters`), and a path whose percent-encoding is not UTF-8
+ * (`Malformed URL`). Merged into the operation's own 400 when it has one.
+ */
+function documentParameterErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      const parameters = (operation.parameters ?? []).filter(
+        (p): p is ParameterObject => 'in' in p && (p.in === 'path' || p.in === 'query'),
+      );
+      if (parameters.length === 0) continue;
+      const messages = [
+        unstorableTextMessage(parameters[0].name),
+        ...(parameters.some((p) => p.in === 'path') ? ['Malformed URL'] : []),
+      ];
+      const existing = operation.responses['400'] as ResponseObject | undefined;
+      const content = existing?.content?.['application/json'];
+      const examples: Record<string, ExampleObject> = { ...(content?.examples as Record<string, ExampleObject> | undefined) };
+      const single = content?.example as { message: string } | undefined;
+      if (single !== undefined) examples[exampleKey(single.message)] = { summary: single.message, value: single };
+      for (const text of messages) examples[exampleKey(text)] = { summary: text, value: { message: text } };
+      operation.responses['400'] = {
+        description: existing ? `${existing.description} ${PARAMETER_TEXT_ERROR.description}` : PARAMETER_TEXT_ERROR.description,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageResponse' }, examples } },
+      };
+    }
+  }
+  return document;
+}
+
+
+/**
+ * One document per component, each with only that component's routes.
+ * @param app a created application (preview mode is enough: no listener, no database).
+ */
+export function buildOpenApiDocuments(app: INestApplication, config: AppConfig): Record<ComponentName, OpenAPIObject> {
+  const components = Object.keys(COMPONENT_MODULES) as ComponentName[];
+  return Object.fromEntries(components.map((c) => [c, buildOpenApiDocument(app, config, [c])])) as Record<ComponentName, OpenAPIObject>;
+}
+
+/**
+ * Serves Swagger UI at `{base}/docs` and the JSON document at `{base}/docs/json` under every
+ * component's base URL. Every route, the UI's assets included, is declared under the
+ * component's marker, so the listener routing moves it to the base URL and keeps it on its
+ * listener like every other route (docs/decisions.md §2). Components with the very same base URL
+ * share one document. Call after {@link ListenerRouting.install} and before `listen`.
+ *
+ * The UI is served here rather than by `SwaggerModule.setup`: its assets route is a wildcard
+ * whose handler matches the request against the route's declared URL, which is still the
+ * marker path, so every asset would answer 404 behind a rewritten prefix. Here each asset is
+ * its own route (`@fastify/static` without wildcard), and the page loads the document from
+ * `docs/json`, so relative `servers` resolve against the listener.
+ */
+export function mountOpenApi(app: NestFastifyApplication, config: AppConfig): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  for (const listener of planListeners(config.urls, config.certificates)) {
+    const byPrefix = new Map<string, ComponentName[]>();
+    for (const mount of listener.mounts) byPrefix.set(mount.prefix, [...(byPrefix.get(mount.prefix) ?? []), mount.component]);
+    for (const components of byPrefix.values()) {
+      const built = buildOpenApiDocument(app, config, components);
+      const document = JSON.stringify(built);
+      const title = built.info.title;
+      const docs = `/${componentMarker(components[0])}/${DOCS_PATH}`;
+      // `{base}/docs` and `{base}/docs/` (the router ignores the trailing slash) need different relative asset URLs.
+      fastify.get(docs, (request, reply) =>
+        reply.type('text/html; charset=utf-8').send(swaggerUiPage(title, request.url.split('?')[0].endsWith('/') ? './' : `./${DOCS_PATH}/`)),
+      );
+      fastify.get(`${docs}/json`, (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
+      fastify.get(`${docs}/${SWAGGER_UI_INIT}`, (_request, reply) => reply.type('text/javascript; charset=utf-8').send(SWAGGER_UI_INIT_JS));
+      void fastify.register(fastifyStatic, {
+        root: SWAGGER_UI_DIST,
+        prefix: `${docs}/`,
+        wildcard: false,
+        index: false,
+        decorateReply: false,
+        globIgnore: SWAGGER_UI_IGNORED,
+        maxAge: '1d',
+      });
+    }
+  }
+}
+
+/** Files of swagger-ui-dist the page loads; nothing else of the directory is served. */
+const SWAGGER_UI_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'];
+const SWAGGER_UI_INIT = 'swagger-ui-init.js';
+/** swagger-ui-dist, resolved from @nestjs/swagger (whose dependency it is). */
+const SWAGGER_UI_DIST = dirname(createRequire(createRequire(import.meta.url).resolve('@nestjs/swagger')).resolve('swagger-ui-dist/package.json'));
+const SWAGGER_UI_IGNORED = readdirSync(SWAGGER_UI_DIST).filter((file) => !SWAGGER_UI_ASSETS.includes(file));
+
+/** Starts Swagger UI on the document beside the script (`docs/json`); no external validator is called. */
+const SWAGGER_UI_INIT_JS = `(function () {
+  var documentUrl = new URL('json', document.currentScript.src).href;
+  window.addEventListener('load', function () {
+    window.ui = SwaggerUIBundle({ url: documentUrl, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });
+  });
+})();
+`;
+
+/**
+ * The Swagger UI page.
+ * @param title page title (plain text).
+ * @param assets relative URL of the docs directory as seen from the page (`./` or `./docs/`).
+ */
+function swaggerUiPage(title: string, assets: string): string {
+  const text = title.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>${text}</title>
+  <link rel="stylesheet" href="${assets}swagger-ui.css">
+  <link rel="icon" type="image/png" href="${assets}favicon-32x32.png" sizes="32x32">
+  <link rel="icon" type="image/png" href="${assets}favicon-16x16.png" sizes="16x16">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${assets}swagger-ui-bundle.js"></script>
+  <script src="${assets}${SWAGGER_UI_INIT}"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * Drops the routing marker from the paths, orders `paths` and `components.schemas` by name and
+ * the top-level keys in one fixed order, so the document depends on neither module order nor
+ * how it was assembled.
+ */
+function normalize(document: OpenAPIObject, components: readonly ComponentName[]): OpenAPIObject {
+  const markers = components.map((c) => `/${componentMarker(c)}`);
+  const unmark = (path: string): string => {
+    const marker = markers.find((m) => path === m || path.startsWith(`${m}/`));
+    return marker ? path.slice(marker.length) || '/' : path;
+  };
+  const { openapi, info, servers, tags, paths, components: parts, ...rest } = document;
+  const schemas = parts?.schemas;
+  return {
+    openapi,
+    info,
+    servers,
+    tags,
+    ...rest,
+    paths: Object.fromEntries(
+      Object.entries(paths)
+        .map(([path, item]) => [unmark(path), item] as const)
+        .sort(byKey),
+    ),
+    components: { ...parts, ...(schemas ? { schemas: Object.fromEntries(Object.entries(schemas).sort(byKey)) } : {}) },
+  };
+}
+
+/** Orders entries by key in code-unit order (locale-independent). */
+function byKey([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

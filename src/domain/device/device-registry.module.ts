@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { DeviceRepository } from './device.repository.js';
+import { DeviceService } from './device.service.js';
+import { DeviceVersionReports } from './device-version-reports.js';
+import { LastSeenWriter } from './last-seen-writer.js';
+
+/** The devices of each tenant: register, delete, read, last-seen times and reported versions (docs/decisions.md §6). */
+@Module({
+  imports: [LedgerModule],
+  providers: [DeviceRepository, DeviceService, LastSeenWriter, DeviceVersionReports],
+  exports: [DeviceService, DeviceVersionReports],
+})
+export class DeviceRegistryModule {}

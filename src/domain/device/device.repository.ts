@@ -1,0 +1,215 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { NativeSqlite } from '#src/platform/database/native-sqlite.js';
+import { PreparedRead } from '#src/platform/database/prepared-read.js';
+import { query } from '#src/platform/database/sql.js';
+import { Device } from './device.entity.js';
+
+/** Operator filters of a device list (docs/decisions.md §9); every one given must hold. */
+export interface DeviceFilter {
+  /** Member of this group (by id). */
+  groupId?: number;
+  firmwareVersion?: string;
+  deviceType?: string;
+  /** Last seen at or after this time, epoch milliseconds. */
+  seenSince?: number;
+  /** Not seen since this time (last seen before it, or never), epoch milliseconds. */
+  notSeenSince?: number;
+  /** Part of the name (any case), or hex digits of the mac (separators ignored). */
+  text?: string;
+}
+
+/** Devices of one firmware version and device type, and how many of them were seen since two times. */
+export interface VersionCountRow {
+  firmwareVersion: string;
+  deviceType: string;
+  devices: number;
+  seenSinceHour: number;
+  seenSinceDay: number;
+}
+
+/**
+ * Devices of a tenant ($1) per firmware version and device type, with how many were seen since
+ * $2 and since $3 (epoch ms): one pass over the tenant's rows.
+ */
+const VERSION_COUNTS = `SELECT firmware_version, device_type, COUNT(*) AS devices,
+    SUM(CASE WHEN last_seen_at >= $2 THEN 1 ELSE 0 END) AS seen_hour,
+    SUM(CASE WHEN last_seen_at >= $3 THEN 1 ELSE 0 END) AS seen_day
+  FROM device WHERE tenant_id = $1 GROUP BY firmware_version, device_type`;
+
+/** A text whose `%`, `_` and backslashes a LIKE pattern with a backslash as its ESCAPE character takes literally. */
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
+interface DeviceRow {
+  id: number;
+  tenant_id: number;
+  mac: string;
+  name: string;
+  firmware_version: string;
+  device_key_id: number;
+  device_type: string;
+  last_seen_at: number | string | null;
+  created_at: number | string;
+}
+
+/** Every column of {@link DeviceRow}, from the `device` table aliased `d`, for {@link toDevice}. */
+const DEVICE_COLUMNS = `d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name,
+    d.firmware_version AS firmware_version, d.device_key_id AS device_key_id, d.device_type AS device_type,
+    d.last_seen_at AS last_seen_at, d.created_at AS created_at`;
+
+const FIND_BY_MAC = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.tenant_id = $1 AND d.mac = $2`;
+
+const FIND_BY_ID = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.id = $1`;
+
+const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
+
+const TOUCH_ONE = 'UPDATE device SET last_seen_at = $2 WHERE id = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)';
+
+/** Devices per last-seen UPDATE statement (two parameters each). */
+const TOUCH_CHUNK = 200;
+
+/** Database access for devices. */
+@Injectable()
+export class DeviceRepository {
+  private readonly findByMacRead: PreparedRead<DeviceRow>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.findByMacRead = new PreparedRead(dataSource, FIND_BY_MAC);
+  }
+
+  /**
+   * The tenant's device with that canonical mac: one indexed lookup, prepared once (the hot path
+   * of every device request), or in `manager`'s transaction.
+   */
+  async findByMac(tenantId: number, mac: string, manager?: EntityManager): Promise<Device | null> {
+    const [row] = manager ? await query<DeviceRow[]>(manager, FIND_BY_MAC, [tenantId, mac]) : await this.findByMacRead.all([tenantId, mac]);
+    return row ? toDevice(row) : null;
+  }
+
+  /** The device with that id, in `manager`'s transaction; `null` when absent. */
+  async findById(id: number, manager: EntityManager): Promise<Device | null> {
+    const [row] = await query<DeviceRow[]>(manager, FIND_BY_ID, [id]);
+    return row ? toDevice(row) : null;
+  }
+
+  /** All devices of a tenant, by mac. */
+  list(tenantId: number): Promise<Device[]> {
+    return this.dataSource.getRepository(Device).find({
+      select: { mac: true, name: true, firmwareVersion: true },
+      where: { tenantId },
+      order: { mac: 'ASC' },
+    });
+  }
+
+  /**
+   * One page of a tenant's devices matching `filter`, by mac, and how many match in all.
+   * Filters are SQL with bound parameters.
+   */
+  page(tenantId: number, filter: DeviceFilter, offset: number, limit: number): Promise<[Device[], number]> {
+    const query = this.dataSource.getRepository(Device).createQueryBuilder('d').where('d.tenant_id = :tenantId', { tenantId });
+    if (filter.groupId !== undefined) {
+      query.andWhere('EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = :groupId AND m.mac = d.mac)', { groupId: filter.groupId });
+    }
+    if (filter.firmwareVersion !== undefined)
+      query.andWhere('d.firmware_version = :firmwareVersion', { firmwareVersion: filter.firmwareVersion });
+    if (filter.deviceType !== undefined) query.andWhere('d.device_type = :deviceType', { deviceType: filter.deviceType });
+    if (filter.seenSince !== undefined) query.andWhere('d.last_seen_at >= :seenSince', { seenSince: filter.seenSince });
+    if (filter.notSeenSince !== undefined) {
+      query.andWhere('(d.last_seen_at IS NULL OR d.last_seen_at < :notSeenSince)', { notSeenSince: filter.notSeenSince });
+    }
+    if (filter.text !== undefined) {
+      const name = `%${likeLiteral(filter.text.toLowerCase())}%`;
+      const hex = filter.text.replace(/[:.\-\s]/g, '').toUpperCase();
+      if (/^[0-9A-F]+$/.test(hex)) {
+        query.andWhere(`(LOWER(d.name) LIKE :name ESCAPE '\\' OR REPLACE(d.mac, ':', '') LIKE :hex)`, { name, hex: `%${hex}%` });
+      } else {
+        query.andWhere(`LOWER(d.name) LIKE :name ESCAPE '\\'`, { name });
+      }
+    }
+    return query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getManyAndCount();
+  }
+
+  /** The tenant's devices per firmware version and device type, with how many were seen since `hourAgo` and `dayAgo` (epoch ms). */
+  async versionCounts(tenantId: number, hourAgo: number, dayAgo: number): Promise<VersionCountRow[]> {
+    const rows = await query<Record<'firmware_version' | 'device_type' | 'devices' | 'seen_hour' | 'seen_day', string | number | null>[]>(
+      this.dataSource.manager,
+      VERSION_COUNTS,
+      [tenantId, hourAgo, dayAgo],
+    );
+    return rows.map((row) => ({
+      firmwareVersion: String(row.firmware_version),
+      deviceType: String(row.device_type),
+      devices: Number(row.devices),
+      seenSinceHour: Number(row.seen_hour ?? 0),
+      seenSinceDay: Number(row.seen_day ?? 0),
+    }));
+  }
+
+  /**
+   * Up to `limit` devices of a tenant whose mac sorts after `afterMac`, by mac: one range scan of
+   * the `(tenant_id, mac)` index per page, so a report never holds more than a page.
+   */
+  async pageAfter(tenantId: number, afterMac: string, limit: number): Promise<Pick<Device, 'mac' | 'name' | 'firmwareVersion'>[]> {
+    const rows = await query<{ mac: string; name: string; firmware_version: string }[]>(this.dataSource.manager, PAGE_AFTER, [
+      tenantId,
+      afterMac,
+      limit,
+    ]);
+    return rows.map((row) => ({ mac: row.mac, name: row.name, firmwareVersion: row.firmware_version }));
+  }
+
+  /** Inserts a device; a duplicate `(tenant, mac)` fails with a unique violation. */
+  insert(manager: EntityManager, device: Omit<Device, 'id'>): Promise<Device> {
+    return manager.save(Device, manager.create(Device, device));
+  }
+
+  async delete(manager: EntityManager, id: number): Promise<void> {
+    await manager.delete(Device, { id });
+  }
+
+  async setFirmwareVersion(manager: EntityManager, id: number, firmwareVersion: string, lastSeenAt: number): Promise<void> {
+    await manager.update(Device, { id }, { firmwareVersion, lastSeenAt });
+  }
+
+  /**
+   * Sets last-seen times (epoch ms) of many devices, {@link TOUCH_CHUNK} per statement (on
+   * better-sqlite3 one prepared statement run per device); a time older than the stored one is
+   * ignored, an absent device is skipped.
+   */
+  async touchMany(manager: EntityManager, seen: readonly (readonly [id: number, at: number])[]): Promise<void> {
+    const native = NativeSqlite.of(manager.connection);
+    if (native !== undefined) {
+      // better-sqlite3: one prepared single-row update per device, inside `manager`'s transaction
+      // (the driver's only connection), instead of building and preparing a large CASE statement.
+      native.runEach(TOUCH_ONE, seen);
+      return;
+    }
+    for (let start = 0; start < seen.length; start += TOUCH_CHUNK) {
+      const chunk = seen.slice(start, start + TOUCH_CHUNK);
+      const at = `CASE id ${chunk.map((_, i) => `WHEN $${2 * i + 1} THEN CAST($${2 * i + 2} AS BIGINT)`).join(' ')} END`;
+      const ids = chunk.map((_, i) => `$${2 * i + 1}`).join(', ');
+      await query(
+        manager,
+        `UPDATE device SET last_seen_at = ${at} WHERE id IN (${ids}) AND (last_seen_at IS NULL OR last_seen_at < ${at})`,
+        chunk.flat(),
+      );
+    }
+  }
+}
+
+/** A {@link Device} from its row as a driver returns it. */
+function toDevice(row: DeviceRow): Device {
+  return {
+    id: Number(row.id),
+    tenantId: Number(row.tenant_id),
+    mac: row.mac,
+    name: row.name,
+    firmwareVersion: row.firmware_version,
+    deviceKeyId: Number(row.device_key_id),
+    deviceType: row.device_type,
+    lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
+    createdAt: Number(row.created_at),
+  };
+}

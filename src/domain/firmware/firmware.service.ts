@@ -1,0 +1,197 @@
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { Clock } from '#src/platform/common/clock.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
+import { APP_CONFIG } from '#src/platform/config/config.module.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { ArtifactEmpty, ArtifactStore, ArtifactTooLarge } from './artifact-store.js';
+import type { Firmware } from './firmware.entity.js';
+import { FirmwareRepository } from './firmware.repository.js';
+
+/** 404 text of firmware lookups and downloads (docs/decisions.md §7). */
+export const FIRMWARE_NOT_FOUND = 'Firmware not found';
+
+/** 400 text of publishing a binary without a byte. */
+export const FIRMWARE_EMPTY = 'Firmware binary is empty';
+
+/** 413 text of publishing a binary over `FIRMWARE_MAX_BYTES`. */
+export const firmwareTooLarge = (maxBytes: number): string => `Firmware binary is larger than ${maxBytes} bytes (FIRMWARE_MAX_BYTES)`;
+
+/** 409 text of publishing a version the tenant already published for the device type. */
+export const firmwareAlreadyPublished = (version: string, deviceType: string): string =>
+  `Firmware ${version} for ${deviceType} is already published`;
+
+/** What publishing needs besides the bytes. */
+export interface PublishFirmware {
+  tenantId: number;
+  /** Target firmware version, 1 to 64 printable characters. */
+  version: string;
+  /** Device type it is built for, e.g. `ESP32`. */
+  deviceType: string;
+  /**
+   * Size the sender announced, bytes (an HTTP `Content-Length`, a file's size): over the limit,
+   * publishing is refused before a byte is read.
+   */
+  declaredBytes?: number;
+  /** Who publishes it (recorded on the ledger). */
+  actor?: Actor;
+}
+
+/** A tenant's firmware whose bytes are stored, as a download needs it. */
+export interface StoredArtifact {
+  firmwareId: number;
+  cid: string;
+  /** Bytes. */
+  size: number;
+  /** Lowercase hex MD5 of the bytes. */
+  md5: string;
+}
+
+/** A firmware as operators see it. */
+export interface FirmwareView {
+  id: number;
+  version: string;
+  deviceType: string;
+  size: number;
+  md5: string;
+  sha256: string;
+  cid: string;
+  createdAt: string;
+}
+
+/** Firmware artifacts: publishing (digests, CID, storage, ledger) and lookups. */
+@Injectable()
+export class FirmwareService {
+  constructor(
+    private readonly firmware: FirmwareRepository,
+    private readonly artifacts: ArtifactStore,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Publishes a binary: streams the bytes to storage by CID (never whole in memory), records
+   * md5/sha256/size/CID and appends `firmware.published` to the ledger in the same transaction.
+   * The size limit is `FIRMWARE_MAX_BYTES` for every caller (operator API and CLI). A refused
+   * binary leaves nothing behind: no stored bytes, no firmware record, no ledger entry.
+   * @throws PayloadTooLargeException when `declaredBytes` is over the limit (before reading) or
+   *   as soon as the bytes read cross it.
+   * @throws ConflictException when the tenant already published this version for this type
+   *   (checked before reading, and again by the unique index).
+   * @throws BadRequestException `Firmware binary is empty` for a stream without a byte; any error
+   *   of the stream itself is passed on.
+   */
+  async publish(request: PublishFirmware, bytes: Readable): Promise<FirmwareView> {
+    const maxBytes = this.config.firmwareMaxBytes;
+    if (request.declaredBytes !== undefined && request.declaredBytes > maxBytes) {
+      throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
+    }
+    if (await this.firmware.findByVersion(request.tenantId, request.deviceType, request.version)) {
+      throw new ConflictException(firmwareAlreadyPublished(request.version, request.deviceType));
+    }
+    let digests;
+    try {
+      digests = await this.artifacts.put(bytes, maxBytes);
+    } catch (error) {
+      if (error instanceof ArtifactTooLarge) throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
+      if (error instanceof ArtifactEmpty) throw new BadRequestException(FIRMWARE_EMPTY);
+      throw error;
+    }
+    try {
+      const firmware = await this.unitOfWork.transaction(async (manager) => {
+        const created = await this.firmware.insert(manager, {
+          tenantId: request.tenantId,
+          version: request.version,
+          deviceType: request.deviceType,
+          ...digests,
+          createdAt: this.clock.now(),
+        });
+        await this.ledger.append(manager, {
+          tenantId: request.tenantId,
+          type: 'firmware.published',
+          subject: Subject.firmware(created.id),
+          actor: request.actor,
+          state: {
+            id: created.id,
+            version: created.version,
+            deviceType: created.deviceType,
+            size: created.size,
+            md5: created.md5,
+            sha256: created.sha256,
+            cid: created.cid,
+          },
+        });
+        return created;
+      });
+      return toView(firmware);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictException(firmwareAlreadyPublished(request.version, request.deviceType));
+      }
+      throw error;
+    }
+  }
+
+  async list(tenantId: number): Promise<FirmwareView[]> {
+    return (await this.firmware.list(tenantId)).map(toView);
+  }
+
+  /** One page of the tenant's firmware, oldest first, and how many there are in all. */
+  async page(tenantId: number, slice: Slice): Promise<Counted<FirmwareView>> {
+    const [rows, total] = await this.firmware.page(tenantId, slice.offset, slice.limit);
+    return { items: rows.map(toView), total };
+  }
+
+  /**
+   * A firmware of the tenant by id, as operators see it.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async get(tenantId: number, id: number): Promise<FirmwareView> {
+    return toView(await this.require(tenantId, id));
+  }
+
+  /**
+   * A firmware of the tenant by id.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async require(tenantId: number, id: number): Promise<Firmware> {
+    const firmware = await this.firmware.findById(tenantId, id);
+    if (!firmware) throw new NotFoundException(FIRMWARE_NOT_FOUND);
+    return firmware;
+  }
+
+  /** Id of the tenant's firmware of a type at a version, or `null`. */
+  async idOfVersion(tenantId: number, deviceType: string, version: string): Promise<number | null> {
+    return (await this.firmware.findByVersion(tenantId, deviceType, version))?.id ?? null;
+  }
+
+  /**
+   * The tenant's stored artifact with this CID, for download.
+   * @throws NotFoundException `Firmware not found` (also for another tenant's CID, or bytes gone from storage).
+   */
+  async requireArtifact(tenantId: number, cid: string): Promise<StoredArtifact> {
+    const firmware = await this.firmware.findByCid(tenantId, cid);
+    const size = firmware ? await this.artifacts.size(cid) : null;
+    if (!firmware || size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
+    return { firmwareId: firmware.id, cid, size, md5: firmware.md5 };
+  }
+}
+
+function toView(f: Firmware): FirmwareView {
+  return {
+    id: f.id,
+    version: f.version,
+    deviceType: f.deviceType,
+    size: f.size,
+    md5: f.md5,
+    sha256: f.sha256,
+    cid: f.cid,
+    createdAt: new Date(f.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isStoredId } from '#src/platform/common/input-rules.js';
+import { DeviceGroup, GroupMember } from './device-group.entity.js';
+
+/** A group with its member count. */
+export interface GroupRow {
+  id: number;
+  name: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  members: number;
+}
+
+type RawGroupRow = Record<keyof GroupRow, unknown>;
+
+function groupRow(row: RawGroupRow): GroupRow {
+  return { id: Number(row.id), name: String(row.name), createdAt: Number(row.createdAt), members: Number(row.members) };
+}
+
+/** Database access for device groups and their members (by mac). */
+@Injectable()
+export class GroupRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Whether `mac` is a member of the group. */
+  async isMember(groupId: number, mac: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    return (await manager.countBy(GroupMember, { groupId, mac })) > 0;
+  }
+
+  /**
+   * The tenant's group by id (digits) or name; `null` also for digits beyond the id column's
+   * range ({@link isStoredId}: group names are never only digits).
+   */
+  findGroup(tenantId: number, idOrName: string): Promise<DeviceGroup | null> {
+    const repository = this.dataSource.getRepository(DeviceGroup);
+    if (!/^\d+$/.test(idOrName)) return repository.findOneBy({ tenantId, name: idOrName });
+    const id = Number(idOrName);
+    return isStoredId(id) ? repository.findOneBy({ tenantId, id }) : Promise.resolve(null);
+  }
+
+  /** Groups of a tenant with their member counts. */
+  async listGroups(tenantId: number): Promise<GroupRow[]> {
+    return (await this.groupsQuery(tenantId).getRawMany<RawGroupRow>()).map(groupRow);
+  }
+
+  /** One page of a tenant's groups by id, with member counts, and how many groups it has. */
+  async pageGroups(tenantId: number, offset: number, limit: number): Promise<[GroupRow[], number]> {
+    const rows = await this.groupsQuery(tenantId).offset(offset).limit(limit).getRawMany<RawGroupRow>();
+    const total = await this.dataSource.getRepository(DeviceGroup).countBy({ tenantId });
+    return [rows.map(groupRow), total];
+  }
+
+  private groupsQuery(tenantId: number) {
+    return this.dataSource
+      .getRepository(DeviceGroup)
+      .createQueryBuilder('g')
+      .select(['g.id AS id', 'g.name AS name', 'g.created_at AS "createdAt"'])
+      .addSelect('(SELECT COUNT(*) FROM group_member m WHERE m.group_id = g.id)', 'members')
+      .where('g.tenant_id = :tenantId', { tenantId })
+      .orderBy('g.id', 'ASC');
+  }
+
+  /**
+   * One page of a group's members by mac, each with whether a device of the tenant has that mac
+   * (membership may be planned before devices register).
+   */
+  async pageMembers(tenantId: number, groupId: number, offset: number, limit: number): Promise<{ mac: string; registered: boolean }[]> {
+    const rows = await this.dataSource
+      .createQueryBuilder()
+      .from(GroupMember, 'm')
+      .select('m.mac', 'mac')
+      .addSelect(
+        'CASE WHEN EXISTS (SELECT 1 FROM device d WHERE d.tenant_id = :tenantId AND d.mac = m.mac) THEN 1 ELSE 0 END',
+        'registered',
+      )
+      .where('m.group_id = :groupId', { groupId, tenantId })
+      .orderBy('m.mac', 'ASC')
+      .offset(offset)
+      .limit(limit)
+      .getRawMany<{ mac: string; registered: unknown }>();
+    return rows.map((row) => ({ mac: row.mac, registered: Number(row.registered) === 1 }));
+  }
+
+  /** The tenant's groups that have `mac` as a member, by name. */
+  async groupsOfDevice(tenantId: number, mac: string): Promise<{ id: number; name: string }[]> {
+    const rows = await this.dataSource
+      .getRepository(DeviceGroup)
+      .createQueryBuilder('g')
+      .innerJoin(GroupMember, 'm', 'm.group_id = g.id AND m.mac = :mac', { mac })
+      .select(['g.id AS id', 'g.name AS name'])
+      .where('g.tenant_id = :tenantId', { tenantId })
+      .orderBy('g.name', 'ASC')
+      .getRawMany<{ id: unknown; name: string }>();
+    return rows.map((row) => ({ id: Number(row.id), name: row.name }));
+  }
+
+  insertGroup(manager: EntityManager, group: Omit<DeviceGroup, 'id'>): Promise<DeviceGroup> {
+    return manager.save(DeviceGroup, manager.create(DeviceGroup, group));
+  }
+
+  /** Adds macs to a group; ones already in it are left as they are. */
+  async addMembers(manager: EntityManager, groupId: number, macs: string[]): Promise<void> {
+    for (let i = 0; i < macs.length; i += 200) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(GroupMember)
+        .values(macs.slice(i, i + 200).map((mac) => ({ groupId, mac })))
+        .orIgnore()
+        .execute();
+    }
+  }
+
+  /** Removes macs from a group. */
+  async removeMembers(manager: EntityManager, groupId: number, macs: string[]): Promise<void> {
+    for (let i = 0; i < macs.length; i += 200) {
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(GroupMember)
+        .where('group_id = :groupId', { groupId })
+        .andWhere('mac IN (:...macs)', { macs: macs.slice(i, i + 200) })
+        .execute();
+    }
+  }
+
+  /** How many macs the group has. */
+  async memberCount(groupId: number, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    return manager.countBy(GroupMember, { groupId });
+  }
+}

@@ -1,0 +1,171 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '#src/platform/common/clock.js';
+import { canonicalMac } from '#src/platform/common/mac.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import type { DeviceGroup } from './device-group.entity.js';
+import { GroupRepository, type GroupRow } from './group.repository.js';
+
+/** A group as operators see it. */
+export interface GroupView {
+  id: number;
+  name: string;
+  /** Member count. */
+  members: number;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+/** A member of a group: a mac, and whether a device of the tenant has registered with it. */
+export interface GroupMemberView {
+  mac: string;
+  registered: boolean;
+}
+
+/** A group with one page of its members. */
+export interface GroupDetail extends GroupView {
+  memberMacs: Counted<GroupMemberView>;
+}
+
+/** Device groups and membership by mac; membership can be planned before devices register. */
+@Injectable()
+export class GroupService {
+  constructor(
+    private readonly repository: GroupRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Creates a group, with initial members when `macs` (any accepted notation) are given: all in
+   * one transaction, so a bad mac creates nothing.
+   * @throws BadRequestException for a bad name or naming the first mac that is not a hardware
+   *   address; ConflictException when the tenant has a group of that name.
+   * @param actor who creates it (recorded on the ledger).
+   */
+  async create(tenantId: number, name: string, macs: readonly string[] = [], actor?: Actor): Promise<GroupView> {
+    if (name.length < 1 || name.length > 128 || /^\d+$/.test(name)) {
+      throw new BadRequestException('group name must be 1 to 128 characters and not only digits');
+    }
+    const members = canonicalMacs(macs);
+    try {
+      const group = await this.unitOfWork.transaction(async (manager) => {
+        const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
+        await this.ledger.append(manager, {
+          tenantId,
+          type: 'group.created',
+          subject: Subject.group(created.id),
+          actor,
+          state: { id: created.id, name },
+        });
+        if (members.length > 0) {
+          await this.repository.addMembers(manager, created.id, members);
+          await this.ledger.append(manager, {
+            tenantId,
+            type: 'group.members-added',
+            subject: Subject.group(created.id),
+            actor,
+            state: { id: created.id, name, macs: members },
+          });
+        }
+        return created;
+      });
+      return groupView({ ...group, members: members.length });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictException(`Group "${name}" exists`);
+      throw error;
+    }
+  }
+
+  /**
+   * Adds macs (any accepted notation) to a group.
+   * @throws BadRequestException naming the first mac that is not a hardware address.
+   * @param actor who adds them (recorded on the ledger).
+   */
+  async addMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
+    return this.changeMembers(tenantId, groupRef, macs, 'group.members-added', actor);
+  }
+
+  /** Removes macs from a group; `actor` is who removes them (recorded on the ledger). */
+  async removeMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
+    return this.changeMembers(tenantId, groupRef, macs, 'group.members-removed', actor);
+  }
+
+  async list(tenantId: number): Promise<GroupView[]> {
+    return (await this.repository.listGroups(tenantId)).map(groupView);
+  }
+
+  /** One page of the tenant's groups by id, with member counts. */
+  async page(tenantId: number, slice: Slice): Promise<Counted<GroupView>> {
+    const [groups, total] = await this.repository.pageGroups(tenantId, slice.offset, slice.limit);
+    return { items: groups.map(groupView), total };
+  }
+
+  /**
+   * A group (id or name) with one page of its members by mac.
+   * @throws NotFoundException `Group "x" not found`.
+   */
+  async get(tenantId: number, groupRef: string, members: Slice): Promise<GroupDetail> {
+    const group = await this.require(tenantId, groupRef);
+    const total = await this.repository.memberCount(group.id);
+    const items = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit);
+    return { ...groupView({ ...group, members: total }), memberMacs: { items, total } };
+  }
+
+  /** Whether `mac` (canonical) is a member of the group. */
+  isMember(groupId: number, mac: string): Promise<boolean> {
+    return this.repository.isMember(groupId, mac);
+  }
+
+  /** The tenant's groups that have `mac` (canonical) as a member, by name. */
+  groupsOfDevice(tenantId: number, mac: string): Promise<{ id: number; name: string }[]> {
+    return this.repository.groupsOfDevice(tenantId, mac);
+  }
+
+  /** @throws NotFoundException for an unknown group of the tenant. */
+  async require(tenantId: number, groupRef: string): Promise<DeviceGroup> {
+    const group = await this.repository.findGroup(tenantId, groupRef);
+    if (!group) throw new NotFoundException(`Group "${groupRef}" not found`);
+    return group;
+  }
+
+  private async changeMembers(tenantId: number, groupRef: string, macs: string[], type: string, actor?: Actor): Promise<GroupView> {
+    const unique = canonicalMacs(macs);
+    const group = await this.require(tenantId, groupRef);
+    const members = await this.unitOfWork.transaction(async (manager) => {
+      if (type === 'group.members-added') await this.repository.addMembers(manager, group.id, unique);
+      else await this.repository.removeMembers(manager, group.id, unique);
+      await this.ledger.append(manager, {
+        tenantId,
+        type,
+        subject: Subject.group(group.id),
+        actor,
+        state: { id: group.id, name: group.name, macs: unique },
+      });
+      return this.repository.memberCount(group.id, manager);
+    });
+    return groupView({ ...group, members });
+  }
+}
+
+/**
+ * Canonical, de-duplicated macs (docs/decisions.md §6).
+ * @throws BadRequestException naming the first text that is not a hardware address.
+ */
+function canonicalMacs(macs: readonly string[]): string[] {
+  const canonical = macs.map((text) => {
+    const mac = canonicalMac(text.trim());
+    if (!mac) throw new BadRequestException(`"${text}" is not a hardware address (EUI-48 or EUI-64)`);
+    return mac;
+  });
+  return [...new Set(canonical)];
+}
+
+/** A group (row or entity with its member count) as operators see it. */
+function groupView(row: GroupRow): GroupView {
+  return { id: row.id, name: row.name, members: row.members, createdAt: new Date(row.createdAt).toISOString() };
+}

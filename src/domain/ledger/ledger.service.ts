@@ -1,0 +1,204 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Clock } from '#src/platform/common/clock.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import { lockAcrossInstances, LockKey } from '#src/platform/database/unit-of-work.js';
+import { actorLabel, DEFAULT_ACTOR, type Actor } from './ledger-actor.js';
+import { LedgerEntry } from './ledger-entry.entity.js';
+import { LedgerRepository } from './ledger.repository.js';
+import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, ledgerLeafText, type ChainBreak } from './ledger-hash.js';
+import { CheckpointService } from './checkpoint.service.js';
+import { LedgerTreeRepository } from './ledger-tree.repository.js';
+import { LedgerTreeService } from './ledger-tree.service.js';
+import { CompactTree, leafHash, nodeKey } from './merkle.js';
+
+/** A state change to record (docs/decisions.md §7). */
+export interface LedgerEvent {
+  tenantId: number;
+  /** e.g. `device.registered`, `firmware.published`, `rollout.started`. */
+  type: string;
+  /** e.g. `device:AC:67:B2:01:02:03`, `firmware:7`, `rollout:3`. */
+  subject: string;
+  /** The new state of the subject; never a secret. */
+  state: Record<string, unknown>;
+  /** Who made the change; absent for what devices change themselves (the CLI records its account). */
+  actor?: Actor;
+}
+
+/** Result of {@link LedgerService.verify}. */
+export interface VerifyResult {
+  ok: boolean;
+  /** Entries checked. */
+  entries: number;
+  /** Hash of the last entry checked. */
+  head: string;
+  /** Signed checkpoints checked (signature, root against the entries). */
+  checkpoints: number;
+  /** Witness cosignatures checked. */
+  cosignatures: number;
+  /**
+   * The first thing that does not match, when `ok` is false: an entry (its `seq`), a tree node
+   * (the entry that completes it) or a checkpoint (its tree size as `seq`).
+   */
+  firstBreak?: ChainBreak;
+}
+
+/** A ledger entry as operators read it (docs/decisions.md §7, §9). */
+export interface LedgerEntryView {
+  seq: number;
+  tenantId: number;
+  type: string;
+  subject: string;
+  /** The recorded state, parsed from its canonical JSON (the stored text when it is not JSON, e.g. tampered). */
+  payload: unknown;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  /** Who made the change (`user:alice`, `token:3:ci`, `cli:root`), or `null`. */
+  actor: string | null;
+  prevHash: string;
+  hash: string;
+}
+
+/** Order of a page of entries: by sequence number, oldest (`asc`) or newest (`desc`) first. */
+export type LedgerOrder = 'asc' | 'desc';
+
+const VERIFY_PAGE = 1000;
+
+/** Subjects of ledger entries. */
+export const Subject = {
+  device: (mac: string) => `device:${mac}`,
+  firmware: (id: number) => `firmware:${id}`,
+  rollout: (id: number) => `rollout:${id}`,
+  group: (id: number) => `group:${id}`,
+  deviceKey: (id: number) => `device-key:${id}`,
+  tenant: (id: number) => `tenant:${id}`,
+};
+
+/** The append-only, hash-chained log of every state change (docs/decisions.md §7). */
+@Injectable()
+export class LedgerService {
+  constructor(
+    private readonly entries: LedgerRepository,
+    private readonly tree: LedgerTreeService,
+    private readonly treeNodes: LedgerTreeRepository,
+    private readonly checkpoints: CheckpointService,
+    private readonly clock: Clock,
+    @Optional() @Inject(DEFAULT_ACTOR) private readonly defaultActor?: Actor,
+  ) {}
+
+  /**
+   * Appends an entry inside the caller's transaction (a `UnitOfWork` one), so it commits
+   * with the state change it records. One appender at a time across every instance: SQLite has
+   * one writer; on PostgreSQL the ledger lock is taken before the head is read and held until
+   * the caller commits, so the next appender reads this entry as its predecessor. The event's
+   * actor (or the process's default actor, the CLI's account) is recorded and hashed with it.
+   */
+  async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
+    await lockAcrossInstances(manager, LockKey.ledger);
+    const last = await this.entries.head(manager);
+    const prevHash = last?.hash ?? GENESIS_HASH;
+    const actor = event.actor ?? this.defaultActor;
+    const fields = {
+      seq: (last?.seq ?? 0) + 1,
+      tenantId: event.tenantId,
+      type: event.type,
+      subject: event.subject,
+      payload: canonicalJson(event.state),
+      createdAt: this.clock.now(),
+      actor: actor ? actorLabel(actor) : null,
+    };
+    const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
+    await this.tree.append(manager, entry.seq, ledgerLeafText(prevHash, fields));
+    return entry;
+  }
+
+  /**
+   * Latest state of a subject as the ledger defines it.
+   * @returns the newest entry's type and parsed payload, or `null` when the subject has none.
+   */
+  async current(tenantId: number, subject: string): Promise<{ type: string; state: Record<string, unknown> } | null> {
+    const entry = await this.entries.newestOfSubject(tenantId, subject);
+    return entry ? { type: entry.type, state: JSON.parse(entry.payload) as Record<string, unknown> } : null;
+  }
+
+  /**
+   * One page of entries by sequence number (oldest first unless `order` is `desc`), of one tenant
+   * when `tenantId` is given, and how many there are.
+   */
+  async page(tenantId: number | undefined, slice: Slice, order: LedgerOrder = 'asc'): Promise<Counted<LedgerEntryView>> {
+    const [entries, total] = await this.entries.page(tenantId, slice.offset, slice.limit, order === 'desc' ? 'DESC' : 'ASC');
+    return {
+      items: entries.map((entry) => ({
+        seq: entry.seq,
+        tenantId: entry.tenantId,
+        type: entry.type,
+        subject: entry.subject,
+        payload: parsePayload(entry.payload),
+        createdAt: new Date(entry.createdAt).toISOString(),
+        actor: entry.actor,
+        prevHash: entry.prevHash,
+        hash: entry.hash,
+      })),
+      total,
+    };
+  }
+
+  /**
+   * Recomputes the whole chain in order, and with it the Merkle tree: each entry's stored leaf and
+   * every stored subtree it completes must match; then every signed checkpoint must carry the
+   * log's signature and the root of the entries up to its size, and every kept witness
+   * cosignature must verify. Names the first thing that does not match.
+   */
+  async verify(): Promise<VerifyResult> {
+    const sizes = new Set(await this.checkpoints.sizes());
+    const roots = new Map<number, Buffer>();
+    const compact = new CompactTree();
+    let previous = null as { seq: number; hash: string } | null;
+    let entries = 0;
+    const broken = (firstBreak: ChainBreak): VerifyResult => ({
+      ok: false,
+      entries,
+      head: previous?.hash ?? GENESIS_HASH,
+      checkpoints: 0,
+      cosignatures: 0,
+      firstBreak,
+    });
+    for (;;) {
+      const page = await this.entries.after(previous?.seq ?? 0, VERIFY_PAGE);
+      const completed = page.map((entry) => ({ entry, nodes: [] as ReturnType<CompactTree['push']> }));
+      for (const item of completed) {
+        const firstBreak = checkLink(previous, item.entry);
+        if (firstBreak) return broken(firstBreak);
+        item.nodes = compact.push(leafHash(ledgerLeafText(item.entry.prevHash, item.entry)));
+        if (sizes.has(compact.size)) roots.set(compact.size, compact.root());
+        previous = item.entry;
+        entries++;
+      }
+      const stored = await this.treeNodes.nodes(completed.flatMap((item) => item.nodes));
+      for (const { entry, nodes } of completed) {
+        for (const node of nodes) {
+          const hash = stored.get(nodeKey(node.level, node.index));
+          if (hash?.equals(node.hash)) continue;
+          const what =
+            node.level === 0
+              ? 'its tree leaf'
+              : `tree node ${node.level}/${node.index} (entries ${node.index * 2 ** node.level + 1} to ${entry.seq})`;
+          entries = entry.seq - 1;
+          return broken({ seq: entry.seq, reason: `${what} ${hash ? 'does not match the entries' : 'is missing'}` });
+        }
+      }
+      if (page.length < VERIFY_PAGE) break;
+    }
+    const head = previous?.hash ?? GENESIS_HASH;
+    const checked = await this.checkpoints.check((size) => roots.get(size) ?? null, entries);
+    return { ok: !checked.firstBreak, entries, head, ...checked };
+  }
+}
+
+function parsePayload(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,399 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { query } from '#src/platform/database/sql.js';
+import { Device } from '#src/domain/device/device.entity.js';
+import { Firmware } from '#src/domain/firmware/firmware.entity.js';
+import { DeviceGroup, GroupMember } from '#src/domain/group/device-group.entity.js';
+import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './device-state.js';
+import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
+import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
+
+/** Column holding the time of each state. */
+const TIME_COLUMN: Record<Exclude<DeviceState, 'pending'>, keyof RolloutDeviceState> = {
+  offered: 'offeredAt',
+  downloading: 'downloadingAt',
+  installed: 'installedAt',
+  confirmed: 'confirmedAt',
+  failed: 'failedAt',
+  fell_back: 'failedAt',
+};
+
+/** Rows inserted per statement. */
+const CHUNK = 200;
+
+/** A rollout a device reported success for and has not confirmed yet. */
+export interface InstalledRollout {
+  rolloutId: number;
+  /** Target version. */
+  version: string;
+}
+
+/** What a state change carries besides the state. */
+export interface MoveDetails {
+  /** The failure message (device's, or the server's reason). */
+  message?: string | null;
+  /** The version the device reported with it. */
+  reportedVersion?: string;
+}
+
+/** A device's state in one rollout, with the rollout and its history (operators' device history). */
+export interface DeviceRolloutState {
+  rolloutId: number;
+  rolloutName: string;
+  rolloutStatus: RolloutStatus;
+  version: string;
+  state: RolloutDeviceState;
+  history: RolloutDeviceTransition[];
+}
+
+/** A device's state in a rollout, as the rollout's device list shows it. */
+export interface RolloutDeviceRow {
+  mac: string;
+  name: string;
+  wave: number;
+  state: DeviceState;
+  attempts: number;
+  /** Epoch ms. */
+  updatedAt: number;
+  failureMessage: string | null;
+}
+
+/** Database access for the state of each targeted device in each rollout, and its transitions. */
+@Injectable()
+export class DeviceStateRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Ids of the tenant's registered devices that are members of the group and of the device type,
+   * by id (the rollout's stable order).
+   */
+  async targetedDeviceIds(manager: EntityManager, tenantId: number, groupId: number, deviceType: string): Promise<number[]> {
+    const rows = await manager
+      .createQueryBuilder()
+      .from(Device, 'd')
+      .innerJoin(GroupMember, 'm', 'm.group_id = :groupId AND m.mac = d.mac', { groupId })
+      .select('d.id', 'id')
+      .where('d.tenant_id = :tenantId AND d.device_type = :deviceType', { tenantId, deviceType })
+      .orderBy('d.id', 'ASC')
+      .getRawMany<{ id: unknown }>();
+    return rows.map((row) => Number(row.id));
+  }
+
+  /** Adds devices in state `pending` (one history entry each); devices that have a state keep it. */
+  async insertPending(
+    manager: EntityManager,
+    rolloutId: number,
+    devices: { deviceId: number; wave: number }[],
+    now: number,
+  ): Promise<void> {
+    for (let i = 0; i < devices.length; i += CHUNK) {
+      const chunk = devices.slice(i, i + CHUNK);
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(RolloutDeviceState)
+        .values(chunk.map(({ deviceId, wave }) => pendingRow(rolloutId, deviceId, wave, now)))
+        .orIgnore()
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(RolloutDeviceTransition)
+        .values(chunk.map(({ deviceId }) => ({ rolloutId, deviceId, state: 'pending' as const, at: now, message: null })))
+        .execute();
+    }
+  }
+
+  /**
+   * Gives the device a state in the rollout if it has none: `pending` in `wave` (a device that
+   * joined the group after the start, in the last wave). Safe against a concurrent insert.
+   * @returns whether a state was added.
+   */
+  async ensure(manager: EntityManager, rolloutId: number, deviceId: number, wave: number, now: number): Promise<boolean> {
+    const rows = await query<unknown[]>(
+      manager,
+      `INSERT INTO rollout_device_state (rollout_id, device_id, wave, state, attempts, updated_at)
+       VALUES ($1, $2, $3, 'pending', 0, $4) ON CONFLICT (rollout_id, device_id) DO NOTHING RETURNING device_id`,
+      [rolloutId, deviceId, wave, now],
+    );
+    if (rows.length === 0) return false;
+    await manager.insert(RolloutDeviceTransition, { rolloutId, deviceId, state: 'pending', at: now, message: null });
+    return true;
+  }
+
+  /**
+   * Moves the device to `to` if its state is one `to` may be reached from ({@link REACHED_FROM}),
+   * with the time, and records the transition. A guarded update: of concurrent moves (also from
+   * other instances) only those that still find an allowed state happen.
+   * @returns whether the device moved.
+   */
+  async move(
+    manager: EntityManager,
+    rolloutId: number,
+    deviceId: number,
+    to: Exclude<DeviceState, 'pending'>,
+    now: number,
+    details: MoveDetails = {},
+  ): Promise<boolean> {
+    const set: Record<string, unknown> = { state: to, updatedAt: now, [TIME_COLUMN[to]]: now };
+    if (to === 'offered') set['attempts'] = () => 'attempts + 1';
+    if (details.reportedVersion !== undefined) set['reportedVersion'] = details.reportedVersion;
+    if (details.message !== undefined) set['failureMessage'] = details.message;
+    const result = await manager
+      .createQueryBuilder()
+      .update(RolloutDeviceState)
+      .set(set)
+      .where('rollout_id = :rolloutId AND device_id = :deviceId', { rolloutId, deviceId })
+      .andWhere('state IN (:...from)', { from: REACHED_FROM[to] })
+      .execute();
+    if (!result.affected) return false;
+    await manager.insert(RolloutDeviceTransition, { rolloutId, deviceId, state: to, at: now, message: details.message ?? null });
+    return true;
+  }
+
+  /**
+   * Many offers of one rollout at once (the next-rollout answers gathered by `OfferWriter`): devices
+   * without a state get `pending` in `lastWave` (with its history entry), then those `pending` move
+   * to `offered` at `at` (epoch ms) with their history entries. A few statements per chunk of
+   * devices instead of a few per device. Devices in any other state are left as they are.
+   */
+  async offerMany(manager: EntityManager, rolloutId: number, deviceIds: readonly number[], lastWave: number, at: number): Promise<void> {
+    for (let i = 0; i < deviceIds.length; i += CHUNK) {
+      const chunk = deviceIds.slice(i, i + CHUNK);
+      const values = chunk.map((_, n) => `($1, $${n + 4}, $2, 'pending', 0, $3)`).join(', ');
+      const added = returnedIds(
+        await query<unknown>(
+          manager,
+          `INSERT INTO rollout_device_state (rollout_id, device_id, wave, state, attempts, updated_at) VALUES ${values}
+           ON CONFLICT (rollout_id, device_id) DO NOTHING RETURNING device_id`,
+          [rolloutId, lastWave, at, ...chunk],
+        ),
+      );
+      const list = chunk.map((_, n) => `$${n + 3}`).join(', ');
+      const offered = returnedIds(
+        await query<unknown>(
+          manager,
+          `UPDATE rollout_device_state SET state = 'offered', offered_at = $2, updated_at = $2, attempts = attempts + 1
+            WHERE rollout_id = $1 AND state = 'pending' AND device_id IN (${list}) RETURNING device_id`,
+          [rolloutId, at, ...chunk],
+        ),
+      );
+      const transitions = [
+        ...added.map((deviceId) => ({ rolloutId, deviceId, state: 'pending' as const, at, message: null })),
+        ...offered.map((deviceId) => ({ rolloutId, deviceId, state: 'offered' as const, at, message: null })),
+      ];
+      if (transitions.length > 0) await manager.createQueryBuilder().insert().into(RolloutDeviceTransition).values(transitions).execute();
+    }
+  }
+
+  /** The device's state in the rollout, or `null`. */
+  find(manager: EntityManager, rolloutId: number, deviceId: number): Promise<RolloutDeviceState | null> {
+    return manager.findOneBy(RolloutDeviceState, { rolloutId, deviceId });
+  }
+
+  /** Rollouts of the tenant's device with `mac` that it reported success for and has not confirmed, with their target versions. */
+  async installedOf(tenantId: number, mac: string): Promise<{ deviceId: number; rollouts: InstalledRollout[] } | null> {
+    const rows = await query<{ device_id: unknown; rollout_id: unknown; version: string | null }[]>(
+      this.dataSource.manager,
+      `SELECT d.id AS device_id, s.rollout_id AS rollout_id, f.version AS version
+         FROM device d
+         LEFT JOIN rollout_device_state s ON s.device_id = d.id AND s.state = 'installed'
+         LEFT JOIN rollout r ON r.id = s.rollout_id
+         LEFT JOIN firmware f ON f.id = r.firmware_id
+        WHERE d.tenant_id = $1 AND d.mac = $2`,
+      [tenantId, mac],
+    );
+    if (rows.length === 0) return null;
+    return {
+      deviceId: Number(rows[0].device_id),
+      rollouts: rows.filter((row) => row.rollout_id !== null).map((row) => ({ rolloutId: Number(row.rollout_id), version: row.version! })),
+    };
+  }
+
+  /** Rollouts (active, of firmware `firmwareId`) in which the device is `pending` or `offered`. */
+  async awaitingDownload(manager: EntityManager, deviceId: number, firmwareId: number): Promise<number[]> {
+    const rows = await manager
+      .createQueryBuilder()
+      .from(RolloutDeviceState, 's')
+      .innerJoin(Rollout, 'r', 'r.id = s.rollout_id')
+      .select('s.rollout_id', 'id')
+      .where('s.device_id = :deviceId AND s.state IN (:...states)', { deviceId, states: REACHED_FROM.downloading })
+      .andWhere("r.firmware_id = :firmwareId AND r.status = 'active'", { firmwareId })
+      .getRawMany<{ id: unknown }>();
+    return rows.map((row) => Number(row.id));
+  }
+
+  /** Up to `limit` (rollout, device) pairs `installed` and unchanged since before `cutoff` (epoch ms). */
+  async silentSince(cutoff: number, limit: number): Promise<{ rolloutId: number; deviceId: number }[]> {
+    const rows = await this.dataSource
+      .createQueryBuilder()
+      .from(RolloutDeviceState, 's')
+      .select(['s.rollout_id AS "rolloutId"', 's.device_id AS "deviceId"'])
+      .where("s.state = 'installed' AND s.updated_at < :cutoff", { cutoff })
+      .limit(limit)
+      .getRawMany<{ rolloutId: unknown; deviceId: unknown }>();
+    return rows.map((row) => ({ rolloutId: Number(row.rolloutId), deviceId: Number(row.deviceId) }));
+  }
+
+  /**
+   * Counts per wave of a rollout's devices that are still members of its group, by state; group
+   * members without a state (not registered, or joined after the start and not offered yet)
+   * count as `pending` in the last wave. Index 0 is wave 1.
+   */
+  async countsByWave(
+    rollout: Pick<Rollout, 'id' | 'groupId'>,
+    waveCount: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<StateCounts[]> {
+    const rows = await manager
+      .createQueryBuilder()
+      .from(RolloutDeviceState, 's')
+      .innerJoin(Device, 'd', 'd.id = s.device_id')
+      .innerJoin(GroupMember, 'm', 'm.group_id = :groupId AND m.mac = d.mac', { groupId: rollout.groupId })
+      .select(['s.wave AS wave', 's.state AS state', 'COUNT(*) AS n'])
+      .where('s.rollout_id = :id', { id: rollout.id })
+      .groupBy('s.wave')
+      .addGroupBy('s.state')
+      .getRawMany<{ wave: unknown; state: DeviceState; n: unknown }>();
+    const waves = Array.from({ length: waveCount }, noDevices);
+    let withState = 0;
+    for (const row of rows) {
+      const counts = waves[Math.min(Math.max(Number(row.wave), 1), waveCount) - 1];
+      const n = Number(row.n);
+      if ((DEVICE_STATES as readonly string[]).includes(row.state)) counts[row.state] += n;
+      counts.targeted += n;
+      withState += n;
+    }
+    const members = await manager.countBy(GroupMember, { groupId: rollout.groupId });
+    const last = waves[waveCount - 1];
+    const extra = Math.max(0, members - withState);
+    last.pending += extra;
+    last.targeted += extra;
+    return waves;
+  }
+
+  /** Time of the latest state change in the rollout (epoch ms), or `null`. */
+  async lastChange(rolloutId: number, manager: EntityManager = this.dataSource.manager): Promise<number | null> {
+    const row = await manager
+      .createQueryBuilder()
+      .from(RolloutDeviceState, 's')
+      .select('MAX(s.updated_at)', 'last')
+      .where("s.rollout_id = :rolloutId AND s.state <> 'pending'", { rolloutId })
+      .getRawOne<{ last: unknown }>();
+    return row?.last == null ? null : Number(row.last);
+  }
+
+  /** Sends the rollout's devices in `states` back to `pending` (history entry `pending`, message `retried`); how many moved. */
+  async reset(manager: EntityManager, rolloutId: number, states: readonly DeviceState[], now: number): Promise<number> {
+    const ids = (
+      await manager
+        .createQueryBuilder()
+        .from(RolloutDeviceState, 's')
+        .select('s.device_id', 'id')
+        .where('s.rollout_id = :rolloutId AND s.state IN (:...states)', { rolloutId, states })
+        .getRawMany<{ id: unknown }>()
+    ).map((row) => Number(row.id));
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      await manager
+        .createQueryBuilder()
+        .update(RolloutDeviceState)
+        .set({ state: 'pending', updatedAt: now })
+        .where('rollout_id = :rolloutId AND device_id IN (:...chunk) AND state IN (:...states)', { rolloutId, chunk, states })
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(RolloutSuccess)
+        .where('rollout_id = :rolloutId AND device_id IN (:...chunk)', { rolloutId, chunk })
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(RolloutDeviceTransition)
+        .values(chunk.map((deviceId) => ({ rolloutId, deviceId, state: 'pending' as const, at: now, message: 'retried' })))
+        .execute();
+    }
+    return ids.length;
+  }
+
+  /** One page of a rollout's devices with a state (of one state and wave, if given), by wave then device id, and their total. */
+  async pageDevices(
+    rolloutId: number,
+    filter: { state?: DeviceState; wave?: number },
+    offset: number,
+    limit: number,
+  ): Promise<[RolloutDeviceRow[], number]> {
+    const base = this.dataSource
+      .createQueryBuilder()
+      .from(RolloutDeviceState, 's')
+      .innerJoin(Device, 'd', 'd.id = s.device_id')
+      .where('s.rollout_id = :rolloutId', { rolloutId });
+    if (filter.state !== undefined) base.andWhere('s.state = :state', { state: filter.state });
+    if (filter.wave !== undefined) base.andWhere('s.wave = :wave', { wave: filter.wave });
+    const total = await base.clone().select('COUNT(*)', 'n').getRawOne<{ n: unknown }>();
+    const rows = await base
+      .select(['d.mac AS mac', 'd.name AS name', 's.wave AS wave', 's.state AS state', 's.attempts AS attempts'])
+      .addSelect(['s.updated_at AS "updatedAt"', 's.failure_message AS "failureMessage"'])
+      .orderBy('s.wave', 'ASC')
+      .addOrderBy('s.device_id', 'ASC')
+      .offset(offset)
+      .limit(limit)
+      .getRawMany<Record<keyof RolloutDeviceRow, unknown>>();
+    return [
+      rows.map((row) => ({
+        mac: String(row.mac),
+        name: String(row.name),
+        wave: Number(row.wave),
+        state: row.state as DeviceState,
+        attempts: Number(row.attempts),
+        updatedAt: Number(row.updatedAt),
+        failureMessage: (row.failureMessage as string | null) ?? null,
+      })),
+      Number(total?.n ?? 0),
+    ];
+  }
+
+  /** The device's state in every rollout of the tenant it has one in, by rollout id, each with its history (oldest first). */
+  async deviceStates(tenantId: number, deviceId: number): Promise<DeviceRolloutState[]> {
+    const states = await this.dataSource
+      .createQueryBuilder()
+      .from(RolloutDeviceState, 's')
+      .innerJoin(Rollout, 'r', 'r.id = s.rollout_id')
+      .innerJoin(Firmware, 'f', 'f.id = r.firmware_id')
+      .innerJoin(DeviceGroup, 'g', 'g.id = r.group_id')
+      .select(['s.rollout_id AS "rolloutId"', 'r.name AS name', 'r.status AS status', 'f.version AS version'])
+      .where('s.device_id = :deviceId AND r.tenant_id = :tenantId', { deviceId, tenantId })
+      .orderBy('s.rollout_id', 'ASC')
+      .getRawMany<{ rolloutId: unknown; name: string; status: RolloutStatus; version: string }>();
+    if (states.length === 0) return [];
+    const rows = await this.dataSource.getRepository(RolloutDeviceState).findBy({ deviceId });
+    const history = await this.dataSource.getRepository(RolloutDeviceTransition).find({ where: { deviceId }, order: { id: 'ASC' } });
+    return states.map((row) => {
+      const rolloutId = Number(row.rolloutId);
+      return {
+        rolloutId,
+        rolloutName: row.name,
+        rolloutStatus: row.status,
+        version: row.version,
+        state: rows.find((s) => s.rolloutId === rolloutId)!,
+        history: history.filter((t) => t.rolloutId === rolloutId),
+      };
+    });
+  }
+}
+
+/**
+ * The `device_id`s an `INSERT`/`UPDATE … RETURNING device_id` returned, as TypeORM hands them
+ * back: rows on SQLite, `[rows, count]` for an `UPDATE` on PostgreSQL.
+ */
+function returnedIds(result: unknown): number[] {
+  const rows =
+    Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? result[0] : result;
+  return Array.isArray(rows) ? rows.map((row: { device_id: unknown }) => Number(row.device_id)) : [];
+}
+
+function pendingRow(rolloutId: number, deviceId: number, wave: number, now: number): Partial<RolloutDeviceState> {
+  return { rolloutId, deviceId, wave, state: 'pending', attempts: 0, updatedAt: now };
+}

@@ -1,0 +1,215 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Clock } from '#src/platform/common/clock.js';
+import { APP_CONFIG } from '#src/platform/config/config.module.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { DeviceVersionReports } from '#src/domain/device/device-version-reports.js';
+import { afterInstalled, type DeviceState } from './device-state.js';
+import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
+import { OfferWriter } from './offer-writer.js';
+import { RolloutPlanService } from './rollout-plan.service.js';
+import type { Rollout } from './rollout.entity.js';
+import { RolloutRepository } from './rollout.repository.js';
+import { errorMessage } from '#src/platform/logging/error-message.js';
+
+/** Most devices the confirmation sweep moves per round. */
+const SWEEP_BATCH = 500;
+
+/** A device and its tenant, as state changes need them. */
+export interface TrackedDevice {
+  id: number;
+  tenantId: number;
+  mac: string;
+}
+
+/**
+ * Moves targeted devices through their states in rollouts (README "Rollout semantics") as the
+ * devices' requests show it, and lets the rollout react (waves, thresholds, finish: see
+ * {@link RolloutPlanService.settle}) in the same transaction.
+ *
+ * Offers come from the next-rollout answer, the hot path of devices: they are written behind
+ * ({@link OfferWriter}). Every other change is written before the request that caused it is
+ * answered, after the offers held back.
+ */
+@Injectable()
+export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RolloutStates');
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<number> | undefined;
+
+  constructor(
+    private readonly states: DeviceStateRepository,
+    private readonly rollouts: RolloutRepository,
+    private readonly plans: RolloutPlanService,
+    private readonly ledger: LedgerService,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly versionReports: DeviceVersionReports,
+    private readonly offers: OfferWriter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.versionReports.listen((tenantId, mac, version) => this.registered(tenantId, mac, version));
+    const every = Math.min(60_000, Math.max(1000, (this.config.rolloutConfirmationWindowSeconds * 1000) / 4));
+    this.sweepTimer = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.logger.error(`confirmation sweep failed: ${errorMessage(error)}`));
+    }, every).unref();
+  }
+
+  /**
+   * The next-rollout answer named the rollout to a device that is `pending` in it or has no
+   * state: written behind ({@link OfferWriter}).
+   */
+  offered(rolloutId: number, device: { id: number }, lastWave: number): void {
+    this.offers.offered(rolloutId, device.id, lastWave);
+  }
+
+  /** Writes the offers held back now. */
+  flushOffers(): Promise<void> {
+    return this.offers.flush();
+  }
+
+  /** The device requested firmware `firmwareId` from the IPFS component: `downloading` in the active rollouts of it that offered it. */
+  async downloading(device: { id: number }, firmwareId: number): Promise<void> {
+    await this.flushOffers();
+    await this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      for (const rolloutId of await this.states.awaitingDownload(manager, device.id, firmwareId)) {
+        await this.states.move(manager, rolloutId, device.id, 'downloading', now);
+      }
+    });
+  }
+
+  /**
+   * A success report for `rollout` (inside the report's transaction): `confirmed` at once when it
+   * carries the target version, else `installed`.
+   */
+  async successReported(
+    manager: EntityManager,
+    rollout: Rollout,
+    device: TrackedDevice,
+    version: string,
+    target: string,
+    lastWave: number,
+  ): Promise<void> {
+    const now = this.clock.now();
+    await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
+    const to = version === target ? 'confirmed' : 'installed';
+    if (await this.states.move(manager, rollout.id, device.id, to, now, { reportedVersion: version })) {
+      await this.afterMove(manager, rollout.id, device, to, version);
+    }
+  }
+
+  /**
+   * A failure report for `rollout`: `failed` with the device's message, unless the device is
+   * already confirmed, failed or fell back.
+   * @returns whether the device moved to `failed`.
+   */
+  async failureReported(
+    rollout: Rollout,
+    device: TrackedDevice,
+    version: string,
+    message: string | null,
+    lastWave: number,
+  ): Promise<boolean> {
+    await this.flushOffers();
+    return this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
+      const moved = await this.states.move(manager, rollout.id, device.id, 'failed', now, { reportedVersion: version, message });
+      if (moved) await this.afterMove(manager, rollout.id, device, 'failed', version);
+      return moved;
+    });
+  }
+
+  /**
+   * The device reported the version it runs (a next-rollout request or a registration) while
+   * `installed` in `rollouts`: `confirmed` where it is the target version, `fell_back` elsewhere.
+   */
+  async versionSeen(device: TrackedDevice, version: string, rollouts: readonly InstalledRollout[]): Promise<void> {
+    if (rollouts.length === 0) return;
+    await this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      for (const { rolloutId, version: target } of rollouts) {
+        const to = afterInstalled(version, target);
+        const details: MoveDetails = to === 'fell_back' ? { message: `reported ${version}, not ${target}` } : {};
+        if (await this.states.move(manager, rolloutId, device.id, to, now, details))
+          await this.afterMove(manager, rolloutId, device, to, version);
+      }
+    });
+  }
+
+  /**
+   * Moves devices `installed` for longer than the confirmation window to `failed`, a batch at a
+   * time; safe on several instances at once (each move is a guarded update).
+   * @returns how many devices it moved.
+   */
+  sweep(): Promise<number> {
+    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    await this.flushOffers();
+    const window = this.config.rolloutConfirmationWindowSeconds;
+    let moved = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const silent = await this.states.silentSince(now - window * 1000, SWEEP_BATCH);
+      if (silent.length === 0) return moved;
+      const byRollout = new Map<number, number[]>();
+      for (const { rolloutId, deviceId } of silent) {
+        const ids = byRollout.get(rolloutId);
+        if (ids) ids.push(deviceId);
+        else byRollout.set(rolloutId, [deviceId]);
+      }
+      for (const [rolloutId, deviceIds] of byRollout) {
+        await this.unitOfWork.transaction(async (manager) => {
+          const rollout = await this.rollouts.findById(manager, rolloutId);
+          if (!rollout) return;
+          for (const deviceId of deviceIds) {
+            const message = `no confirmation within ${window} s after the success report`;
+            if (await this.states.move(manager, rolloutId, deviceId, 'failed', now, { message })) moved++;
+          }
+          await this.plans.settle(manager, rolloutId, rollout.tenantId);
+        });
+      }
+      if (silent.length < SWEEP_BATCH) return moved;
+    }
+  }
+
+  /** After a device moved in a rollout: the ledger entry of a confirmation, then the rollout's reaction. */
+  private async afterMove(
+    manager: EntityManager,
+    rolloutId: number,
+    device: TrackedDevice,
+    to: DeviceState,
+    version: string,
+  ): Promise<void> {
+    const state = await this.states.find(manager, rolloutId, device.id);
+    if (to === 'confirmed') {
+      await this.ledger.append(manager, {
+        tenantId: device.tenantId,
+        type: 'rollout.device_confirmed',
+        subject: Subject.rollout(rolloutId),
+        state: { rolloutId, mac: device.mac, firmwareVersion: version, wave: state?.wave ?? null },
+      });
+    }
+    await this.plans.settle(manager, rolloutId, device.tenantId, state?.wave);
+  }
+
+  private async registered(tenantId: number, mac: string, version: string): Promise<void> {
+    const installed = await this.states.installedOf(tenantId, mac);
+    if (!installed || installed.rollouts.length === 0) return;
+    await this.versionSeen({ id: installed.deviceId, tenantId, mac }, version, installed.rollouts);
+  }
+
+  /** Stops the sweep; one under way is awaited. */
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    await this.sweeping?.catch(() => undefined);
+  }
+}

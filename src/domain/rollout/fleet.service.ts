@@ -1,0 +1,177 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '#src/platform/common/clock.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import { DeviceService, deviceView, type DeviceView } from '#src/domain/device/device.service.js';
+import type { RolloutStatus } from './rollout.entity.js';
+import type { DeviceState } from './device-state.js';
+import { DeviceStateRepository, type DeviceRolloutState } from './device-state.repository.js';
+import { OfferWriter } from './offer-writer.js';
+import { GroupService } from '#src/domain/group/group.service.js';
+import { RolloutRepository } from './rollout.repository.js';
+
+/** Operator filters of a device list (docs/decisions.md §9). */
+export interface FleetFilter {
+  /** Group id or name the devices belong to. */
+  group?: string;
+  firmwareVersion?: string;
+  deviceType?: string;
+  /** Last seen at or after this time, epoch milliseconds. */
+  seenSince?: number;
+  /** Not seen since this time (last seen before it, or never), epoch milliseconds. */
+  notSeenSince?: number;
+  /** Part of the name (any case), or hex digits of the mac (separators ignored). */
+  text?: string;
+}
+
+/** Most firmware version and device type combinations a {@link FleetSummary} lists. */
+export const FLEET_SUMMARY_VERSIONS = 100;
+
+/** How a tenant's fleet is made up, and how much of it was seen lately. */
+export interface FleetSummary {
+  devices: number;
+  seenLastHour: number;
+  seenLastDay: number;
+  /** Devices per firmware version and device type, most devices first (then by version and type), at most {@link FLEET_SUMMARY_VERSIONS}. */
+  versions: { firmwareVersion: string; deviceType: string; devices: number; seenLastDay: number }[];
+  /** Combinations in all. */
+  versionsTotal: number;
+  /** ISO 8601 UTC time the counts are for. */
+  at: string;
+}
+
+/** A rollout that targets a device, and what the device reported for it. */
+export interface DeviceRolloutView {
+  id: number;
+  name: string;
+  status: RolloutStatus;
+  group: { id: number; name: string };
+  firmwareId: number;
+  /** Target firmware version. */
+  version: string;
+  /** Whether the device reported success for it (docs/decisions.md §6). */
+  succeeded: boolean;
+  /** ISO 8601 UTC of the success report, or `null`. */
+  reportedAt: string | null;
+  /** The version the device reported with it, or `null`. */
+  reportedVersion: string | null;
+  /** Its state in the rollout (README "Rollout semantics"), `null` when it has none yet. */
+  state: DeviceState | null;
+  /** Its wave, `null` when it has no state yet. */
+  wave: number | null;
+}
+
+/** A device with its groups and rollout history. */
+export interface DeviceDetail extends DeviceView {
+  /** The tenant's groups the device's mac is a member of, by name. */
+  groups: { id: number; name: string }[];
+  /** Rollouts that target it (through a group it is in, or that it reported success for), by id. */
+  rollouts: DeviceRolloutView[];
+}
+
+/** 404 text of the operator device lookup. */
+export const deviceNotFound = (mac: string): string => `Device "${mac}" not found`;
+
+/** The devices of a tenant as operators see them: filtered lists, groups and rollout history. */
+@Injectable()
+export class FleetService {
+  constructor(
+    private readonly devices: DeviceService,
+    private readonly groups: GroupService,
+    private readonly rollouts: RolloutRepository,
+    private readonly states: DeviceStateRepository,
+    private readonly offers: OfferWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The device's state in every rollout of the tenant it has one in, by rollout id, each with its
+   * history (README "Rollout semantics").
+   * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
+   */
+  async deviceRollouts(tenantId: number, mac: string): Promise<DeviceRolloutState[]> {
+    const device = await this.devices.find(tenantId, mac);
+    if (!device) throw new NotFoundException(deviceNotFound(mac));
+    await this.offers.flush();
+    return this.states.deviceStates(tenantId, device.id);
+  }
+
+  /**
+   * The tenant's fleet at a glance: devices, devices seen in the last hour and day, and devices
+   * per firmware version and device type. One pass over the tenant's devices.
+   */
+  async summary(tenantId: number): Promise<FleetSummary> {
+    const now = this.clock.now();
+    const rows = await this.devices.versionCounts(tenantId, now);
+    const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0);
+    const versions = [...rows]
+      .sort((a, b) => b.devices - a.devices || compareText(a.firmwareVersion, b.firmwareVersion) || compareText(a.deviceType, b.deviceType))
+      .slice(0, FLEET_SUMMARY_VERSIONS)
+      .map((row) => ({
+        firmwareVersion: row.firmwareVersion,
+        deviceType: row.deviceType,
+        devices: row.devices,
+        seenLastDay: row.seenSinceDay,
+      }));
+    return {
+      devices: sum((row) => row.devices),
+      seenLastHour: sum((row) => row.seenSinceHour),
+      seenLastDay: sum((row) => row.seenSinceDay),
+      versions,
+      versionsTotal: rows.length,
+      at: new Date(now).toISOString(),
+    };
+  }
+
+  /**
+   * One page of the tenant's devices matching every given filter, by mac.
+   * @throws NotFoundException `Group "x" not found` for a group filter naming no group of the tenant.
+   */
+  async listDevices(tenantId: number, filter: FleetFilter, slice: Slice): Promise<Counted<DeviceView>> {
+    const groupId = filter.group === undefined ? undefined : (await this.groups.require(tenantId, filter.group)).id;
+    return this.devices.page(
+      tenantId,
+      {
+        groupId,
+        firmwareVersion: filter.firmwareVersion,
+        deviceType: filter.deviceType,
+        seenSince: filter.seenSince,
+        notSeenSince: filter.notSeenSince,
+        text: filter.text,
+      },
+      slice,
+    );
+  }
+
+  /**
+   * One device of the tenant (canonical mac) with its groups and rollout history.
+   * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
+   */
+  async describeDevice(tenantId: number, mac: string): Promise<DeviceDetail> {
+    const device = await this.devices.describe(tenantId, mac);
+    if (!device) throw new NotFoundException(deviceNotFound(mac));
+    await this.offers.flush();
+    const [groups, history] = await Promise.all([this.groups.groupsOfDevice(tenantId, mac), this.rollouts.deviceHistory(tenantId, device)]);
+    return {
+      ...deviceView(device),
+      groups,
+      rollouts: history.map((row) => ({
+        id: row.id,
+        name: row.name,
+        status: row.status,
+        group: { id: row.groupId, name: row.groupName },
+        firmwareId: row.firmwareId,
+        version: row.version,
+        succeeded: row.reportedAt !== null,
+        reportedAt: row.reportedAt === null ? null : new Date(row.reportedAt).toISOString(),
+        reportedVersion: row.reportedVersion,
+        state: row.state,
+        wave: row.wave,
+      })),
+    };
+  }
+}
+
+/** Orders texts by code unit, whatever the locale. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

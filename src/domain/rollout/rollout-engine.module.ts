@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
+import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
+import { GroupModule } from '#src/domain/group/group.module.js';
+import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { TenantModule } from '#src/domain/tenant/tenant.module.js';
+import { DeviceStateRepository } from './device-state.repository.js';
+import { DeviceStateService } from './device-state.service.js';
+import { FleetService } from './fleet.service.js';
+import { OfferWriter } from './offer-writer.js';
+import { RolloutMetrics } from './rollout-metrics.js';
+import { RolloutPlanService } from './rollout-plan.service.js';
+import { RolloutRepository } from './rollout.repository.js';
+
+/**
+ * The rollout engine every device protocol shares (docs/decisions.md §8, §10): plans and their
+ * lifecycle, the targeted devices' states, waves and thresholds, what a device is offered and what
+ * its reports mean, and the rollout metrics.
+ */
+@Module({
+  imports: [LedgerModule, DeviceRegistryModule, FirmwareModule, GroupModule, TenantModule],
+  providers: [RolloutRepository, DeviceStateRepository, DeviceStateService, OfferWriter, RolloutPlanService, FleetService, RolloutMetrics],
+  exports: [RolloutRepository, RolloutPlanService, FleetService, DeviceStateService],
+})
+export class RolloutEngineModule {}

@@ -1,0 +1,427 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Clock, formatUtc, parseUtc } from '#src/platform/common/clock.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { noDevices, RETRIED_STATES, SETTLED_STATES, type DeviceState, type StateCounts } from './device-state.js';
+import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.repository.js';
+import { transition, type RolloutAction } from './rollout-lifecycle.js';
+import type { Rollout, RolloutApproval, RolloutStatus } from './rollout.entity.js';
+import { OfferWriter } from './offer-writer.js';
+import { GroupService } from '#src/domain/group/group.service.js';
+import { RolloutRepository } from './rollout.repository.js';
+import { judgeWave, parseWaves, pauseReason, waveEnds, waveOf, type WaveBound } from './waves.js';
+
+/** Largest `priority` number; 1 is most urgent (docs/decisions.md §8). */
+export const MAX_PRIORITY = 1_000_000;
+
+/** What an operator plans. */
+export interface PlanRollout {
+  tenantId: number;
+  name: string;
+  firmwareId: number;
+  /** Group id or name. */
+  group: string;
+  /** Whole number ≥ 1; 1 is most urgent. */
+  priority: number;
+  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
+  startDate: string;
+  /** Offer even when the target version is not newer. */
+  downgrade?: boolean;
+  /** Cumulative wave bounds (`"10%"` or a whole number of devices); default one wave `100%` (see waves.ts). */
+  waves?: readonly (string | number)[];
+  /** Confirmed share of a wave (0 to 1) that lets the next wave start; default {@link DEFAULT_SUCCESS_THRESHOLD}. */
+  successThreshold?: number;
+  /** Failed and fell-back share of a wave (0 to 1) above which the rollout pauses itself; default `null` (never). */
+  errorThreshold?: number | null;
+  /** How the next wave starts; default `auto`. */
+  approval?: RolloutApproval;
+  /** Who plans it (recorded on the ledger). */
+  actor?: Actor;
+}
+
+/** Success threshold of a rollout planned without one. */
+export const DEFAULT_SUCCESS_THRESHOLD = 0.9;
+
+/** One wave of a rollout as operators see it. */
+export interface WaveView {
+  /** 1-based. */
+  wave: number;
+  /** Its cumulative bound as planned (`"10%"`, `"50"`). */
+  bound: WaveBound;
+  /** `waiting` (not started), `running` (started, success threshold not reached), `passed` (reached it). */
+  status: 'waiting' | 'running' | 'passed';
+  /** ISO 8601 UTC, `null` before it started. */
+  startedAt: string | null;
+  devices: StateCounts;
+}
+
+/** A rollout as operators see it, with its progress. */
+export interface RolloutView {
+  id: number;
+  name: string;
+  status: string;
+  firmwareId: number;
+  groupId: number;
+  priority: number;
+  startDate: string;
+  downgrade: boolean;
+  /** Members of the group. */
+  targeted: number;
+  /** Confirmed devices (before device states: devices that reported success). */
+  updated: number;
+  /** Targeted devices the rollout still waits for: not confirmed, failed or fell back. */
+  pending: number;
+  lastActivity: string | null;
+  /** Devices per state, all waves. */
+  devices: StateCounts;
+  waves: WaveView[];
+  currentWave: number;
+  successThreshold: number;
+  errorThreshold: number | null;
+  approval: RolloutApproval;
+  awaitingApproval: boolean;
+  pauseReason: string | null;
+}
+
+/** Operators' side of rollouts: plan, lifecycle, progress. Every change goes to the ledger. */
+@Injectable()
+export class RolloutPlanService {
+  constructor(
+    private readonly rollouts: RolloutRepository,
+    private readonly states: DeviceStateRepository,
+    private readonly offers: OfferWriter,
+    private readonly groups: GroupService,
+    private readonly firmware: FirmwareService,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Plans a rollout in state `draft`.
+   * @throws BadRequestException for a bad priority or start date; NotFoundException for an
+   *   unknown firmware or group of the tenant.
+   */
+  async create(plan: PlanRollout): Promise<RolloutView> {
+    if (!Number.isSafeInteger(plan.priority) || plan.priority < 1 || plan.priority > MAX_PRIORITY) {
+      throw new BadRequestException(`priority must be a whole number from 1 to ${MAX_PRIORITY}`);
+    }
+    const startDate = parseUtc(plan.startDate);
+    if (startDate === null) throw new BadRequestException('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)');
+    if (plan.name.length < 1 || plan.name.length > 128) throw new BadRequestException('name must be 1 to 128 characters');
+    const waves = parseWaves(plan.waves ?? ['100%']);
+    if (typeof waves === 'string') throw new BadRequestException(waves);
+    const successThreshold = plan.successThreshold ?? DEFAULT_SUCCESS_THRESHOLD;
+    const errorThreshold = plan.errorThreshold ?? null;
+    for (const [name, value] of [
+      ['success_threshold', successThreshold],
+      ['error_threshold', errorThreshold ?? 0],
+    ] as const) {
+      if (!Number.isFinite(value) || value < 0 || value > 1) throw new BadRequestException(`${name} must be a share from 0 to 1`);
+    }
+    const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
+    const group = await this.groups.require(plan.tenantId, plan.group);
+    const rollout = await this.unitOfWork.transaction(async (manager) => {
+      const created = await this.rollouts.insertRollout(manager, {
+        tenantId: plan.tenantId,
+        name: plan.name,
+        firmwareId: firmware.id,
+        groupId: group.id,
+        priority: plan.priority,
+        startDate,
+        status: 'draft',
+        downgrade: plan.downgrade ?? false,
+        createdAt: this.clock.now(),
+        waves: JSON.stringify(waves),
+        successThreshold,
+        errorThreshold,
+        approval: plan.approval ?? 'auto',
+        currentWave: 1,
+        awaitingApproval: false,
+        pauseReason: null,
+        waveStarts: '[]',
+      });
+      await this.record(manager, created, 'rollout.created', plan.actor);
+      return created;
+    });
+    return this.view(rollout);
+  }
+
+  /**
+   * Applies an operator action (`start`, `pause`, `resume`, `cancel`). Starting gives every
+   * registered member of the group of the firmware's device type the state `pending` in its wave
+   * (by device id, see waves.ts) and starts wave 1; resuming clears the reason of an automatic pause.
+   * @throws NotFoundException for another tenant's or an unknown rollout; ConflictException
+   *   naming both states when the transition is not allowed.
+   * @param actor who applies it (recorded on the ledger).
+   */
+  async apply(tenantId: number, id: number, action: Exclude<RolloutAction, 'finish' | 'reopen'>, actor?: Actor): Promise<RolloutView> {
+    const rollout = await this.unitOfWork.transaction(async (manager) => {
+      const current = await this.rollouts.findRollout(tenantId, id, manager);
+      if (!current) throw new NotFoundException('Rollout not found');
+      const next = transition(current.status, action);
+      if (!next) throw new ConflictException(`Rollout ${id} cannot go from ${current.status} to ${actionTarget(action)}`);
+      const changed: Rollout = { ...current, status: next };
+      if (action === 'resume') changed.pauseReason = null;
+      await this.rollouts.update(manager, id, { status: next, pauseReason: changed.pauseReason });
+      await this.record(manager, changed, `rollout.${next === 'active' && action === 'start' ? 'started' : pastTense(action)}`, actor);
+      if (action === 'start') {
+        await this.placeDevices(manager, changed);
+        await this.startWave(manager, changed, 1, actor);
+      }
+      if (action === 'start' || action === 'resume') await this.settle(manager, id, tenantId);
+      return (await this.rollouts.findRollout(tenantId, id, manager))!;
+    });
+    return this.view(rollout);
+  }
+
+  /**
+   * Starts the next wave of a rollout whose approval is `manual` and whose current wave reached
+   * its success threshold (`awaiting_approval`).
+   * @throws NotFoundException for another tenant's or an unknown rollout; ConflictException
+   *   `Rollout <id> has no wave waiting for approval`.
+   */
+  async approve(tenantId: number, id: number, actor?: Actor): Promise<RolloutView> {
+    const rollout = await this.unitOfWork.transaction(async (manager) => {
+      const current = await this.rollouts.findRollout(tenantId, id, manager);
+      if (!current) throw new NotFoundException('Rollout not found');
+      if (!current.awaitingApproval || current.status === 'cancelled' || current.status === 'finished') {
+        throw new ConflictException(`Rollout ${id} has no wave waiting for approval`);
+      }
+      await this.startWave(manager, current, current.currentWave + 1, actor);
+      await this.settle(manager, id, tenantId);
+      return (await this.rollouts.findRollout(tenantId, id, manager))!;
+    });
+    return this.view(rollout);
+  }
+
+  /**
+   * Offers the rollout again to its failed and fell-back devices: they go back to `pending` (their
+   * success records are dropped, so a new report answers `Successfully inserted!` again). A
+   * finished rollout becomes active again; a paused one stays paused until resumed.
+   * @returns how many devices were retried, and the rollout.
+   * @throws NotFoundException for another tenant's or an unknown rollout; ConflictException
+   *   `Rollout <id> is draft: there is nothing to retry` (also cancelled).
+   */
+  async retry(tenantId: number, id: number, actor?: Actor): Promise<{ retried: number; rollout: RolloutView }> {
+    const { retried, rollout } = await this.unitOfWork.transaction(async (manager) => {
+      const current = await this.rollouts.findRollout(tenantId, id, manager);
+      if (!current) throw new NotFoundException('Rollout not found');
+      if (current.status === 'draft' || current.status === 'cancelled') {
+        throw new ConflictException(`Rollout ${id} is ${current.status}: there is nothing to retry`);
+      }
+      const count = await this.states.reset(manager, id, RETRIED_STATES, this.clock.now());
+      const status = count > 0 ? (transition(current.status, 'reopen') ?? current.status) : current.status;
+      if (status !== current.status) await this.rollouts.update(manager, id, { status });
+      const changed = { ...current, status };
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'rollout.retried',
+        subject: Subject.rollout(id),
+        actor,
+        state: { ...snapshot(changed), retried: count },
+      });
+      return { retried: count, rollout: changed };
+    });
+    return { retried, rollout: await this.view(rollout) };
+  }
+
+  /**
+   * After devices of a rollout changed state (inside that transaction): finishes the rollout once
+   * every targeted device is confirmed, failed or fell back; else, while active, pauses it when a
+   * started wave's failed and fell-back share is above the error threshold (the reason is kept
+   * and recorded), or starts the next wave once the current one reached its success threshold
+   * (approval `auto`) or marks it as waiting for an operator (`manual`). Every step is a guarded
+   * update, so concurrent reports (also on other instances) take each step once.
+   * @param changedWave the wave whose devices changed, if known: only it is held against the
+   *   error threshold; otherwise every started wave is.
+   */
+  async settle(manager: EntityManager, rolloutId: number, tenantId: number, changedWave?: number): Promise<void> {
+    for (;;) {
+      const rollout = await this.rollouts.findRollout(tenantId, rolloutId, manager);
+      if (!rollout || (rollout.status !== 'active' && rollout.status !== 'paused')) return;
+      const bounds = wavesOf(rollout);
+      const counts = await this.states.countsByWave(rollout, bounds.length, manager);
+      const total = sum(counts);
+      if (total.targeted > 0 && SETTLED_STATES.reduce((n, state) => n + total[state], 0) >= total.targeted) {
+        if (await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active', 'paused'] }, { status: 'finished' })) {
+          await this.record(manager, { ...rollout, status: 'finished' }, 'rollout.finished');
+        }
+        return;
+      }
+      if (rollout.status !== 'active') return;
+      if (rollout.errorThreshold !== null) {
+        for (let wave = 1; wave <= Math.min(rollout.currentWave, bounds.length); wave++) {
+          if (changedWave !== undefined && wave !== changedWave) continue;
+          if (!judgeWave(counts[wave - 1], rollout.successThreshold, rollout.errorThreshold).overErrors) continue;
+          const reason = pauseReason(wave, counts[wave - 1], rollout.errorThreshold);
+          if (await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active'] }, { status: 'paused', pauseReason: reason })) {
+            await this.record(manager, { ...rollout, status: 'paused', pauseReason: reason }, 'rollout.paused');
+          }
+          return;
+        }
+      }
+      const wave = rollout.currentWave;
+      if (wave >= bounds.length || rollout.awaitingApproval) return;
+      if (!judgeWave(counts[wave - 1], rollout.successThreshold, rollout.errorThreshold).passed) return;
+      if (rollout.approval === 'manual') {
+        if (
+          await this.rollouts.guardedUpdate(manager, rollout.id, { currentWave: wave, awaitingApproval: false }, { awaitingApproval: true })
+        ) {
+          await this.record(manager, { ...rollout, awaitingApproval: true }, 'rollout.wave_passed');
+        }
+        return;
+      }
+      if (!(await this.startWave(manager, rollout, wave + 1))) return;
+      changedWave = undefined;
+    }
+  }
+
+  /** Gives the targeted devices their `pending` state and wave, in the stable order (device id). */
+  private async placeDevices(manager: EntityManager, rollout: Rollout): Promise<void> {
+    const firmware = await this.firmware.require(rollout.tenantId, rollout.firmwareId);
+    const ids = await this.states.targetedDeviceIds(manager, rollout.tenantId, rollout.groupId, firmware.deviceType);
+    const ends = waveEnds(wavesOf(rollout), ids.length);
+    const devices = ids.map((deviceId, index) => ({ deviceId, wave: waveOf(index, ends) }));
+    await this.states.insertPending(manager, rollout.id, devices, this.clock.now());
+  }
+
+  /** Makes `wave` the current wave (a guarded update from the wave before) and records it; whether it started here. */
+  private async startWave(manager: EntityManager, rollout: Rollout, wave: number, actor?: Actor): Promise<boolean> {
+    const starts = [...(JSON.parse(rollout.waveStarts) as number[]).slice(0, wave - 1), this.clock.now()];
+    const from = wave === 1 ? {} : { currentWave: wave - 1 };
+    const changes = { currentWave: wave, waveStarts: JSON.stringify(starts), awaitingApproval: false };
+    if (!(await this.rollouts.guardedUpdate(manager, rollout.id, from, changes))) return false;
+    await this.ledger.append(manager, {
+      tenantId: rollout.tenantId,
+      type: 'rollout.wave_started',
+      subject: Subject.rollout(rollout.id),
+      actor,
+      state: { ...snapshot({ ...rollout, ...changes }), wave },
+    });
+    return true;
+  }
+
+  /** The tenant's rollouts (only those in `statuses`, if given), oldest first, with progress. */
+  async list(tenantId: number, statuses?: readonly RolloutStatus[]): Promise<RolloutView[]> {
+    return Promise.all((await this.rollouts.listRollouts(tenantId, statuses)).map((r) => this.view(r)));
+  }
+
+  /** One page of the tenant's rollouts (of one status, if given), oldest first, with progress, and their total. */
+  async page(tenantId: number, status: RolloutStatus | undefined, slice: Slice): Promise<Counted<RolloutView>> {
+    const [rows, total] = await this.rollouts.pageRollouts(tenantId, status, slice.offset, slice.limit);
+    return { items: await Promise.all(rows.map((r) => this.view(r))), total };
+  }
+
+  /**
+   * One page of a rollout's devices that have a state (of one state and wave, if given), by wave
+   * then device id, and their total.
+   * @throws NotFoundException for another tenant's or an unknown rollout.
+   */
+  async devices(
+    tenantId: number,
+    id: number,
+    filter: { state?: DeviceState; wave?: number },
+    slice: Slice,
+  ): Promise<Counted<RolloutDeviceRow>> {
+    const rollout = await this.rollouts.findRollout(tenantId, id);
+    if (!rollout) throw new NotFoundException('Rollout not found');
+    await this.offers.flush();
+    const [items, total] = await this.states.pageDevices(id, filter, slice.offset, slice.limit);
+    return { items, total };
+  }
+
+  /** @throws NotFoundException for another tenant's or an unknown rollout. */
+  async get(tenantId: number, id: number): Promise<RolloutView> {
+    const rollout = await this.rollouts.findRollout(tenantId, id);
+    if (!rollout) throw new NotFoundException('Rollout not found');
+    return this.view(rollout);
+  }
+
+  /** The rollout as operators see it: plan, state, progress per state and per wave. */
+  async view(rollout: Rollout): Promise<RolloutView> {
+    await this.offers.flush();
+    const bounds = wavesOf(rollout);
+    const counts = await this.states.countsByWave(rollout, bounds.length);
+    const lastActivity = await this.states.lastChange(rollout.id);
+    const devices = sum(counts);
+    const starts = JSON.parse(rollout.waveStarts) as number[];
+    const started = rollout.status !== 'draft';
+    return {
+      ...snapshot(rollout),
+      targeted: devices.targeted,
+      updated: devices.confirmed,
+      pending: devices.targeted - devices.confirmed - devices.failed - devices.fell_back,
+      lastActivity: lastActivity === null ? null : new Date(lastActivity).toISOString(),
+      devices,
+      waves: bounds.map((bound, index): WaveView => {
+        const wave = index + 1;
+        const running = started && wave <= rollout.currentWave;
+        const passed = running && judgeWave(counts[index], rollout.successThreshold, rollout.errorThreshold).passed;
+        return {
+          wave,
+          bound,
+          status: !running ? 'waiting' : passed ? 'passed' : 'running',
+          startedAt: running && starts[index] !== undefined ? new Date(starts[index]).toISOString() : null,
+          devices: counts[index],
+        };
+      }),
+    };
+  }
+
+  private async record(manager: EntityManager, rollout: Rollout, type: string, actor?: Actor): Promise<void> {
+    await this.ledger.append(manager, {
+      tenantId: rollout.tenantId,
+      type,
+      subject: Subject.rollout(rollout.id),
+      actor,
+      state: { ...snapshot(rollout) },
+    });
+  }
+}
+
+/** A rollout's wave bounds (one wave `100%` when it has none). */
+export function wavesOf(rollout: Pick<Rollout, 'waves'>): WaveBound[] {
+  const bounds = JSON.parse(rollout.waves) as unknown;
+  return Array.isArray(bounds) && bounds.length > 0 ? bounds.map(String) : ['100%'];
+}
+
+function sum(waves: readonly StateCounts[]): StateCounts {
+  const total = noDevices();
+  for (const counts of waves) for (const key of Object.keys(total) as (keyof StateCounts)[]) total[key] += counts[key];
+  return total;
+}
+
+type Snapshot = Omit<RolloutView, 'targeted' | 'updated' | 'pending' | 'lastActivity' | 'devices' | 'waves'>;
+
+/** The plan and state of a rollout, as operators see it and as the ledger records it. */
+function snapshot(rollout: Rollout): Snapshot {
+  return {
+    id: rollout.id,
+    name: rollout.name,
+    status: rollout.status,
+    firmwareId: rollout.firmwareId,
+    groupId: rollout.groupId,
+    priority: rollout.priority,
+    startDate: formatUtc(rollout.startDate),
+    downgrade: rollout.downgrade,
+    currentWave: rollout.currentWave,
+    successThreshold: rollout.successThreshold,
+    errorThreshold: rollout.errorThreshold,
+    approval: rollout.approval,
+    awaitingApproval: rollout.awaitingApproval,
+    pauseReason: rollout.pauseReason,
+  };
+}
+
+function pastTense(action: RolloutAction): string {
+  return { start: 'started', pause: 'paused', resume: 'resumed', cancel: 'cancelled', finish: 'finished', reopen: 'reopened' }[action];
+}
+
+function actionTarget(action: RolloutAction): string {
+  return { start: 'active', pause: 'paused', resume: 'active', cancel: 'cancelled', finish: 'finished', reopen: 'active' }[action];
+}

@@ -1,0 +1,102 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { epochMs } from '#src/platform/database/columns.js';
+
+/** Lifecycle states of a rollout. */
+export const ROLLOUT_STATUSES = ['draft', 'active', 'paused', 'finished', 'cancelled'] as const;
+export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
+
+/** A planned firmware update for a group of devices (docs/device-interface.md "Rollout", docs/decisions.md §8). */
+@Entity('rollout')
+export class Rollout {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'tenant_id', type: 'integer' })
+  tenantId: number;
+
+  @Column({ type: 'varchar', length: 128 })
+  name: string;
+
+  @Column({ name: 'firmware_id', type: 'integer' })
+  firmwareId: number;
+
+  @Column({ name: 'group_id', type: 'integer' })
+  groupId: number;
+
+  /** 1 is most urgent. */
+  @Column({ type: 'integer' })
+  priority: number;
+
+  /** Epoch milliseconds (UTC); offered only once passed. */
+  @Column({ name: 'start_date', type: 'bigint', transformer: epochMs })
+  startDate: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: RolloutStatus;
+
+  /** Offered even when the target version does not order after the device's. */
+  @Column({ type: 'boolean', default: false })
+  downgrade: boolean;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
+  createdAt: number;
+
+  /**
+   * Cumulative wave bounds as JSON text: `"10%"` (share of the devices targeted at start) or a
+   * whole number of devices; the last wave also takes the rest and later joiners (see waves.ts).
+   */
+  @Column({ type: 'varchar', length: 512, default: '["100%"]' })
+  waves: string;
+
+  /** Confirmed share of a wave (0 to 1) at which the next wave may start. */
+  @Column({ name: 'success_threshold', type: 'float', default: 0.9 })
+  successThreshold: number;
+
+  /** Failed and fell-back share of a wave (0 to 1) above which the rollout pauses itself; `null`: never. */
+  @Column({ name: 'error_threshold', type: 'float', nullable: true })
+  errorThreshold: number | null;
+
+  /** `auto`: the next wave starts by itself; `manual`: after an operator approves it. */
+  @Column({ type: 'varchar', length: 8, default: 'auto' })
+  approval: RolloutApproval;
+
+  /** The latest wave started (1-based); devices of later waves are not offered the rollout. */
+  @Column({ name: 'current_wave', type: 'integer', default: 1 })
+  currentWave: number;
+
+  /** Manual approval: the current wave reached its success threshold and waits for an operator. */
+  @Column({ name: 'awaiting_approval', type: 'boolean', default: false })
+  awaitingApproval: boolean;
+
+  /** Why the rollout paused itself (error threshold); `null` otherwise, cleared on resume. */
+  @Column({ name: 'pause_reason', type: 'varchar', length: 512, nullable: true })
+  pauseReason: string | null;
+
+  /** JSON array of the start time (epoch ms) of each wave started so far. */
+  @Column({ name: 'wave_starts', type: 'varchar', length: 1024, default: '[]' })
+  waveStarts: string;
+}
+
+/** How a rollout's next wave starts. */
+export const ROLLOUT_APPROVALS = ['auto', 'manual'] as const;
+export type RolloutApproval = (typeof ROLLOUT_APPROVALS)[number];
+
+/** A device's first success report for a rollout (docs/decisions.md §6). */
+@Entity('rollout_success')
+export class RolloutSuccess {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'rollout_id', type: 'integer' })
+  rolloutId: number;
+
+  @Column({ name: 'device_id', type: 'integer' })
+  deviceId: number;
+
+  /** The version the device reported. */
+  @Column({ name: 'firmware_version', type: 'varchar', length: 64 })
+  firmwareVersion: string;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
+  createdAt: number;
+}

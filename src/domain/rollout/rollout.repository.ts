@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { PreparedRead } from '#src/platform/database/prepared-read.js';
+import type { AdmissibleKey } from '#src/domain/tenant/device-key-admission.js';
+import type { DeviceVersion } from '#src/domain/device/device.entity.js';
+import { Firmware } from '#src/domain/firmware/firmware.entity.js';
+import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
+import type { RolloutCandidate } from './next-rollout.js';
+import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
+import type { DeviceState } from './device-state.js';
+import type { InstalledRollout } from './device-state.repository.js';
+import { isStoredId } from '#src/platform/common/input-rules.js';
+
+/** A rollout that targets a device, with the device's success report for it. */
+export interface DeviceRolloutRow {
+  id: number;
+  name: string;
+  status: RolloutStatus;
+  groupId: number;
+  groupName: string;
+  firmwareId: number;
+  /** Target firmware version. */
+  version: string;
+  /** When the device reported success, epoch milliseconds; `null` when it has not. */
+  reportedAt: number | null;
+  /** The version it reported. */
+  reportedVersion: string | null;
+  /** Its state in the rollout (README "Rollout semantics"), `null` when it has none yet. */
+  state: DeviceState | null;
+  /** Its wave, `null` when it has no state yet. */
+  wave: number | null;
+}
+
+/**
+ * Everything a next-rollout request reads, in one statement (the hot path of devices): the
+ * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the id and version
+ * of the tenant's device with mac $3 (NULL when absent) and, one row each, (a) the rollouts that
+ * pass the database filters of docs/decisions.md §8 at time $4: active, started, firmware for the
+ * device's type (checked first: a probe of the small firmware table drops most rollouts),
+ * targeting a group of the device, no success record of the device (also one written without a
+ * state, e.g. before device states); and (b) the rollouts the device reported success for and has
+ * not confirmed (state `installed`, whatever the rollout's status: the version it reports now
+ * confirms the update or shows it fell back). Each with the device's state and wave in it (NULL
+ * when it has none) and the rollout's waves; NULL columns when there is none. Whether a rollout
+ * may be offered (its state and wave) is decided by `mayOffer` (device-state.ts). No row: the
+ * key is gone. One statement instead of three: one round trip on
+ * PostgreSQL, one batched call on SQLite. Columns in the order of {@link NextRolloutViewRow}.
+ */
+const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
+    r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
+    f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
+    s.state AS s_state, s.wave AS s_wave
+  FROM device_key k
+  LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND ((r.status = 'active' AND r.start_date <= $4
+      AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
+      AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac)
+      AND NOT EXISTS (SELECT 1 FROM rollout_success u WHERE u.rollout_id = r.id AND u.device_id = d.id))
+    OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
+  LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
+  LEFT JOIN firmware f ON f.id = r.firmware_id
+  WHERE k.id = $1`;
+
+/**
+ * A row of {@link NEXT_ROLLOUT_VIEW} as an array (rows as arrays cost less to build): the key's
+ * tenant and revocation time, the device (or NULLs), one rollout (or NULLs) with the device's state
+ * in it, as the drivers return them (PostgreSQL: `bigint` as text, `boolean` as boolean).
+ */
+type NextRolloutViewRow = [
+  keyTenantId: number | string,
+  keyRevokedAt: number | string | null,
+  deviceId: number | null,
+  deviceVersion: string | null,
+  id: number | string | null,
+  name: string | null,
+  priority: number | string | null,
+  startDate: number | string | null,
+  downgrade: boolean | number | null,
+  firmwareId: number | string | null,
+  version: string | null,
+  waves: string | null,
+  currentWave: number | string | null,
+  state: DeviceState | null,
+  wave: number | string | null,
+];
+
+const waveCounts = new Map<string, number>();
+
+/** How many waves a rollout's `waves` text lists (remembered per text: a few distinct texts are read on every request). */
+function waveCount(waves: string): number {
+  let count = waveCounts.get(waves);
+  if (count === undefined) {
+    const parsed = JSON.parse(waves) as unknown;
+    count = Array.isArray(parsed) && parsed.length > 0 ? parsed.length : 1;
+    if (waveCounts.size < 1000) waveCounts.set(waves, count);
+  }
+  return count;
+}
+
+/** What a next-rollout request needs to know, read at once (see {@link RolloutRepository.nextRolloutView}). */
+export interface NextRolloutView {
+  /** The token's device key, for the admission rule (`admitDeviceKey`). */
+  key: AdmissibleKey;
+  /** Id and firmware version of the tenant's device with the mac, or `null`. */
+  device: DeviceVersion | null;
+  /** Rollouts passing the database filters of docs/decisions.md §8 for the device (none without a device). */
+  candidates: RolloutCandidate[];
+  /** Rollouts the device reported success for and has not confirmed yet (state `installed`). */
+  installed: InstalledRollout[];
+}
+
+/** Database access for rollouts and success records (groups: {@link GroupRepository}). */
+@Injectable()
+export class RolloutRepository {
+  private readonly nextRolloutRead: PreparedRead<NextRolloutViewRow>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.nextRolloutRead = new PreparedRead(dataSource, NEXT_ROLLOUT_VIEW, { batched: true, rowMode: 'array' });
+  }
+
+  /**
+   * The device key `keyId` of tenant `tenantId`, id and version of the tenant's device with
+   * `mac` and that device's candidate rollouts at `nowMs` (epoch ms), in one prepared statement
+   * ({@link NEXT_ROLLOUT_VIEW}); `null` when the key does not exist. The caller applies
+   * `admitDeviceKey` to the key (revoked, other tenant).
+   */
+  async nextRolloutView(keyId: number, tenantId: number, mac: string, nowMs: number): Promise<NextRolloutView | null> {
+    const rows = await this.nextRolloutRead.all([keyId, tenantId, mac, nowMs]);
+    if (rows.length === 0) return null;
+    const [[keyTenantId, keyRevokedAt, deviceId, deviceVersion]] = rows;
+    const device = deviceId === null ? null : { id: Number(deviceId), firmwareVersion: deviceVersion! };
+    const candidates: RolloutCandidate[] = [];
+    const installed: InstalledRollout[] = [];
+    for (const [, , , , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave] of rows) {
+      if (id === null) continue;
+      if (state === 'installed') {
+        installed.push({ rolloutId: Number(id), version: version! });
+        continue;
+      }
+      candidates.push({
+        id: Number(id),
+        name: name!,
+        priority: Number(priority),
+        startDate: Number(startDate),
+        downgrade: downgrade === true || downgrade === 1,
+        firmwareId: Number(firmwareId),
+        version: version!,
+        state,
+        wave: wave === null ? null : Number(wave),
+        currentWave: Number(currentWave),
+        waveCount: waveCount(waves!),
+      });
+    }
+    const key = { tenantId: Number(keyTenantId), revokedAt: keyRevokedAt === null ? null : Number(keyRevokedAt) };
+    return { key, device, candidates, installed };
+  }
+
+  /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
+  findRollout(tenantId: number, id: number, manager: EntityManager = this.dataSource.manager): Promise<Rollout | null> {
+    if (!isStoredId(id)) return Promise.resolve(null);
+    return manager.findOneBy(Rollout, { tenantId, id });
+  }
+
+  /** Rows `offset`..`offset + limit` of the tenant's rollouts by id (of one status, if given), and their total. */
+  pageRollouts(tenantId: number, status: RolloutStatus | undefined, offset: number, limit: number): Promise<[Rollout[], number]> {
+    return this.dataSource
+      .getRepository(Rollout)
+      .findAndCount({ where: status ? { tenantId, status } : { tenantId }, order: { id: 'ASC' }, skip: offset, take: limit });
+  }
+
+  /** The tenant's rollouts (only those in `statuses`, if given), oldest first. */
+  listRollouts(tenantId: number, statuses?: readonly RolloutStatus[]): Promise<Rollout[]> {
+    const where = statuses === undefined ? { tenantId } : { tenantId, status: In([...statuses]) };
+    return this.dataSource.getRepository(Rollout).find({ where, order: { id: 'ASC' } });
+  }
+
+  insertRollout(manager: EntityManager, rollout: Omit<Rollout, 'id'>): Promise<Rollout> {
+    return manager.save(Rollout, manager.create(Rollout, rollout));
+  }
+
+  /** Changes columns of a rollout. */
+  async update(manager: EntityManager, id: number, changes: Partial<Omit<Rollout, 'id'>>): Promise<void> {
+    await manager.update(Rollout, { id }, changes);
+  }
+
+  /**
+   * Changes columns of a rollout only while it still matches `where` (a value, or a list of
+   * allowed values, per column): a guarded update that concurrent writers (also on other
+   * instances) cannot both pass.
+   * @returns whether the rollout changed.
+   */
+  async guardedUpdate(
+    manager: EntityManager,
+    id: number,
+    where: Partial<Record<keyof Rollout, unknown>>,
+    changes: Partial<Omit<Rollout, 'id'>>,
+  ): Promise<boolean> {
+    const conditions: Record<string, unknown> = { id };
+    for (const [column, value] of Object.entries(where)) conditions[column] = Array.isArray(value) ? In(value) : value;
+    const result = await manager.update(Rollout, conditions, changes);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The version of a firmware (a rollout's target version). */
+  async targetVersion(firmwareId: number): Promise<string> {
+    const firmware = await this.dataSource.getRepository(Firmware).findOneByOrFail({ id: firmwareId });
+    return firmware.version;
+  }
+
+  /** A rollout by id, whatever its tenant. */
+  findById(manager: EntityManager, id: number): Promise<Rollout | null> {
+    return manager.findOneBy(Rollout, { id });
+  }
+
+  /** Inserts a success record; a second one for the same (rollout, device) is a unique violation. */
+  async insertSuccess(manager: EntityManager, success: Omit<RolloutSuccess, 'id'>): Promise<void> {
+    await manager.insert(RolloutSuccess, success);
+  }
+
+  /**
+   * Rollouts of the tenant that target a device, by id: those whose group it is a member of now,
+   * and those it reported success for (also after leaving the group), each with its success
+   * record if any.
+   */
+  async deviceHistory(tenantId: number, device: { id: number; mac: string }): Promise<DeviceRolloutRow[]> {
+    const rows = await this.dataSource
+      .getRepository(Rollout)
+      .createQueryBuilder('r')
+      .innerJoin(DeviceGroup, 'g', 'g.id = r.group_id')
+      .innerJoin(Firmware, 'f', 'f.id = r.firmware_id')
+      .leftJoin(RolloutSuccess, 's', 's.rollout_id = r.id AND s.device_id = :deviceId', { deviceId: device.id })
+      .leftJoin('rollout_device_state', 'ds', 'ds.rollout_id = r.id AND ds.device_id = :deviceId', { deviceId: device.id })
+      .select(['r.id AS id', 'r.name AS name', 'r.status AS status', 'g.id AS "groupId"', 'g.name AS "groupName"'])
+      .addSelect([
+        'f.id AS "firmwareId"',
+        'f.version AS version',
+        's.created_at AS "reportedAt"',
+        's.firmware_version AS "reportedVersion"',
+        'ds.state AS state',
+        'ds.wave AS wave',
+      ])
+      .where('r.tenant_id = :tenantId', { tenantId })
+      .andWhere(
+        '(s.id IS NOT NULL OR ds.device_id IS NOT NULL OR EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = :mac))',
+        {
+          mac: device.mac,
+        },
+      )
+      .orderBy('r.id', 'ASC')
+      .getRawMany<Record<keyof DeviceRolloutRow, string | number | null>>();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: String(row.name),
+      status: row.status as RolloutStatus,
+      groupId: Number(row.groupId),
+      groupName: String(row.groupName),
+      firmwareId: Number(row.firmwareId),
+      version: String(row.version),
+      reportedAt: row.reportedAt == null ? null : Number(row.reportedAt),
+      reportedVersion: row.reportedVersion == null ? null : String(row.reportedVersion),
+      state: row.state == null ? null : (String(row.state) as DeviceState),
+      wave: row.wave == null ? null : Number(row.wave),
+    }));
+  }
+}

@@ -1,0 +1,19 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { epochMs } from '#src/platform/database/columns.js';
+
+/** A customer: owns one customer key and any number of device keys (docs/decisions.md §5). */
+@Entity('tenant')
+export class Tenant {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 128, unique: true })
+  name: string;
+
+  /** HMAC key of device signatures; a secret, shown to the operator once. */
+  @Column({ name: 'customer_key', type: 'varchar', length: 128 })
+  customerKey: string;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
+  createdAt: number;
+}

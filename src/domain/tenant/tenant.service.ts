@@ -1,0 +1,254 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { randomBytes, randomInt } from 'node:crypto';
+import { Clock } from '#src/platform/common/clock.js';
+import { NO_CONTROL } from '#src/platform/common/dto-fields.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import type { DeviceKey } from './device-key.entity.js';
+import type { Tenant } from './tenant.entity.js';
+import { TenantRepository } from './tenant.repository.js';
+
+/** A tenant as operators see it: never its customer key. */
+export interface TenantView {
+  id: number;
+  name: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+/** A new tenant, or one whose customer key was just rotated: the only times the key is shown. */
+export interface CreatedTenant {
+  id: number;
+  name: string;
+  customerKey: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+/** A device key as operators see it. */
+export interface DeviceKeyView {
+  id: number;
+  tenantId: number;
+  key: string;
+  deviceType: string;
+  /** The key belongs to one device: a `(device key, timestamp)` logs in once (docs/decisions.md §4). */
+  singleDevice: boolean;
+  revoked: boolean;
+  createdAt: string;
+}
+
+/** Tenants and device keys (docs/decisions.md §5). Secrets are generated here, never chosen. */
+@Injectable()
+export class TenantService {
+  constructor(
+    private readonly tenants: TenantRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Creates a tenant with a fresh random customer key.
+   * @throws BadRequestException when the name is not 1 to 128 characters without control
+   *   characters, or only digits (`:tenant` references read digits as an id);
+   *   ConflictException when the name is taken.
+   * @param actor who creates it (recorded on the ledger).
+   */
+  async createTenant(name: string, actor?: Actor): Promise<CreatedTenant> {
+    if (name.length < 1 || name.length > 128 || !NO_CONTROL.test(name) || /^\d+$/.test(name)) {
+      throw new BadRequestException('name must be 1 to 128 characters without control characters, and not only digits');
+    }
+    try {
+      const tenant = await this.unitOfWork.transaction(async (manager) => {
+        const created = await this.tenants.insertTenant(manager, {
+          name,
+          customerKey: newCustomerKey(),
+          createdAt: this.clock.now(),
+        });
+        await this.ledger.append(manager, {
+          tenantId: created.id,
+          type: 'tenant.created',
+          subject: Subject.tenant(created.id),
+          actor,
+          state: { id: created.id, name },
+        });
+        return created;
+      });
+      return { ...tenantView(tenant), customerKey: tenant.customerKey };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictException(`Tenant "${name}" exists`);
+      throw error;
+    }
+  }
+
+  /** Tenants without their customer keys. */
+  async listTenants(): Promise<TenantView[]> {
+    return (await this.tenants.listTenants()).map(tenantView);
+  }
+
+  /** One page of tenants by id, without their customer keys. */
+  async pageTenants(slice: Slice): Promise<Counted<TenantView>> {
+    const [tenants, total] = await this.tenants.pageTenants(slice.offset, slice.limit);
+    return { items: tenants.map(tenantView), total };
+  }
+
+  /**
+   * One tenant by id or name, without its customer key.
+   * @throws NotFoundException `Tenant "x" not found`.
+   */
+  async getTenant(idOrName: string | number): Promise<TenantView> {
+    return tenantView(await this.resolveTenant(idOrName));
+  }
+
+  /**
+   * Replaces a tenant's customer key with a fresh random one, shown only in the answer, and
+   * records the rotation on the ledger (without the key). Devices must sign logins with the new
+   * key from now on: a login signed with the old one is refused at once (docs/decisions.md §4, §5).
+   * Device tokens issued before the rotation stay valid until they expire (`JWT_TTL_SECONDS`):
+   * a token proves a login that was valid when it happened and is not derived from the customer
+   * key, as with security tokens in Eclipse hawkBit. To cut devices off at once, revoke their
+   * device key.
+   * @throws NotFoundException `Tenant "x" not found`.
+   * @param actor who rotates it (recorded on the ledger).
+   */
+  async rotateCustomerKey(idOrName: string | number, actor?: Actor): Promise<CreatedTenant> {
+    const tenant = await this.resolveTenant(idOrName);
+    const customerKey = newCustomerKey();
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.setCustomerKey(manager, tenant.id, customerKey);
+      await this.ledger.append(manager, {
+        tenantId: tenant.id,
+        type: 'tenant.customer-key-rotated',
+        subject: Subject.tenant(tenant.id),
+        actor,
+        state: { id: tenant.id, name: tenant.name },
+      });
+    });
+    return { ...tenantView(tenant), customerKey };
+  }
+
+  /**
+   * Finds a tenant by numeric id or by name.
+   * @throws NotFoundException when there is none.
+   */
+  async resolveTenant(idOrName: string | number): Promise<Tenant> {
+    const tenant =
+      typeof idOrName === 'number' || /^\d+$/.test(idOrName)
+        ? await this.tenants.findTenant(Number(idOrName))
+        : await this.tenants.findTenantByName(idOrName);
+    if (!tenant) throw new NotFoundException(`Tenant "${idOrName}" not found`);
+    return tenant;
+  }
+
+  /**
+   * Creates a device key for devices of one type (`dType`, e.g. `ESP32`): {@link newDeviceKey}.
+   * @throws BadRequestException when the type is not 1 to 64 printable characters.
+   * @param actor who creates it (recorded on the ledger).
+   * @param options.singleDevice the key belongs to one device: each `(device key, timestamp)` is
+   *   accepted once; otherwise (the default) devices sharing the key may send byte-identical logins.
+   */
+  async createDeviceKey(
+    tenantId: number,
+    deviceType: string,
+    actor?: Actor,
+    options: { singleDevice?: boolean } = {},
+  ): Promise<DeviceKeyView> {
+    const singleDevice = options.singleDevice ?? false;
+    if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
+      throw new BadRequestException('device_type must be 1 to 64 printable characters, e.g. ESP32');
+    }
+    const key = await this.unitOfWork.transaction(async (manager) => {
+      const created = await this.tenants.insertDeviceKey(manager, {
+        tenantId,
+        key: newDeviceKey(),
+        deviceType,
+        singleDevice,
+        revokedAt: null,
+        createdAt: this.clock.now(),
+      });
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'device-key.created',
+        subject: Subject.deviceKey(created.id),
+        actor,
+        state: { id: created.id, deviceType, singleDevice, revoked: false },
+      });
+      return created;
+    });
+    return toView(key);
+  }
+
+  /**
+   * Revokes a device key: its logins and its tokens stop working at once.
+   * @throws NotFoundException when the key is not the tenant's.
+   * @param actor who revokes it (recorded on the ledger).
+   */
+  async revokeDeviceKey(tenantId: number, keyOrId: string, actor?: Actor): Promise<DeviceKeyView> {
+    const key = /^\d+$/.test(keyOrId) ? await this.tenants.findDeviceKey(Number(keyOrId)) : await this.tenants.findDeviceKeyByKey(keyOrId);
+    if (!key || key.tenantId !== tenantId) throw new NotFoundException(`Device key "${keyOrId}" not found`);
+    if (key.revokedAt !== null) return toView(key);
+    const at = this.clock.now();
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.revokeDeviceKey(manager, key.id, at);
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'device-key.revoked',
+        subject: Subject.deviceKey(key.id),
+        actor,
+        state: { id: key.id, deviceType: key.deviceType, revoked: true },
+      });
+    });
+    return toView({ ...key, revokedAt: at });
+  }
+
+  async listDeviceKeys(tenantId: number): Promise<DeviceKeyView[]> {
+    return (await this.tenants.listDeviceKeys(tenantId)).map(toView);
+  }
+
+  /** One page of a tenant's device keys by id (revoked ones included). */
+  async pageDeviceKeys(tenantId: number, slice: Slice): Promise<Counted<DeviceKeyView>> {
+    const [keys, total] = await this.tenants.pageDeviceKeys(tenantId, slice.offset, slice.limit);
+    return { items: keys.map(toView), total };
+  }
+}
+
+/** Letters and digits: a device key is typed into sketches and shells as it is. */
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Characters of a new device key: 22 × log2(62) ≈ 131 bits of randomness. */
+export const DEVICE_KEY_LENGTH = 22;
+
+/**
+ * A new device key: {@link DEVICE_KEY_LENGTH} characters drawn uniformly (crypto `randomInt`)
+ * from {@link KEY_ALPHABET}, about 131 bits. At most 31 characters because the ESP8266 SDK
+ * signs `timestamp + device key` in a fixed 42-byte buffer (docs/decisions.md §5).
+ */
+export function newDeviceKey(): string {
+  let key = '';
+  for (let i = 0; i < DEVICE_KEY_LENGTH; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)];
+  return key;
+}
+
+/** 24 random bytes, base64url: the HMAC key of device signatures (docs/decisions.md §1). */
+function newCustomerKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+function tenantView(tenant: Tenant): TenantView {
+  return { id: tenant.id, name: tenant.name, createdAt: new Date(tenant.createdAt).toISOString() };
+}
+
+function toView(key: DeviceKey): DeviceKeyView {
+  return {
+    id: key.id,
+    tenantId: key.tenantId,
+    key: key.key,
+    deviceType: key.deviceType,
+    singleDevice: key.singleDevice,
+    revoked: key.revokedAt !== null,
+    createdAt: new Date(key.createdAt).toISOString(),
+  };
+}

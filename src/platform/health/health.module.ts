@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { COMPONENTS } from '#src/platform/config/app-config.js';
+import { DatabaseHealthRepository } from './database-health.repository.js';
+import { healthControllerFor } from './health.controller.js';
+import { HealthService } from './health.service.js';
+
+/** Liveness and readiness under every component's base URL, so every listener answers them (README "Operations"). */
+@Module({
+  controllers: COMPONENTS.map(healthControllerFor),
+  providers: [DatabaseHealthRepository, HealthService],
+})
+export class HealthModule {}

@@ -1,0 +1,92 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import { LoginDto } from '#src/protocols/asvin/auth/dto/login.dto.js';
+import { NextRolloutDto } from '#src/protocols/asvin/rollout/dto/rollout.dto.js';
+import { bodyShortcut, RequestValidationPipe } from './validation.pipe.js';
+
+const pipe = new RequestValidationPipe();
+
+/** The full class-transformer/class-validator path, without any shortcut. */
+async function fully(body: unknown, metatype: ArgumentMetadata['metatype']): Promise<{ value?: unknown; error?: string }> {
+  try {
+    return {
+      value: await (ValidationPipe.prototype.transform as RequestValidationPipe['transform']).call(pipe, body, { type: 'body', metatype }),
+    };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+async function viaPipe(body: unknown, metatype: ArgumentMetadata['metatype']): Promise<{ value?: unknown; error?: string }> {
+  try {
+    return { value: await pipe.transform(body, { type: 'body', metatype }) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+/** Every body gives the same DTO or the same 400 with and without the shortcut. */
+async function assertSameAsFull(dto: new () => object, bodies: Record<string, unknown>[]): Promise<number> {
+  let shortcutTaken = 0;
+  for (const body of bodies) {
+    const expected = await fully(body, dto);
+    const actual = await viaPipe(body, dto);
+    const label = JSON.stringify(body);
+    assert.deepEqual(actual, expected, label);
+    if (actual.value !== undefined) assert.equal(Object.getPrototypeOf(actual.value), dto.prototype, label);
+    const shortcut = bodyShortcut(dto)!(body);
+    if (shortcut !== undefined) {
+      assert.ok(expected.value !== undefined, `shortcut accepted what full validation refuses: ${label}`);
+      shortcutTaken++;
+    }
+  }
+  return shortcutTaken;
+}
+
+describe('RequestValidationPipe body shortcuts', () => {
+  it('next rollout: same DTO or same 400 as full validation', async () => {
+    const bodies: Record<string, unknown>[] = [
+      { mac: 'AC:67:B2:01:02:03', firmware_version: '1.0.0' },
+      { mac: 'ac-67-b2-01-02-03', firmware_version: '1.10' },
+      { mac: 'ac67.b201.0203', firmware_version: 'v2 beta (rc1)' },
+      { mac: 'AC67B2010203AABB', firmware_version: 'x'.repeat(64) },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: '1.0.0', customer_key: 'k', device_key: 'd', v_cred: 1 },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: 'x'.repeat(65) },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: '' },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: 'é1.0' },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: '1.0\u0007' },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: '\uFE0F' },
+      { mac: 'AC:67:B2:01:02:03', firmware_version: 10 },
+      { mac: 'AC:67:B2:01:02', firmware_version: '1.0.0' },
+      { mac: 42, firmware_version: '1.0.0' },
+      { firmware_version: '1.0.0' },
+      { mac: 'AC:67:B2:01:02:03' },
+      {},
+    ];
+    assert.equal(await assertSameAsFull(NextRolloutDto, bodies), 5);
+  });
+
+  it('login: same DTO or same 400 as full validation', async () => {
+    const signature = 'c5269637a29a81fd2faac23e5554cdf722d521ee377033c83a866d8cfbb7e80d';
+    const bodies: Record<string, unknown>[] = [
+      { device_key: 'mydevicekey', timestamp: 1700000000, device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: '1700000000', device_signature: signature.toUpperCase() },
+      { device_key: 'mydevicekey', timestamp: '01700000000', device_signature: signature, extra: true },
+      { device_key: 'mydevicekey', timestamp: 0, device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: -1, device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: 1.5, device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: '17e8', device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: '99999999999999999', device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: Number.MAX_SAFE_INTEGER + 1, device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: null, device_signature: signature },
+      { device_key: '', timestamp: 1700000000, device_signature: signature },
+      { device_key: 'k'.repeat(129), timestamp: 1700000000, device_signature: signature },
+      { device_key: 'ключ', timestamp: 1700000000, device_signature: signature },
+      { device_key: 'mydevicekey', timestamp: 1700000000, device_signature: 's'.repeat(257) },
+      { device_key: 'mydevicekey', timestamp: 1700000000 },
+      { timestamp: 1700000000, device_signature: signature },
+    ];
+    assert.equal(await assertSameAsFull(LoginDto, bodies), 4);
+  });
+});

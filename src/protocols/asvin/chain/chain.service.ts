@@ -1,0 +1,75 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { canonicalMac } from '#src/platform/common/mac.js';
+import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { chainDeviceRecord, chainFirmwareRecord } from './chain-responses.js';
+import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
+import { LedgerProofService, type EntryProofView } from '#src/domain/ledger/ledger-proof.service.js';
+import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+
+/** 404 texts of the lookups (docs/decisions.md §7). */
+export const ChainMessages = {
+  deviceNotFound: 'Device not found',
+  firmwareNotFound: FIRMWARE_NOT_FOUND,
+} as const;
+
+/**
+ * Read-only lookups of the current state the ledger defines. Each is one rule
+ * behind two routes: the GET form with the id in the path and the POST form the field SDKs use,
+ * with `{"id"}` in the body.
+ */
+@Injectable()
+export class ChainService {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly firmware: FirmwareService,
+    private readonly proofs: LedgerProofService,
+  ) {}
+
+  /**
+   * The newest ledger entry of a device, with its inclusion proof against the published checkpoint.
+   * @param id the mac, any accepted notation.
+   * @throws NotFoundException `Device not found` when the tenant's ledger has no entry of it.
+   */
+  async deviceProof(tenantId: number, id: string): Promise<EntryProofView> {
+    const mac = canonicalMac(id);
+    const proof = mac === null ? null : await this.proofs.subjectProof(tenantId, Subject.device(mac));
+    if (!proof) throw new NotFoundException(ChainMessages.deviceNotFound);
+    return proof;
+  }
+
+  /**
+   * The firmware's ledger entry, with its inclusion proof against the published checkpoint.
+   * @param id decimal id text.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async firmwareProof(tenantId: number, id: string): Promise<EntryProofView> {
+    const proof = /^\d{1,15}$/.test(id) ? await this.proofs.subjectProof(tenantId, Subject.firmware(Number(id))) : null;
+    if (!proof) throw new NotFoundException(ChainMessages.firmwareNotFound);
+    return proof;
+  }
+
+  /**
+   * The device record from the device's newest ledger entry.
+   * @param id the mac, any accepted notation; anything else is not found.
+   * @throws NotFoundException `Device not found` when the tenant has no such device (or it was deleted).
+   */
+  async device(tenantId: number, id: string): Promise<ChainDeviceRecord> {
+    const mac = canonicalMac(id);
+    const current = mac === null ? null : await this.ledger.current(tenantId, Subject.device(mac));
+    if (!mac || !current || current.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
+    const { firmwareVersion, deviceType } = current.state as { firmwareVersion: string; deviceType: string };
+    const fwId = await this.firmware.idOfVersion(tenantId, deviceType, firmwareVersion);
+    return chainDeviceRecord(mac, fwId, deviceType);
+  }
+
+  /**
+   * The firmware record from the firmware's ledger entry.
+   * @param id decimal id text; anything else is not found.
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async firmwareRecord(tenantId: number, id: string): Promise<ChainFirmwareRecord> {
+    const current = /^\d{1,15}$/.test(id) ? await this.ledger.current(tenantId, Subject.firmware(Number(id))) : null;
+    if (!current) throw new NotFoundException(ChainMessages.firmwareNotFound);
+    return chainFirmwareRecord(current.state as { md5: string; cid: string; version: string });
+  }
+}

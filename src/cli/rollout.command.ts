@@ -5,7 +5,7 @@ import { deviceRolloutStateResponse, rolloutResponse } from '#src/operator/opera
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
-import { DEVICE_STATES } from '#src/domain/rollout/device-state.js';
+import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
@@ -25,7 +25,10 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 function showRollout(r: RolloutView): string {
   const lines = [
     `rollout ${r.id} "${r.name}": ${r.status}, firmware ${r.firmwareId}, group ${r.groupId}, priority ${r.priority}, start ${r.startDate}`,
-    `targeted ${r.targeted}, updated (confirmed) ${r.updated}, pending ${r.pending}, last activity ${r.lastActivity ?? 'none'}`,
+    `targeted ${r.targeted}, confirmed ${r.confirmed}, unsettled ${r.unsettled}, last activity ${r.lastActivity ?? 'none'}`,
+    ...(r.notApplicable + r.notRegistered > 0
+      ? [`not targeted: not applicable ${r.notApplicable} (other device type), not registered ${r.notRegistered}`]
+      : []),
     `waves ${r.waves.map((w) => w.bound).join(', ')}; success threshold ${pct(r.successThreshold)}, error threshold ` +
       `${r.errorThreshold === null ? 'none' : pct(r.errorThreshold)}, approval ${r.approval}; current wave ${r.currentWave}` +
       (r.awaitingApproval ? ` (passed; waiting for approval: firmledger rollout approve ${r.id})` : ''),
@@ -73,8 +76,8 @@ const rolloutColumns: (keyof RolloutResponse)[] = [
   'priority',
   'start_date',
   'targeted',
-  'updated',
-  'pending',
+  'confirmed',
+  'unsettled',
 ];
 
 /** What each lifecycle command does, for its help. */
@@ -255,7 +258,7 @@ export function registerRolloutCommands(program: Command): void {
   example(
     rollout
       .command('list')
-      .description('rollouts of a tenant by id, with their progress: targeted / updated / pending')
+      .description('rollouts of a tenant by id, with their progress: targeted / confirmed / unsettled')
       .addOption(tenantOption())
       .addOption(jsonOption())
       .action((o: { tenant: string; json?: boolean }) =>

@@ -158,7 +158,6 @@ export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse
   };
 }
 
-/** The wire shape of a rollout view. */
 /** A rollout with its progress. */
 export function rolloutResponse(view: RolloutView): RolloutResponse {
   return {
@@ -171,6 +170,10 @@ export function rolloutResponse(view: RolloutView): RolloutResponse {
     start_date: view.startDate,
     downgrade: view.downgrade,
     targeted: view.targeted,
+    confirmed: view.confirmed,
+    unsettled: view.unsettled,
+    not_applicable: view.notApplicable,
+    not_registered: view.notRegistered,
     updated: view.updated,
     pending: view.pending,
     last_activity_at: view.lastActivity,

@@ -15,7 +15,7 @@ import {
   RolloutDeviceQuery,
   RolloutResponse,
 } from '#src/operator/dto/rollout.dto.js';
-import { DEVICE_STATES } from '#src/domain/rollout/device-state.js';
+import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { TenantPipe } from './tenant.pipe.js';
@@ -76,7 +76,7 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.priority.max,
     RolloutFieldMessages.startDateUtc,
     RolloutFieldMessages.downgradeBoolean,
-    'each wave must be a share like "10%" or a whole number of devices like 50',
+    'wave 2 ("abc") is neither a share like "10%" nor a whole number of devices like 50',
     RolloutFieldMessages.successThreshold,
     RolloutFieldMessages.approval,
   ])

@@ -190,9 +190,10 @@ describe('rollout waves and thresholds (README "Rollout semantics")', () => {
   it('refuses bad wave plans with 400 naming the field', async () => {
     const f = await fleet(1);
     for (const [extra, message] of [
-      [{ waves: [] }, 'waves must list 1 to 20 wave bounds'],
-      [{ waves: ['abc'] }, 'each wave must be a share like "10%" or a whole number of devices like 50'],
-      [{ waves: '10%' }, 'waves must list 1 to 20 wave bounds'],
+      [{ waves: [] }, 'waves must list 1 to 20 wave bounds, such as 10% then 100%; this lists 0'],
+      [{ waves: ['10%', 'abc'] }, 'wave 2 ("abc") is neither a share like "10%" nor a whole number of devices like 50'],
+      [{ waves: ['30%', '10%'] }, 'wave 2 ("10%") is below the wave before it: each wave counts the devices of the waves before it too'],
+      [{ waves: '10%' }, 'waves must be a list of wave bounds, such as ["10%", "100%"]'],
       [{ success_threshold: 1.5 }, 'success_threshold must be a share from 0 to 1'],
       [{ error_threshold: -1 }, 'error_threshold must be a share from 0 to 1, or null'],
       [{ approval: 'sometimes' }, 'approval must be one of auto, manual'],

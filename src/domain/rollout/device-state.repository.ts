@@ -4,8 +4,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { query } from '#src/platform/database/sql.js';
 import { Device } from '#src/domain/device/device.entity.js';
 import { Firmware } from '#src/domain/firmware/firmware.entity.js';
-import { DeviceGroup, GroupMember } from '#src/domain/group/device-group.entity.js';
-import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './device-state.js';
+import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
+import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './policy/device-states.js';
+import { memberClassExpression, targetCondition, type MemberClass } from './policy/targets.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
 
@@ -21,6 +22,16 @@ const TIME_COLUMN: Record<Exclude<DeviceState, 'pending'>, keyof RolloutDeviceSt
 
 /** Rows inserted per statement. */
 const CHUNK = 200;
+
+/** How a rollout's devices stand: its targets per wave and state, and the members of its group that are not targets. */
+export interface RolloutProgress {
+  /** Targets per wave (index 0 is wave 1) and state. */
+  waves: StateCounts[];
+  /** Registered members of the group of another device type than the firmware's. */
+  notApplicable: number;
+  /** Members of the group that no registered device of the tenant has the identifier of. */
+  notRegistered: number;
+}
 
 /** A rollout a device reported success for and has not confirmed yet. */
 export interface InstalledRollout {
@@ -64,19 +75,14 @@ export interface RolloutDeviceRow {
 export class DeviceStateRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /**
-   * Ids of the tenant's registered devices that are members of the group and of the device type,
-   * by id (the rollout's stable order).
-   */
-  async targetedDeviceIds(manager: EntityManager, tenantId: number, groupId: number, deviceType: string): Promise<number[]> {
-    const rows = await manager
-      .createQueryBuilder()
-      .from(Device, 'd')
-      .innerJoin(GroupMember, 'm', 'm.group_id = :groupId AND m.mac = d.mac', { groupId })
-      .select('d.id', 'id')
-      .where('d.tenant_id = :tenantId AND d.device_type = :deviceType', { tenantId, deviceType })
-      .orderBy('d.id', 'ASC')
-      .getRawMany<{ id: unknown }>();
+  /** Ids of the rollout's targets ({@link targetCondition}), by id (the rollout's stable order). */
+  async targetedDeviceIds(manager: EntityManager, rolloutId: number): Promise<number[]> {
+    const rows = await query<{ id: unknown }[]>(
+      manager,
+      `SELECT d.id AS id FROM rollout r JOIN device d ON d.tenant_id = r.tenant_id
+        WHERE r.id = $1 AND ${targetCondition('d', 'r')} ORDER BY d.id`,
+      [rolloutId],
+    );
     return rows.map((row) => Number(row.id));
   }
 
@@ -237,40 +243,44 @@ export class DeviceStateRepository {
   }
 
   /**
-   * Counts per wave of a rollout's devices that are still members of its group, by state; group
-   * members without a state (not registered, or joined after the start and not offered yet)
-   * count as `pending` in the last wave. Index 0 is wave 1.
+   * How a rollout's devices stand (docs/decisions.md §10): its targets ({@link targetCondition}) per
+   * wave and state, targets without a state yet (they became targets after the start and have not
+   * asked since) as `pending` in the last wave; and the members of its group that are not targets,
+   * by why ({@link memberClassExpression}). Devices that stopped being targets (left the group,
+   * deleted) count nowhere. Index 0 of `waves` is wave 1.
    */
-  async countsByWave(
-    rollout: Pick<Rollout, 'id' | 'groupId'>,
-    waveCount: number,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<StateCounts[]> {
-    const rows = await manager
-      .createQueryBuilder()
-      .from(RolloutDeviceState, 's')
-      .innerJoin(Device, 'd', 'd.id = s.device_id')
-      .innerJoin(GroupMember, 'm', 'm.group_id = :groupId AND m.mac = d.mac', { groupId: rollout.groupId })
-      .select(['s.wave AS wave', 's.state AS state', 'COUNT(*) AS n'])
-      .where('s.rollout_id = :id', { id: rollout.id })
-      .groupBy('s.wave')
-      .addGroupBy('s.state')
-      .getRawMany<{ wave: unknown; state: DeviceState; n: unknown }>();
+  async progress(rolloutId: number, waveCount: number, manager: EntityManager = this.dataSource.manager): Promise<RolloutProgress> {
+    const states = await query<{ wave: unknown; state: DeviceState; n: unknown }[]>(
+      manager,
+      `SELECT s.wave AS wave, s.state AS state, COUNT(*) AS n
+         FROM rollout_device_state s JOIN device d ON d.id = s.device_id JOIN rollout r ON r.id = s.rollout_id
+        WHERE s.rollout_id = $1 AND ${targetCondition('d', 'r')}
+        GROUP BY s.wave, s.state`,
+      [rolloutId],
+    );
+    const members = await query<{ class: MemberClass; n: unknown }[]>(
+      manager,
+      `SELECT ${memberClassExpression('m', 'r')} AS class, COUNT(*) AS n
+         FROM rollout r JOIN group_member m ON m.group_id = r.group_id
+        WHERE r.id = $1
+        GROUP BY 1`,
+      [rolloutId],
+    );
     const waves = Array.from({ length: waveCount }, noDevices);
     let withState = 0;
-    for (const row of rows) {
+    for (const row of states) {
       const counts = waves[Math.min(Math.max(Number(row.wave), 1), waveCount) - 1];
       const n = Number(row.n);
       if ((DEVICE_STATES as readonly string[]).includes(row.state)) counts[row.state] += n;
       counts.targeted += n;
       withState += n;
     }
-    const members = await manager.countBy(GroupMember, { groupId: rollout.groupId });
+    const count = (kind: MemberClass) => Number(members.find((row) => row.class === kind)?.n ?? 0);
     const last = waves[waveCount - 1];
-    const extra = Math.max(0, members - withState);
-    last.pending += extra;
-    last.targeted += extra;
-    return waves;
+    const withoutState = Math.max(0, count('target') - withState);
+    last.pending += withoutState;
+    last.targeted += withoutState;
+    return { waves, notApplicable: count('not_applicable'), notRegistered: count('not_registered') };
   }
 
   /** Time of the latest state change in the rollout (epoch ms), or `null`. */

@@ -6,7 +6,7 @@ import type { AppConfig } from '#src/platform/config/app-config.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { DeviceVersionReports } from '#src/domain/device/device-version-reports.js';
-import { afterInstalled, type DeviceState } from './device-state.js';
+import { afterInstalled, afterSuccessReport, type DeviceState } from './policy/device-states.js';
 import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
@@ -97,7 +97,7 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
   ): Promise<void> {
     const now = this.clock.now();
     await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
-    const to = version === target ? 'confirmed' : 'installed';
+    const to = afterSuccessReport(version, target);
     if (await this.states.move(manager, rollout.id, device.id, to, now, { reportedVersion: version })) {
       await this.afterMove(manager, rollout.id, device, to, version);
     }

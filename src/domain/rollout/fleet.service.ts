@@ -3,7 +3,7 @@ import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { DeviceService, deviceView, type DeviceView } from '#src/domain/device/device.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
-import type { DeviceState } from './device-state.js';
+import type { DeviceState } from './policy/device-states.js';
 import { DeviceStateRepository, type DeviceRolloutState } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/domain/group/group.service.js';

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
-import type { DeviceState } from './device-state.js';
+import type { DeviceState } from './policy/device-states.js';
 
 /**
  * Where one targeted device stands in one rollout (README "Rollout semantics"): its state, its

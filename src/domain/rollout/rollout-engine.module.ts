@@ -6,6 +6,7 @@ import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
 import { TenantModule } from '#src/domain/tenant/tenant.module.js';
 import { DeviceStateRepository } from './device-state.repository.js';
 import { DeviceStateService } from './device-state.service.js';
+import { DeviceRolloutService } from './device-rollout.service.js';
 import { FleetService } from './fleet.service.js';
 import { OfferWriter } from './offer-writer.js';
 import { RolloutMetrics } from './rollout-metrics.js';
@@ -19,7 +20,16 @@ import { RolloutRepository } from './rollout.repository.js';
  */
 @Module({
   imports: [LedgerModule, DeviceRegistryModule, FirmwareModule, GroupModule, TenantModule],
-  providers: [RolloutRepository, DeviceStateRepository, DeviceStateService, OfferWriter, RolloutPlanService, FleetService, RolloutMetrics],
-  exports: [RolloutRepository, RolloutPlanService, FleetService, DeviceStateService],
+  providers: [
+    RolloutRepository,
+    DeviceStateRepository,
+    DeviceStateService,
+    DeviceRolloutService,
+    OfferWriter,
+    RolloutPlanService,
+    FleetService,
+    RolloutMetrics,
+  ],
+  exports: [RolloutRepository, RolloutPlanService, FleetService, DeviceStateService, DeviceRolloutService],
 })
 export class RolloutEngineModule {}

@@ -3,7 +3,7 @@ import { Gauge, Registry } from 'prom-client';
 import { RolloutPlanService, type RolloutView } from './rollout-plan.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
-import { DEVICE_STATES } from './device-state.js';
+import { DEVICE_STATES } from './policy/device-states.js';
 import { errorMessage } from '#src/platform/logging/error-message.js';
 
 /** Rollout states whose progress is exported: the ones still running. */
@@ -50,9 +50,17 @@ export class RolloutMetrics {
         },
       });
     };
-    gauge('firmledger_rollout_targeted', 'Devices a running rollout targets (members of its group)', (r) => r.targeted);
-    gauge('firmledger_rollout_updated', 'Devices confirmed on a running rollout’s version (they reported running it)', (r) => r.updated);
-    gauge('firmledger_rollout_pending', 'Devices a running rollout still waits for (not confirmed, failed or fell back)', (r) => r.pending);
+    gauge(
+      'firmledger_rollout_targeted',
+      'Devices a running rollout targets (registered members of its group of its firmware’s device type)',
+      (r) => r.targeted,
+    );
+    gauge('firmledger_rollout_updated', 'Devices confirmed on a running rollout’s version (they reported running it)', (r) => r.confirmed);
+    gauge(
+      'firmledger_rollout_pending',
+      'Devices a running rollout still waits for (not confirmed, failed or fell back)',
+      (r) => r.unsettled,
+    );
     const read = () => this.progress();
     new Gauge({
       name: 'firmledger_rollout_devices',

@@ -6,14 +6,15 @@ import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
-import { noDevices, RETRIED_STATES, SETTLED_STATES, type DeviceState, type StateCounts } from './device-state.js';
+import { RETRIED_STATES, type DeviceState, type StateCounts } from './policy/device-states.js';
+import { nextStep, sumCounts } from './policy/next-step.js';
 import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.repository.js';
-import { transition, type RolloutAction } from './rollout-lifecycle.js';
+import { transition, type RolloutAction } from './policy/lifecycle.js';
 import type { Rollout, RolloutApproval, RolloutStatus } from './rollout.entity.js';
 import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
-import { judgeWave, parseWaves, pauseReason, waveEnds, waveOf, type WaveBound } from './waves.js';
+import { judgeWave, parseWavePlan, waveEnds, waveOf, type WaveBound } from './policy/waves.js';
 
 /** Largest `priority` number; 1 is most urgent (docs/decisions.md §8). */
 export const MAX_PRIORITY = 1_000_000;
@@ -69,11 +70,19 @@ export interface RolloutView {
   priority: number;
   startDate: string;
   downgrade: boolean;
-  /** Members of the group. */
+  /** Its targets: registered members of its group of the firmware's device type (docs/decisions.md §10). */
   targeted: number;
-  /** Confirmed devices (before device states: devices that reported success). */
+  /** Targets that reported running the target version. */
+  confirmed: number;
+  /** Targets the rollout still waits for: not confirmed, failed or fell back. */
+  unsettled: number;
+  /** Registered members of its group of another device type: never offered it, never waited for. */
+  notApplicable: number;
+  /** Members of its group no registered device has the identifier of: not waited for. */
+  notRegistered: number;
+  /** Deprecated: {@link confirmed}, under the name it had before device states. */
   updated: number;
-  /** Targeted devices the rollout still waits for: not confirmed, failed or fell back. */
+  /** Deprecated: {@link unsettled}, under the name that clashed with the `pending` device state. */
   pending: number;
   lastActivity: string | null;
   /** Devices per state, all waves. */
@@ -113,8 +122,9 @@ export class RolloutPlanService {
     const startDate = parseUtc(plan.startDate);
     if (startDate === null) throw new BadRequestException('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)');
     if (plan.name.length < 1 || plan.name.length > 128) throw new BadRequestException('name must be 1 to 128 characters');
-    const waves = parseWaves(plan.waves ?? ['100%']);
-    if (typeof waves === 'string') throw new BadRequestException(waves);
+    const wavePlan = parseWavePlan(plan.waves ?? ['100%']);
+    if ('error' in wavePlan) throw new BadRequestException(wavePlan.error.message);
+    const waves = wavePlan.bounds;
     const successThreshold = plan.successThreshold ?? DEFAULT_SUCCESS_THRESHOLD;
     const errorThreshold = plan.errorThreshold ?? null;
     for (const [name, value] of [
@@ -231,60 +241,56 @@ export class RolloutPlanService {
   }
 
   /**
-   * After devices of a rollout changed state (inside that transaction): finishes the rollout once
-   * every targeted device is confirmed, failed or fell back; else, while active, pauses it when a
-   * started wave's failed and fell-back share is above the error threshold (the reason is kept
-   * and recorded), or starts the next wave once the current one reached its success threshold
-   * (approval `auto`) or marks it as waiting for an operator (`manual`). Every step is a guarded
-   * update, so concurrent reports (also on other instances) take each step once.
+   * After devices of a rollout changed state (inside that transaction): carries out what the
+   * rollout policy decides ({@link nextStep}): finish, pause with the reason kept and recorded,
+   * wait for approval, or start the next wave (and decide again). Every step is a guarded update,
+   * so concurrent reports (also on other instances) take each step once.
    * @param changedWave the wave whose devices changed, if known: only it is held against the
    *   error threshold; otherwise every started wave is.
    */
   async settle(manager: EntityManager, rolloutId: number, tenantId: number, changedWave?: number): Promise<void> {
     for (;;) {
       const rollout = await this.rollouts.findRollout(tenantId, rolloutId, manager);
-      if (!rollout || (rollout.status !== 'active' && rollout.status !== 'paused')) return;
-      const bounds = wavesOf(rollout);
-      const counts = await this.states.countsByWave(rollout, bounds.length, manager);
-      const total = sum(counts);
-      if (total.targeted > 0 && SETTLED_STATES.reduce((n, state) => n + total[state], 0) >= total.targeted) {
-        if (await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active', 'paused'] }, { status: 'finished' })) {
-          await this.record(manager, { ...rollout, status: 'finished' }, 'rollout.finished');
-        }
-        return;
-      }
-      if (rollout.status !== 'active') return;
-      if (rollout.errorThreshold !== null) {
-        for (let wave = 1; wave <= Math.min(rollout.currentWave, bounds.length); wave++) {
-          if (changedWave !== undefined && wave !== changedWave) continue;
-          if (!judgeWave(counts[wave - 1], rollout.successThreshold, rollout.errorThreshold).overErrors) continue;
-          const reason = pauseReason(wave, counts[wave - 1], rollout.errorThreshold);
-          if (await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active'] }, { status: 'paused', pauseReason: reason })) {
-            await this.record(manager, { ...rollout, status: 'paused', pauseReason: reason }, 'rollout.paused');
+      if (!rollout) return;
+      const { waves } = await this.states.progress(rollout.id, wavesOf(rollout).length, manager);
+      const step = nextStep(rollout, waves, changedWave);
+      switch (step.kind) {
+        case 'none':
+          return;
+        case 'finish':
+          if (await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active', 'paused'] }, { status: 'finished' })) {
+            await this.record(manager, { ...rollout, status: 'finished' }, 'rollout.finished');
           }
           return;
-        }
+        case 'pause':
+          if (
+            await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active'] }, { status: 'paused', pauseReason: step.reason })
+          ) {
+            await this.record(manager, { ...rollout, status: 'paused', pauseReason: step.reason }, 'rollout.paused');
+          }
+          return;
+        case 'await_approval':
+          if (
+            await this.rollouts.guardedUpdate(
+              manager,
+              rollout.id,
+              { currentWave: step.wave, awaitingApproval: false },
+              { awaitingApproval: true },
+            )
+          ) {
+            await this.record(manager, { ...rollout, awaitingApproval: true }, 'rollout.wave_passed');
+          }
+          return;
+        case 'start_wave':
+          if (!(await this.startWave(manager, rollout, step.wave))) return;
+          changedWave = undefined;
       }
-      const wave = rollout.currentWave;
-      if (wave >= bounds.length || rollout.awaitingApproval) return;
-      if (!judgeWave(counts[wave - 1], rollout.successThreshold, rollout.errorThreshold).passed) return;
-      if (rollout.approval === 'manual') {
-        if (
-          await this.rollouts.guardedUpdate(manager, rollout.id, { currentWave: wave, awaitingApproval: false }, { awaitingApproval: true })
-        ) {
-          await this.record(manager, { ...rollout, awaitingApproval: true }, 'rollout.wave_passed');
-        }
-        return;
-      }
-      if (!(await this.startWave(manager, rollout, wave + 1))) return;
-      changedWave = undefined;
     }
   }
 
-  /** Gives the targeted devices their `pending` state and wave, in the stable order (device id). */
+  /** Gives the rollout's targets (policy/targets.ts) their `pending` state and wave, in the stable order (device id). */
   private async placeDevices(manager: EntityManager, rollout: Rollout): Promise<void> {
-    const firmware = await this.firmware.require(rollout.tenantId, rollout.firmwareId);
-    const ids = await this.states.targetedDeviceIds(manager, rollout.tenantId, rollout.groupId, firmware.deviceType);
+    const ids = await this.states.targetedDeviceIds(manager, rollout.id);
     const ends = waveEnds(wavesOf(rollout), ids.length);
     const devices = ids.map((deviceId, index) => ({ deviceId, wave: waveOf(index, ends) }));
     await this.states.insertPending(manager, rollout.id, devices, this.clock.now());
@@ -346,16 +352,21 @@ export class RolloutPlanService {
   async view(rollout: Rollout): Promise<RolloutView> {
     await this.offers.flush();
     const bounds = wavesOf(rollout);
-    const counts = await this.states.countsByWave(rollout, bounds.length);
+    const { waves: counts, notApplicable, notRegistered } = await this.states.progress(rollout.id, bounds.length);
     const lastActivity = await this.states.lastChange(rollout.id);
-    const devices = sum(counts);
+    const devices = sumCounts(counts);
+    const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back;
     const starts = JSON.parse(rollout.waveStarts) as number[];
     const started = rollout.status !== 'draft';
     return {
       ...snapshot(rollout),
       targeted: devices.targeted,
+      confirmed: devices.confirmed,
+      unsettled,
+      notApplicable,
+      notRegistered,
       updated: devices.confirmed,
-      pending: devices.targeted - devices.confirmed - devices.failed - devices.fell_back,
+      pending: unsettled,
       lastActivity: lastActivity === null ? null : new Date(lastActivity).toISOString(),
       devices,
       waves: bounds.map((bound, index): WaveView => {
@@ -390,13 +401,10 @@ export function wavesOf(rollout: Pick<Rollout, 'waves'>): WaveBound[] {
   return Array.isArray(bounds) && bounds.length > 0 ? bounds.map(String) : ['100%'];
 }
 
-function sum(waves: readonly StateCounts[]): StateCounts {
-  const total = noDevices();
-  for (const counts of waves) for (const key of Object.keys(total) as (keyof StateCounts)[]) total[key] += counts[key];
-  return total;
-}
-
-type Snapshot = Omit<RolloutView, 'targeted' | 'updated' | 'pending' | 'lastActivity' | 'devices' | 'waves'>;
+type Snapshot = Omit<
+  RolloutView,
+  'targeted' | 'confirmed' | 'unsettled' | 'notApplicable' | 'notRegistered' | 'updated' | 'pending' | 'lastActivity' | 'devices' | 'waves'
+>;
 
 /** The plan and state of a rollout, as operators see it and as the ledger records it. */
 function snapshot(rollout: Rollout): Snapshot {

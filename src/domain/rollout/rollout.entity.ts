@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
-/** Lifecycle states of a rollout. */
-export const ROLLOUT_STATUSES = ['draft', 'active', 'paused', 'finished', 'cancelled'] as const;
-export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
+import type { RolloutApproval, RolloutStatus } from './policy/lifecycle.js';
+
+export { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from './policy/lifecycle.js';
 
 /** A planned firmware update for a group of devices (docs/device-interface.md "Rollout", docs/decisions.md §8). */
 @Entity('rollout')
@@ -76,10 +76,6 @@ export class Rollout {
   @Column({ name: 'wave_starts', type: 'varchar', length: 1024, default: '[]' })
   waveStarts: string;
 }
-
-/** How a rollout's next wave starts. */
-export const ROLLOUT_APPROVALS = ['auto', 'manual'] as const;
-export type RolloutApproval = (typeof ROLLOUT_APPROVALS)[number];
 
 /** A device's first success report for a rollout (docs/decisions.md §6). */
 @Entity('rollout_success')

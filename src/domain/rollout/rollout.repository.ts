@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { PreparedRead } from '#src/platform/database/prepared-read.js';
+import { query } from '#src/platform/database/sql.js';
 import type { AdmissibleKey } from '#src/domain/tenant/device-key-admission.js';
 import type { DeviceVersion } from '#src/domain/device/device.entity.js';
 import { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
-import type { RolloutCandidate } from './next-rollout.js';
+import type { RolloutCandidate } from './policy/next-rollout.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
-import type { DeviceState } from './device-state.js';
+import type { DeviceState } from './policy/device-states.js';
+import { targetCondition } from './policy/targets.js';
 import type { InstalledRollout } from './device-state.repository.js';
 import { isStoredId } from '#src/platform/common/input-rules.js';
 
@@ -36,9 +38,8 @@ export interface DeviceRolloutRow {
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
  * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the id and version
  * of the tenant's device with mac $3 (NULL when absent) and, one row each, (a) the rollouts that
- * pass the database filters of docs/decisions.md §8 at time $4: active, started, firmware for the
- * device's type (checked first: a probe of the small firmware table drops most rollouts),
- * targeting a group of the device, no success record of the device (also one written without a
+ * pass the database filters of docs/decisions.md §8 at time $4: active, started, the device is a
+ * target (policy/targets.ts), no success record of the device (also one written without a
  * state, e.g. before device states); and (b) the rollouts the device reported success for and has
  * not confirmed (state `installed`, whatever the rollout's status: the version it reports now
  * confirms the update or shows it fell back). Each with the device's state and wave in it (NULL
@@ -54,8 +55,7 @@ const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS 
   FROM device_key k
   LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
   LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND ((r.status = 'active' AND r.start_date <= $4
-      AND EXISTS (SELECT 1 FROM firmware t WHERE t.id = r.firmware_id AND t.device_type = d.device_type)
-      AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = d.mac)
+      AND ${targetCondition('d', 'r')}
       AND NOT EXISTS (SELECT 1 FROM rollout_success u WHERE u.rollout_id = r.id AND u.device_id = d.id))
     OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
   LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
@@ -200,6 +200,16 @@ export class RolloutRepository {
     for (const [column, value] of Object.entries(where)) conditions[column] = Array.isArray(value) ? In(value) : value;
     const result = await manager.update(Rollout, conditions, changes);
     return (result.affected ?? 0) > 0;
+  }
+
+  /** Whether device `deviceId` is a target of rollout `rolloutId` now (policy/targets.ts). */
+  async targets(rolloutId: number, deviceId: number): Promise<boolean> {
+    const rows = await query<unknown[]>(
+      this.dataSource.manager,
+      `SELECT 1 FROM rollout r JOIN device d ON d.id = $2 WHERE r.id = $1 AND ${targetCondition('d', 'r')}`,
+      [rolloutId, deviceId],
+    );
+    return rows.length > 0;
   }
 
   /** The version of a firmware (a rollout's target version). */

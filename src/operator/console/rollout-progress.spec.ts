@@ -31,16 +31,19 @@ describe(parseWavesText.name, () => {
     assert.deepEqual(parseWavesText('010%'), { value: ['10%'] });
   });
 
-  it('names what is wrong, in words', () => {
-    assert.match(parseWavesText('').error!, /at least one wave/);
-    assert.match(parseWavesText('10%, ten').error!, /^Wave 2 \(“ten”\) is neither a share/);
+  it('names what is wrong in the words of the server’s reader of wave plans', () => {
+    assert.match(parseWavesText('').error!, /^waves must list 1 to 20 wave bounds/);
+    assert.match(parseWavesText('10%, ten').error!, /^wave 2 \("ten"\) is neither a share/);
     assert.match(parseWavesText('0%').error!, /above 0% and at most 100%/);
     assert.match(parseWavesText('120%').error!, /above 0% and at most 100%/);
     assert.match(parseWavesText('0').error!, /neither a share/);
     assert.match(parseWavesText('1.5').error!, /neither a share/);
-    assert.match(parseWavesText('30%, 10%').error!, /^Wave 2 \(“10%”\) is below the wave before it/);
+    assert.match(parseWavesText('30%, 10%').error!, /^wave 2 \("10%"\) is below the wave before it/);
     assert.match(parseWavesText('100, 50').error!, /below the wave before it/);
-    assert.match(parseWavesText(Array.from({ length: 21 }, (_, i) => `${i + 1}`).join(',')).error!, /at most 20 waves; this names 21/);
+    assert.match(
+      parseWavesText(Array.from({ length: 21 }, (_, i) => `${i + 1}`).join(',')).error!,
+      /^waves must list 1 to 20 wave bounds.*this lists 21$/,
+    );
   });
 });
 

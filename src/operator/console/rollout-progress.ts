@@ -4,12 +4,11 @@
  * order are the operator API's (README "Rollout semantics"); the console only names and orders them.
  */
 
-/** A targeted device's state in one rollout, in the order the operator API counts them. */
-export const DEVICE_STATES = ['pending', 'offered', 'downloading', 'installed', 'confirmed', 'failed', 'fell_back'] as const;
-export type DeviceState = (typeof DEVICE_STATES)[number];
+import { DEVICE_STATES, type DeviceState, type StateCounts } from '#src/domain/rollout/policy/device-states.js';
+import { parseWavePlan } from '#src/domain/rollout/policy/waves.js';
 
-/** Devices per state, and how many there are in all (`targeted`), as the operator API answers them. */
-export type StateCounts = { targeted: number } & Record<DeviceState, number>;
+export { DEVICE_STATES, type DeviceState, type StateCounts };
+export { MAX_WAVES } from '#src/domain/rollout/policy/waves.js';
 
 /** Each state in words, for legends and tables. */
 export const STATE_LABELS: Record<DeviceState, string> = {
@@ -76,50 +75,22 @@ export function progressSentence(counts: StateCounts, format: (n: number) => str
   );
 }
 
-/** Most waves a rollout may have (the operator API refuses more). */
-export const MAX_WAVES = 20;
-
 /** A result of reading a form field: the value, or a message for people naming what is wrong. */
 export type Parsed<T> = { value: T; error?: undefined } | { value?: undefined; error: string };
 
 /**
  * Reads the plan form's waves, written like `10%, 30%, 100%` (commas, semicolons or spaces between
- * them): each a share of the devices targeted at start (`10%`, above 0 and at most 100, up to two
- * decimals) or a whole number of devices (`50`), cumulative, so none below the one before it (of
- * the same kind), 1 to {@link MAX_WAVES} of them.
- * @returns the bounds as the API takes them (`"10%"`, `"50"`), or a message in words.
+ * them), with the server's own reader of wave plans ({@link parseWavePlan}): the same bounds, the
+ * same refusals, in the same words.
+ * @returns the bounds as the API takes them (`"10%"`, `"50"`), or the message.
  */
 export function parseWavesText(text: string): Parsed<string[]> {
   const items = text
     .split(/[\s,;]+/)
     .map((item) => item.trim())
     .filter(Boolean);
-  if (items.length === 0) return { error: 'Name at least one wave, e.g. “100%” for all devices at once, or “10%, 100%”.' };
-  if (items.length > MAX_WAVES) return { error: `A rollout has at most ${MAX_WAVES} waves; this names ${items.length}.` };
-  const bounds: string[] = [];
-  let lastShare = 0;
-  let lastCount = 0;
-  for (const [index, item] of items.entries()) {
-    const wave = `Wave ${index + 1} (“${item}”)`;
-    const share = /^(\d{1,3}(?:\.\d{1,2})?)%$/.exec(item);
-    if (share) {
-      const value = Number(share[1]);
-      if (value <= 0 || value > 100) return { error: `${wave} must be a share above 0% and at most 100%.` };
-      if (value < lastShare)
-        return { error: `${wave} is below the wave before it: each wave counts the devices of the waves before it too.` };
-      lastShare = value;
-      bounds.push(`${value}%`);
-    } else if (/^\d{1,9}$/.test(item) && Number(item) >= 1) {
-      const value = Number(item);
-      if (value < lastCount)
-        return { error: `${wave} is below the wave before it: each wave counts the devices of the waves before it too.` };
-      lastCount = value;
-      bounds.push(String(value));
-    } else {
-      return { error: `${wave} is neither a share like “10%” nor a whole number of devices like “50”.` };
-    }
-  }
-  return { value: bounds };
+  const plan = parseWavePlan(items);
+  return 'bounds' in plan ? { value: plan.bounds } : { error: plan.error.message };
 }
 
 /** How a wave's bound reads: `the first 10 % of the devices`, `the first 50 devices`; the last wave takes the rest. */

@@ -1,4 +1,4 @@
-import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/device-state.js';
+import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { parseIsoTime } from '#src/platform/common/iso-time.js';

@@ -1,9 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -16,14 +13,15 @@ import {
   Min,
   Validate,
   ValidatorConstraint,
+  type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { parseUtc } from '#src/platform/common/clock.js';
 import { OptionalField, wholeNumberMessages, WholeNumberQueryField } from '#src/platform/common/dto-fields.js';
 import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/domain/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
-import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/device-state.js';
-import { MAX_WAVES } from '#src/domain/rollout/waves.js';
+import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
+import { MAX_WAVES, parseWavePlan } from '#src/domain/rollout/policy/waves.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -42,12 +40,24 @@ export const RolloutFieldMessages = {
   startDateString: 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)',
   startDateUtc: 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
   downgradeBoolean: 'downgrade must be true or false',
-  wavesList: `waves must list 1 to ${MAX_WAVES} wave bounds`,
+  wavesList: 'waves must be a list of wave bounds, such as ["10%", "100%"]',
   successThreshold: 'success_threshold must be a share from 0 to 1',
   errorThreshold: 'error_threshold must be a share from 0 to 1, or null',
   approval: `approval must be one of ${ROLLOUT_APPROVALS.join(', ')}`,
   status: `status must be one of ${ROLLOUT_STATUSES.join(', ')}`,
 } as const;
+
+/** A wave plan as the one reader of wave plans takes it ({@link parseWavePlan}); its message says what is wrong. */
+@ValidatorConstraint({ name: 'wavePlan' })
+class WavePlan implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return Array.isArray(value) && 'bounds' in parseWavePlan(value);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const plan = Array.isArray(args.value) ? parseWavePlan(args.value) : undefined;
+    return plan && 'error' in plan ? plan.error.message : RolloutFieldMessages.wavesList;
+  }
+}
 
 @ValidatorConstraint({ name: 'utcDateTime' })
 class UtcDateTime implements ValidatorConstraintInterface {
@@ -128,9 +138,7 @@ export class CreateRolloutDto {
     example: ['10%', '30%', '100%'],
   })
   @OptionalField()
-  @ArrayMaxSize(MAX_WAVES, { message: RolloutFieldMessages.wavesList })
-  @ArrayMinSize(1, { message: RolloutFieldMessages.wavesList })
-  @IsArray({ message: RolloutFieldMessages.wavesList })
+  @Validate(WavePlan)
   waves?: (string | number)[];
 
   @ApiPropertyOptional({
@@ -269,16 +277,40 @@ export class RolloutResponse {
   @ApiProperty({ description: 'offered even to devices whose version orders after its version', example: false })
   downgrade: boolean;
 
-  @ApiProperty({ description: 'devices targeted: members of the group', example: 100 })
+  @ApiProperty({
+    description: 'its targets: registered members of its group of the firmware’s device type (docs/decisions.md §10)',
+    example: 100,
+  })
   targeted: number;
 
+  @ApiProperty({ description: 'targets that reported running the target version', example: 40 })
+  confirmed: number;
+
+  @ApiProperty({ description: 'targets the rollout still waits for: not confirmed, failed or fell back', example: 60 })
+  unsettled: number;
+
   @ApiProperty({
-    description: 'confirmed devices: they reported the target version (before device states: devices that reported success)',
-    example: 70,
+    description: 'registered members of its group of another device type: never offered it, never waited for',
+    example: 3,
+  })
+  not_applicable: number;
+
+  @ApiProperty({ description: 'members of its group that no registered device has the identifier of: not waited for', example: 12 })
+  not_registered: number;
+
+  @ApiProperty({
+    description: 'deprecated: the same as `confirmed`, kept until firmledger 0.3 for clients written before it',
+    example: 40,
+    deprecated: true,
   })
   updated: number;
 
-  @ApiProperty({ description: 'targeted devices the rollout still waits for: not confirmed, failed or fell back', example: 25 })
+  @ApiProperty({
+    description:
+      'deprecated: the same as `unsettled` (not the `pending` device state), kept until firmledger 0.3 for clients written before it',
+    example: 60,
+    deprecated: true,
+  })
   pending: number;
 
   @ApiProperty({
@@ -350,6 +382,10 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
   start_date: '2026-12-01 08:00:00',
   downgrade: false,
   targeted: 100,
+  confirmed: 40,
+  unsettled: 60,
+  not_applicable: 3,
+  not_registered: 12,
   updated: 40,
   pending: 60,
   last_activity_at: '2026-12-01T09:30:00.000Z',

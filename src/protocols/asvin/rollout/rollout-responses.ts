@@ -1,5 +1,5 @@
 import { formatUtc } from '#src/platform/common/clock.js';
-import type { RolloutCandidate } from '#src/domain/rollout/next-rollout.js';
+import type { RolloutCandidate } from '#src/domain/rollout/policy/next-rollout.js';
 import type { RolloutResponse } from './dto/rollout.dto.js';
 
 /**

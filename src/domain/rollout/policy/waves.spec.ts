@@ -1,21 +1,41 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { noDevices } from './device-state.js';
-import { judgeWave, parseWaves, pauseReason, waveEnds, waveOf } from './waves.js';
+import { noDevices } from './device-states.js';
+import { judgeWave, parseWavePlan, pauseReason, waveEnds, waveOf } from './waves.js';
 
-describe(parseWaves.name, () => {
+describe(parseWavePlan.name, () => {
+  const error = (input: readonly unknown[]) => {
+    const plan = parseWavePlan(input);
+    return 'error' in plan ? plan.error : undefined;
+  };
+
   it('reads shares and whole numbers, in canonical text', () => {
-    assert.deepEqual(parseWaves(['10%', ' 30.5% ', 100, '250', '100%']), ['10%', '30.5%', '100', '250', '100%']);
+    assert.deepEqual(parseWavePlan(['10%', ' 30.5% ', 100, '250', '100%']), { bounds: ['10%', '30.5%', '100', '250', '100%'] });
+    assert.deepEqual(parseWavePlan(['010%', '0050']), { bounds: ['10%', '50'] });
   });
 
-  it('names what is wrong', () => {
-    assert.equal(parseWaves([]), 'waves must list 1 to 20 wave bounds');
-    assert.equal(parseWaves(Array.from({ length: 21 }, () => '5%')), 'waves must list 1 to 20 wave bounds');
-    assert.equal(parseWaves(['0%']), 'wave bound 0% must be a share above 0% and at most 100%');
-    assert.equal(parseWaves(['101%']), 'wave bound 101% must be a share above 0% and at most 100%');
-    for (const bad of ['ten', '10 %', '-5', 0, 1.5, null, '1e3']) {
-      assert.equal(parseWaves([bad]), 'each wave must be a share like "10%" or a whole number of devices like 50', String(bad));
+  it('names what is wrong, and the wave it is about', () => {
+    assert.deepEqual(error([]), { message: 'waves must list 1 to 20 wave bounds, such as 10% then 100%; this lists 0' });
+    assert.match(error(Array.from({ length: 21 }, () => '5%'))!.message, /^waves must list 1 to 20 wave bounds.*this lists 21$/);
+    assert.deepEqual(error(['0%']), { wave: 1, message: 'wave 1 ("0%") must be a share above 0% and at most 100%' });
+    assert.deepEqual(error(['10%', '101%']), { wave: 2, message: 'wave 2 ("101%") must be a share above 0% and at most 100%' });
+    for (const bad of ['ten', '10 %', '-5', 0, 1.5, null, '1e3', {}]) {
+      assert.match(
+        error([bad])?.message ?? '',
+        /^wave 1 \(.*\) is neither a share like "10%" nor a whole number of devices like 50$/,
+        JSON.stringify(bad),
+      );
     }
+  });
+
+  it('refuses a bound below the one before it of the same kind (waves are cumulative)', () => {
+    assert.deepEqual(error(['30%', '10%']), {
+      wave: 2,
+      message: 'wave 2 ("10%") is below the wave before it: each wave counts the devices of the waves before it too',
+    });
+    assert.equal(error(['100', '50'])?.wave, 2);
+    assert.equal(error(['50', '10%', '40', '100%'])?.wave, 3, 'counts are compared with counts, shares with shares');
+    assert.deepEqual(parseWavePlan(['50', '10%', '60', '100%']), { bounds: ['50', '10%', '60', '100%'] });
   });
 });
 

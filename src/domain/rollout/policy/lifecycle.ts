@@ -1,4 +1,10 @@
-import type { RolloutStatus } from './rollout.entity.js';
+/** Lifecycle states of a rollout (docs/decisions.md §10). */
+export const ROLLOUT_STATUSES = ['draft', 'active', 'paused', 'finished', 'cancelled'] as const;
+export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
+
+/** How a rollout's next wave starts: by itself once the current one passed (`auto`), or on an operator's approval (`manual`). */
+export const ROLLOUT_APPROVALS = ['auto', 'manual'] as const;
+export type RolloutApproval = (typeof ROLLOUT_APPROVALS)[number];
 
 /** Operator actions on a rollout and the state each leads to. */
 export const ROLLOUT_ACTIONS = {

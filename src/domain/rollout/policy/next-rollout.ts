@@ -1,5 +1,5 @@
 import { compareVersions } from '#src/platform/common/version-order.js';
-import { mayOffer, type DeviceState } from './device-state.js';
+import { mayOffer, type DeviceState } from './device-states.js';
 
 /**
  * A rollout that passed the database filters of docs/decisions.md §8 for one device: the device's

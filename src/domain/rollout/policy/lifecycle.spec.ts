@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { transition, type RolloutAction } from './rollout-lifecycle.js';
-import type { RolloutStatus } from './rollout.entity.js';
+import { transition, type RolloutAction, type RolloutStatus } from './lifecycle.js';
 
 const STATUSES: RolloutStatus[] = ['draft', 'active', 'paused', 'finished', 'cancelled'];
 const ACTIONS: RolloutAction[] = ['start', 'pause', 'resume', 'cancel', 'finish', 'reopen'];

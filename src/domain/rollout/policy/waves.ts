@@ -1,4 +1,4 @@
-import type { StateCounts } from './device-state.js';
+import type { StateCounts } from './device-states.js';
 
 /** Most waves a rollout may have. */
 export const MAX_WAVES = 20;
@@ -7,32 +7,59 @@ export const MAX_WAVES = 20;
  * A wave bound as written: `"10%"` (the first 10 % of the devices targeted at start, rounded up)
  * or a whole number of devices (`"50"`: the first 50). Bounds are cumulative, in the rollout's
  * stable order of devices (by device id); the last wave always also takes every device beyond its
- * bound and every device that joins the group later.
+ * bound and every device that becomes a target later.
  */
 export type WaveBound = string;
 
+/** What an operator gave as waves is wrong: the text says what, in words the API and the console both show. */
+export interface WavePlanError {
+  message: string;
+  /** The 1-based wave it is about, if one. */
+  wave?: number;
+}
+
 /**
- * Reads wave bounds from an operator: strings `"<p>%"` (0 < p ≤ 100, up to two decimals) or whole
- * numbers ≥ 1 (numbers or digit strings), 1 to {@link MAX_WAVES} of them.
- * @returns the bounds in canonical text, or a message naming what is wrong.
+ * The one reader of a wave plan, for the operator API and the console alike (docs/decisions.md §10):
+ * 1 to {@link MAX_WAVES} bounds, each a share `"<p>%"` (0 < p ≤ 100, up to two decimals) or a whole
+ * number of devices ≥ 1 (a number or digit text); cumulative, so none below the one before it of
+ * the same kind (a share after a count, or a count after a share, is compared at start, when the
+ * number of targets is known: a bound below the one before then ends where that one did).
+ * @returns the bounds in canonical text (`"10%"`, `"50"`), or what is wrong.
  */
-export function parseWaves(input: readonly unknown[]): WaveBound[] | string {
-  if (input.length < 1 || input.length > MAX_WAVES) return `waves must list 1 to ${MAX_WAVES} wave bounds`;
+export function parseWavePlan(input: readonly unknown[]): { bounds: WaveBound[] } | { error: WavePlanError } {
+  if (input.length < 1 || input.length > MAX_WAVES) {
+    return { error: { message: `waves must list 1 to ${MAX_WAVES} wave bounds, such as 10% then 100%; this lists ${input.length}` } };
+  }
   const bounds: WaveBound[] = [];
-  for (const item of input) {
-    const text = typeof item === 'number' ? String(item) : typeof item === 'string' ? item.trim() : '';
-    const percent = /^(\d{1,3}(?:\.\d{1,2})?)%$/.exec(text);
-    if (percent) {
-      const value = Number(percent[1]);
-      if (value <= 0 || value > 100) return `wave bound ${text} must be a share above 0% and at most 100%`;
+  let lastShare = 0;
+  let lastCount = 0;
+  for (const [index, item] of input.entries()) {
+    const wave = index + 1;
+    const text = typeof item === 'number' ? String(item) : typeof item === 'string' ? item.trim() : (JSON.stringify(item) ?? String(item));
+    const named = `wave ${wave} ("${text}")`;
+    const share = /^(\d{1,3}(?:\.\d{1,2})?)%$/.exec(text);
+    if (share) {
+      const value = Number(share[1]);
+      if (value <= 0 || value > 100) return { error: { wave, message: `${named} must be a share above 0% and at most 100%` } };
+      if (value < lastShare)
+        return {
+          error: { wave, message: `${named} is below the wave before it: each wave counts the devices of the waves before it too` },
+        };
+      lastShare = value;
       bounds.push(`${value}%`);
     } else if (/^\d{1,9}$/.test(text) && Number(text) >= 1) {
-      bounds.push(String(Number(text)));
+      const value = Number(text);
+      if (value < lastCount)
+        return {
+          error: { wave, message: `${named} is below the wave before it: each wave counts the devices of the waves before it too` },
+        };
+      lastCount = value;
+      bounds.push(String(value));
     } else {
-      return 'each wave must be a share like "10%" or a whole number of devices like 50';
+      return { error: { wave, message: `${named} is neither a share like "10%" nor a whole number of devices like 50` } };
     }
   }
-  return bounds;
+  return { bounds };
 }
 
 /**

@@ -1,0 +1,111 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '#src/platform/common/clock.js';
+import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import type { Device, DeviceVersion } from '#src/domain/device/device.entity.js';
+import { DeviceService } from '#src/domain/device/device.service.js';
+import { DeviceStateService, type TrackedDevice } from './device-state.service.js';
+import type { InstalledRollout } from './device-state.repository.js';
+import { chooseNextRollout, type RolloutCandidate } from './policy/next-rollout.js';
+import { wavesOf } from './rollout-plan.service.js';
+import type { Rollout } from './rollout.entity.js';
+import { RolloutRepository } from './rollout.repository.js';
+
+/** 404 text of a report about a rollout that is not the tenant's or does not target the device (docs/decisions.md §6). */
+export const ROLLOUT_NOT_FOUND = 'Rollout not found';
+
+/** What a device's poll read: the device as stored, its candidate rollouts and the rollouts it is `installed` in. */
+export interface DevicePoll {
+  device: TrackedDevice & DeviceVersion;
+  /** Rollouts passing the database filters of docs/decisions.md §8 for the device. */
+  candidates: readonly RolloutCandidate[];
+  /** Rollouts the device reported success for and has not confirmed yet. */
+  installed: readonly InstalledRollout[];
+}
+
+/** A rollout a report names, the reporting device and the rollout's target version. */
+export interface ReportedRollout {
+  rollout: Rollout;
+  device: Device;
+  /** The rollout firmware's version. */
+  target: string;
+}
+
+/**
+ * What a device asks of rollouts and what its reports mean, whatever protocol it speaks
+ * (docs/decisions.md §8, §10): the protocol adapters read the device and map the answers, this
+ * decides.
+ */
+@Injectable()
+export class DeviceRolloutService {
+  constructor(
+    private readonly rollouts: RolloutRepository,
+    private readonly states: DeviceStateService,
+    private readonly devices: DeviceService,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A device asked for its next rollout, running `runningVersion`: records the version and when it
+   * was seen, confirms the rollouts it is `installed` in (or marks them `fell_back`), then chooses
+   * (docs/decisions.md §8); the device is then `offered` in the chosen one (written behind).
+   * @returns the chosen rollout, or `null`.
+   * @throws NotFoundException `Device does't exist!` when the device was deleted meanwhile.
+   */
+  async poll(poll: DevicePoll, runningVersion: string): Promise<RolloutCandidate | null> {
+    await this.devices.reportVersion(poll.device, runningVersion);
+    if (poll.installed.length > 0) await this.states.versionSeen(poll.device, runningVersion, poll.installed);
+    const chosen = chooseNextRollout(poll.candidates, runningVersion);
+    if (chosen && (chosen.state === null || chosen.state === 'pending')) this.states.offered(chosen.id, poll.device, chosen.waveCount);
+    return chosen;
+  }
+
+  /**
+   * The tenant's rollout `rolloutId` (decimal text) that targets its device with identifier `mac`,
+   * started (not a draft).
+   * @throws NotFoundException {@link ROLLOUT_NOT_FOUND} otherwise (also for an unregistered device).
+   */
+  async reported(tenantId: number, rolloutId: string, mac: string): Promise<ReportedRollout> {
+    const id = /^\d{1,15}$/.test(rolloutId) ? Number(rolloutId) : null;
+    const rollout = id === null ? null : await this.rollouts.findRollout(tenantId, id);
+    if (!rollout || rollout.status === 'draft') throw new NotFoundException(ROLLOUT_NOT_FOUND);
+    const device = await this.devices.find(tenantId, mac);
+    if (!device || !(await this.rollouts.targets(rollout.id, device.id))) throw new NotFoundException(ROLLOUT_NOT_FOUND);
+    return { rollout, device, target: await this.rollouts.targetVersion(rollout.firmwareId) };
+  }
+
+  /**
+   * A device reported success with `version`. The first report is recorded (`inserted`) and moves
+   * the device to `installed`, or `confirmed` at once when it carries the target version (then it
+   * is also the device's version); later ones, also racing duplicates, are `existing`.
+   */
+  async success({ rollout, device, target }: ReportedRollout, version: string): Promise<'inserted' | 'existing'> {
+    await this.states.flushOffers();
+    try {
+      await this.unitOfWork.transaction(async (manager) => {
+        await this.rollouts.insertSuccess(manager, {
+          rolloutId: rollout.id,
+          deviceId: device.id,
+          firmwareVersion: version,
+          createdAt: this.clock.now(),
+        });
+        if (version === target) await this.devices.reportVersion(device, version, manager);
+        await this.states.successReported(manager, rollout, device, version, target, wavesOf(rollout).length);
+      });
+      return 'inserted';
+    } catch (error) {
+      if (isUniqueViolation(error)) return 'existing';
+      throw error;
+    }
+  }
+
+  /**
+   * A device reported a failure with `version` and its message: `failed`, unless it is already
+   * confirmed, failed or fell back. The device's version is not changed.
+   * @returns whether the device moved to `failed`.
+   */
+  failure({ rollout, device }: ReportedRollout, version: string, message: string | null): Promise<boolean> {
+    return this.states.failureReported(rollout, device, version, message, wavesOf(rollout).length);
+  }
+}

@@ -1,0 +1,69 @@
+import { SETTLED_STATES, noDevices, type StateCounts } from './device-states.js';
+import type { RolloutApproval, RolloutStatus } from './lifecycle.js';
+import { judgeWave, pauseReason } from './waves.js';
+
+/** What the settle step reads of a rollout. */
+export interface SettlingRollout {
+  status: RolloutStatus;
+  /** The latest wave started (1-based). */
+  currentWave: number;
+  approval: RolloutApproval;
+  /** The current wave passed and waits for an operator's approval. */
+  awaitingApproval: boolean;
+  /** Confirmed share (0 to 1) a wave needs to pass. */
+  successThreshold: number;
+  /** Failed and fell-back share (0 to 1) above which the rollout pauses itself; `null`: never. */
+  errorThreshold: number | null;
+}
+
+/** What the rollout does next, given its devices' counts; the settle job carries it out. */
+export type RolloutStep =
+  /** Every target settled: the rollout is finished. */
+  | { kind: 'finish' }
+  /** A started wave is over its error threshold: the rollout pauses itself, with this reason. */
+  | { kind: 'pause'; wave: number; reason: string }
+  /** The current wave passed and approval is manual: wait for an operator. */
+  | { kind: 'await_approval'; wave: number }
+  /** The current wave passed and approval is automatic: start this wave. */
+  | { kind: 'start_wave'; wave: number }
+  /** Nothing to do. */
+  | { kind: 'none' };
+
+/**
+ * The rollout policy's one decision after devices changed state (docs/decisions.md §10), in this
+ * order: a rollout that is neither active nor paused does nothing; once every target is
+ * confirmed, failed or fell back (and there is at least one) it finishes; a paused one does
+ * nothing more; a started wave whose failed and fell-back share is above the error threshold
+ * pauses it (only `changedWave` is judged when given); else, when the current wave reached the
+ * success threshold and a wave is left, the next starts (`auto`) or waits for approval (`manual`).
+ * @param waves counts per wave (index 0 is wave 1), targets without a state counted as `pending`
+ *   in the last wave.
+ * @param changedWave the wave whose devices changed, if known.
+ */
+export function nextStep(rollout: SettlingRollout, waves: readonly StateCounts[], changedWave?: number): RolloutStep {
+  if (rollout.status !== 'active' && rollout.status !== 'paused') return { kind: 'none' };
+  const total = sumCounts(waves);
+  const settled = SETTLED_STATES.reduce((n, state) => n + total[state], 0);
+  if (total.targeted > 0 && settled >= total.targeted) return { kind: 'finish' };
+  if (rollout.status !== 'active') return { kind: 'none' };
+  if (rollout.errorThreshold !== null) {
+    for (let wave = 1; wave <= Math.min(rollout.currentWave, waves.length); wave++) {
+      if (changedWave !== undefined && wave !== changedWave) continue;
+      const counts = waves[wave - 1];
+      if (judgeWave(counts, rollout.successThreshold, rollout.errorThreshold).overErrors) {
+        return { kind: 'pause', wave, reason: pauseReason(wave, counts, rollout.errorThreshold) };
+      }
+    }
+  }
+  const wave = rollout.currentWave;
+  if (wave >= waves.length || rollout.awaitingApproval) return { kind: 'none' };
+  if (!judgeWave(waves[wave - 1], rollout.successThreshold, rollout.errorThreshold).passed) return { kind: 'none' };
+  return rollout.approval === 'manual' ? { kind: 'await_approval', wave } : { kind: 'start_wave', wave: wave + 1 };
+}
+
+/** The counts of several waves added up. */
+export function sumCounts(waves: readonly StateCounts[]): StateCounts {
+  const total = noDevices();
+  for (const counts of waves) for (const key of Object.keys(total) as (keyof StateCounts)[]) total[key] += counts[key];
+  return total;
+}

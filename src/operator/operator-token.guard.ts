@@ -8,9 +8,8 @@ import {
   createParamDecorator,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LoginRateLimitStorage } from '#src/domain/access/login-rate-limit.storage.js';
+import { FailedAuthentication, type FailureRule } from '#src/domain/access/failed-authentication.js';
 import { actorLabel, type Actor } from '#src/domain/ledger/ledger-actor.js';
-import { Clock } from '#src/platform/common/clock.js';
 import { ErrorMessages, RetryLaterException } from '#src/platform/http/http-error.filter.js';
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
@@ -27,9 +26,6 @@ export const INVALID_OPERATOR_TOKEN = 'Operator token is not valid';
 
 const OPERATOR = Symbol('firmledger.operator');
 
-/** Blocked addresses this process remembers before it prunes the expired ones. */
-const BLOCKED_SWEEP_SIZE = 10_000;
-
 /**
  * Admits operator requests (docs/decisions.md §9) that carry either
  * - `Authorization: Bearer <operator token>` naming a token that exists and is not revoked, or
@@ -41,40 +37,34 @@ const BLOCKED_SWEEP_SIZE = 10_000;
  * method but GET, HEAD, OPTIONS) needs the `admin` role: 403 for a viewer. The request's log line
  * names the operator (`actor`).
  *
- * Failed attempts (each of those 401s) are limited per client address like logins: more than
- * `LOGIN_RATE_LIMIT` failures in `LOGIN_RATE_WINDOW_SECONDS` and the address is answered 429
- * `Too many requests in this time frame` with `Retry-After` until the window ends, whatever token
- * or session it sends (so guessing stops, a right guess included). Failures are counted where
- * logins are (the database, or Redis), shared by every instance; a valid token or session costs
- * no count, and a blocked address is refused by the process that learnt of the block without
- * asking the store again. The address is fastify's `request.ip`, which honours `X-Forwarded-For`
- * only with `TRUST_PROXY`.
+ * Failed attempts (each of those 401s) are limited by the one rule for failed authentication
+ * ({@link FailedAuthentication}, docs/decisions.md §4): more than `LOGIN_RATE_LIMIT` failures in
+ * `LOGIN_RATE_WINDOW_SECONDS` from a client address and its failed attempts are answered 429
+ * `Too many requests in this time frame` with `Retry-After` until the window ends. A valid token
+ * or session is never refused because of failures (tokens are random: nobody guesses one), so
+ * nobody sharing an operator's address can lock the operator out. Failures are counted where
+ * logins are (the database, or Redis), shared by every instance. The address is fastify's
+ * `request.ip`, which honours `X-Forwarded-For` only with `TRUST_PROXY`.
  */
 @Injectable()
 export class OperatorTokenGuard implements CanActivate {
-  /** Epoch milliseconds until which an address is refused, as the shared counter last said. */
-  private readonly blockedUntil = new Map<string, number>();
+  private readonly rule: FailureRule;
 
   constructor(
     private readonly tokens: OperatorTokenService,
     private readonly sessions: OperatorSessionService,
     private readonly cookies: SessionCookies,
-    @Inject(LoginRateLimitStorage) private readonly failures: LoginRateLimitStorage,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly clock: Clock,
-  ) {}
+    private readonly failures: FailedAuthentication,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.rule = { scope: 'operator-token', limit: config.loginRateLimit, windowSeconds: config.loginRateWindowSeconds };
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest & { [OPERATOR]?: OperatorPrincipal }>();
     const reply = http.getResponse<FastifyReply>();
-    const now = this.clock.now();
-    const until = this.blockedUntil.get(request.ip);
-    if (until !== undefined) {
-      if (until > now) throw tooManyFailures(until - now);
-      this.blockedUntil.delete(request.ip);
-    }
-    const principal = await this.authenticate(request, reply).catch((error: unknown) => this.countFailure(request.ip, now, error, reply));
+    const principal = await this.authenticate(request, reply).catch((error: unknown) => this.countFailure(request, error, reply));
     setRequestActor(request, actorLabel(principalActor(principal)));
     if (isChange(request.method) && !mayChange(principal.role)) throw new ForbiddenException(VIEWER_REFUSED);
     request[OPERATOR] = principal;
@@ -104,26 +94,14 @@ export class OperatorTokenGuard implements CanActivate {
    * Counts a failed authentication (a 401) of the address, and turns it into 429 once the address
    * is over its limit. Any other error (a cross-site change, a store that fails) passes unchanged.
    */
-  private async countFailure(ip: string, now: number, error: unknown, reply: FastifyReply): Promise<never> {
+  private async countFailure(request: FastifyRequest, error: unknown, reply: FastifyReply): Promise<never> {
     if (!(error instanceof UnauthorizedException)) throw error;
-    const record = await this.failures.increment(
-      `operator-auth|${ip}`,
-      this.config.loginRateWindowSeconds * 1000,
-      this.config.loginRateLimit,
-    );
-    if (record.isBlocked) {
+    const standing = await this.failures.failed(this.rule, { address: request.ip, subject: 'operator credential' });
+    if (standing.retryAfter !== null) {
       void reply.removeHeader('www-authenticate');
-      this.remember(ip, now + record.timeToBlockExpire * 1000, now);
-      throw tooManyFailures(record.timeToBlockExpire * 1000);
+      throw tooManyFailures(standing.retryAfter * 1000);
     }
     throw error;
-  }
-
-  private remember(ip: string, until: number, now: number): void {
-    if (this.blockedUntil.size >= BLOCKED_SWEEP_SIZE) {
-      for (const [address, end] of this.blockedUntil) if (end <= now) this.blockedUntil.delete(address);
-    }
-    this.blockedUntil.set(ip, until);
   }
 }
 

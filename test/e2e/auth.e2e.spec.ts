@@ -558,10 +558,14 @@ describe('login rate limit: failed logins (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW
     );
   });
 
-  it('refuses even a correct login of a limited address and key, with 429', async () => {
+  it('still accepts a correct login of a limited address and key: a guesser behind a fleet’s address never locks the fleet out', async () => {
     const tenant = await app.createTenant();
     for (let i = 0; i < 3; i += 1) assert.equal((await login(instance, wrongBody(tenant, nowSeconds(instance)))).status, 401);
-    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'correct login after 3 guesses');
+    assertMessage(await login(instance, wrongBody(tenant, nowSeconds(instance))), 429, TOO_MANY, '4th guess');
+    const genuine = await login(instance, loginBody(tenant, nowSeconds(instance)));
+    assert.equal(genuine.status, 200, `a genuine device of the same key and address: ${genuine.text}`);
+    assertRateHeaders(genuine, 0, 'genuine login while the guesses are limited');
+    assertMessage(await login(instance, wrongBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'guessing stays limited');
   });
 
   it('never counts successful logins: 50 byte-identical logins of one key from one address all get tokens', async () => {
@@ -592,7 +596,7 @@ describe('login rate limit: failed logins (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW
     const tenant = await app.createTenant();
     const sibling = await app.createDeviceKey(tenant, 'ESP32');
     for (let i = 0; i < 3; i += 1) await login(instance, wrongBody(tenant, nowSeconds(instance)));
-    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'first key limited');
+    assertMessage(await login(instance, wrongBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'first key limited');
     const other = await login(instance, loginBody(sibling, nowSeconds(instance)));
     assert.equal(other.status, 200, other.text);
     assertRateHeaders(other, 3, 'other key');
@@ -601,13 +605,14 @@ describe('login rate limit: failed logins (LOGIN_RATE_LIMIT=3, LOGIN_RATE_WINDOW
   it('resets the counter once the window has passed', async () => {
     const tenant = await app.createTenant();
     for (let i = 0; i < 3; i += 1) await login(instance, wrongBody(tenant, nowSeconds(instance)));
-    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'limited');
+    assertMessage(await login(instance, wrongBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'limited');
     app.clock.advance(30);
-    assertMessage(await login(instance, loginBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'still limited 30 s later');
+    assertMessage(await login(instance, wrongBody(tenant, nowSeconds(instance))), 429, TOO_MANY, 'still limited 30 s later');
     app.clock.advance(31);
     const fresh = await login(instance, loginBody(tenant, nowSeconds(instance)));
     assert.equal(fresh.status, 200, `after the window: ${fresh.text}`);
     assertRateHeaders(fresh, 3, 'after the window');
+    assertMessage(await login(instance, wrongBody(tenant, nowSeconds(instance))), 401, INVALID_CREDENTIALS, 'a new window');
   });
 
   it('does not let a client escape the limit by varying X-Forwarded-For when TRUST_PROXY is unset', async () => {

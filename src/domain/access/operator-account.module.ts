@@ -1,11 +1,8 @@
 import { Module } from '@nestjs/common';
-import { loginRateLimitStorageProvider } from './login-storage.providers.js';
-import { LoginRateLimitStorage } from './login-rate-limit.storage.js';
-import { RedisModule } from '#src/platform/redis/redis.module.js';
+import { FailedAuthenticationModule } from './failed-authentication.module.js';
 import { OperatorAccountRepository } from './operator-account.repository.js';
 import { OperatorSessionService } from './operator-session.service.js';
 import { OperatorUserService } from './operator-user.service.js';
-import { SignInThrottle } from './sign-in-throttle.js';
 
 /**
  * Operator accounts (managed with the CLI) and their console sessions. Sign-in counters live where
@@ -13,8 +10,8 @@ import { SignInThrottle } from './sign-in-throttle.js';
  * counts of failed authentication.
  */
 @Module({
-  imports: [RedisModule],
-  providers: [OperatorAccountRepository, OperatorUserService, OperatorSessionService, SignInThrottle, loginRateLimitStorageProvider],
-  exports: [OperatorUserService, OperatorSessionService, LoginRateLimitStorage],
+  imports: [FailedAuthenticationModule],
+  providers: [OperatorAccountRepository, OperatorUserService, OperatorSessionService],
+  exports: [OperatorUserService, OperatorSessionService, FailedAuthenticationModule],
 })
 export class OperatorAccountModule {}

@@ -10,7 +10,23 @@ import type { OperatorPrincipal } from './operator-principal.js';
 import type { OperatorUser } from './operator-user.entity.js';
 import { isUsername } from './operator-user.service.js';
 import { verifyDecoy, verifyPassword } from './password.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { FailedAuthentication, type FailureRule } from './failed-authentication.js';
+
+/** Console sign-ins failed per client address and username per window. */
+export const SIGN_IN_LIMIT_PER_CLIENT = 10;
+/** Console sign-ins failed per username per window, from all addresses together. */
+export const SIGN_IN_LIMIT_PER_ACCOUNT = 50;
+/** The sign-in limit's window, seconds. */
+export const SIGN_IN_WINDOW_SECONDS = 900;
+
+/** Console sign-in under the one rule for failed authentication (docs/decisions.md §4): a password can be guessed, so the username is locked. */
+const SIGN_IN_RULE: FailureRule = {
+  scope: 'console-sign-in',
+  limit: SIGN_IN_LIMIT_PER_CLIENT,
+  windowSeconds: SIGN_IN_WINDOW_SECONDS,
+  lockSubject: true,
+  subjectLimit: SIGN_IN_LIMIT_PER_ACCOUNT,
+};
 
 /** 401 text of every refused sign-in: unknown username, wrong password, disabled account alike. */
 export const SIGN_IN_REFUSED = 'Wrong username or password';
@@ -64,7 +80,7 @@ export class OperatorSessionService {
     private readonly accounts: OperatorAccountRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
-    private readonly throttle: SignInThrottle,
+    private readonly failures: FailedAuthentication,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.idleMs = config.operatorSessionIdleSeconds * 1000;
@@ -78,16 +94,21 @@ export class OperatorSessionService {
   }
 
   /**
-   * Signs an operator in.
-   * @param clientIp the client's address (fastify's `request.ip`), for the throttle.
-   * @throws SignInThrottledException (429) over the sign-in throttle; UnauthorizedException
-   *   `Wrong username or password` for an unknown username, a wrong password or a disabled account.
+   * Signs an operator in. Failed sign-ins are limited by the one rule for failed authentication
+   * ({@link SIGN_IN_RULE}): a username that used up its failures from an address is refused there
+   * before its password is checked (a password can be guessed), and one that used up its failures
+   * from every address together is refused everywhere, until the window ends.
+   * @param clientIp the client's address (fastify's `request.ip`).
+   * @throws SignInThrottledException (429) as above, or for a failure over the limit;
+   *   UnauthorizedException `Wrong username or password` for an unknown username, a wrong password
+   *   or a disabled account.
    */
   async signIn(username: string, password: string, clientIp: string): Promise<NewSession> {
-    const retryAfter = await this.throttle.attempt(clientIp, username);
-    if (retryAfter !== null) {
+    const attempt = { address: clientIp, subject: username.toLowerCase() };
+    const before = await this.failures.before(SIGN_IN_RULE, attempt);
+    if (before.retryAfter !== null) {
       this.logger.warn(`sign-in of "${username}" from ${clientIp} throttled`);
-      throw new SignInThrottledException(retryAfter);
+      throw new SignInThrottledException(before.retryAfter);
     }
     // A name no account can have is unknown without a query (it may hold text no column can store).
     const user = isUsername(username) ? await this.accounts.findUser(username) : null;
@@ -96,6 +117,8 @@ export class OperatorSessionService {
     if (!usable || !matches) {
       const reason = user === null ? 'unknown username' : !usable ? 'account disabled' : 'wrong password';
       this.logger.warn(`sign-in of "${username}" from ${clientIp} refused: ${reason}`);
+      const after = await this.failures.failed(SIGN_IN_RULE, attempt);
+      if (after.retryAfter !== null) throw new SignInThrottledException(after.retryAfter);
       throw new UnauthorizedException(SIGN_IN_REFUSED);
     }
     const token = randomBytes(32).toString('base64url');

@@ -9,7 +9,7 @@ import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { DeviceTokenGuard } from './device-token.guard.js';
 import { DeviceTokenService } from './device-token.service.js';
-import { loginRateLimitStorageProvider } from '#src/domain/access/login-storage.providers.js';
+import { FailedAuthenticationModule } from '#src/domain/access/failed-authentication.module.js';
 import { replayStoreProvider } from './replay-store.provider.js';
 import { LoginLimit, LoginLimitGuard } from './login-limit.js';
 import { LoginMetrics } from './login-metrics.js';
@@ -26,6 +26,7 @@ import { LoginMetrics } from './login-metrics.js';
   imports: [
     TenantModule,
     RedisModule,
+    FailedAuthenticationModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
@@ -35,16 +36,7 @@ import { LoginMetrics } from './login-metrics.js';
     }),
   ],
   controllers: [AuthController],
-  providers: [
-    AuthService,
-    DeviceTokenService,
-    DeviceTokenGuard,
-    LoginLimit,
-    LoginLimitGuard,
-    LoginMetrics,
-    loginRateLimitStorageProvider,
-    replayStoreProvider,
-  ],
+  providers: [AuthService, DeviceTokenService, DeviceTokenGuard, LoginLimit, LoginLimitGuard, LoginMetrics, replayStoreProvider],
   exports: [DeviceTokenService, DeviceTokenGuard],
 })
 export class AuthModule {}

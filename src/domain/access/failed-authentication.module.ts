@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { RedisModule } from '#src/platform/redis/redis.module.js';
+import { FailedAuthentication } from './failed-authentication.js';
+import { LoginRateLimitStorage } from './login-rate-limit.storage.js';
+import { loginRateLimitStorageProvider } from './login-storage.providers.js';
+
+/** The one rule for failed authentication and its counters (in Redis with `REDIS_URL`, else in the database). */
+@Module({
+  imports: [RedisModule],
+  providers: [loginRateLimitStorageProvider, FailedAuthentication],
+  exports: [FailedAuthentication, LoginRateLimitStorage],
+})
+export class FailedAuthenticationModule {}

@@ -2,7 +2,19 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'eslint.config.js', 'scripts/', 'bin/', 'web/vite.config.js'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'data/',
+      'coverage/',
+      'eslint.config.js',
+      '.dependency-cruiser.cjs',
+      'scripts/',
+      'bin/',
+      'web/vite.config.js',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

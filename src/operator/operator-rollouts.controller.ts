@@ -50,7 +50,7 @@ const ApiLifecycleAction = (summary: string, ok: string, ...refused: [string, ..
  * Rollouts of a tenant on the operator API (docs/decisions.md §8, §9): plan, list, get with progress,
  * and the lifecycle `draft → active ⇄ paused → finished` (cancelled from any unfinished state),
  * through `RolloutPlanService`, the same as `firmledger rollout …`. A rollout finishes by itself
- * once every targeted device has reported success.
+ * once every target is confirmed, failed or fell back (docs/decisions.md §10).
  */
 @ApiTags('Rollouts')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
@@ -225,7 +225,7 @@ export class OperatorRolloutsController {
     summary: 'Offer a rollout again to its failed and fell-back devices',
     description:
       'They go back to `pending` and are offered the rollout again when they next ask. A finished rollout becomes active ' +
-      'again; a paused one stays paused until resumed (README "Rollout semantics").',
+      'again; a paused one stays paused until resumed (docs/decisions.md §10).',
   })
   @ApiIdParam('Rollout id.')
   @ApiOkResponse({ description: 'How many devices were retried, and the rollout.', type: RetryResponse })

@@ -143,7 +143,7 @@ describe('metrics', () => {
     assert.equal(valueOf(samples, 'firmledger_rollout_targeted', labels), 2);
     assert.equal(valueOf(samples, 'firmledger_rollout_updated', labels), 1);
     assert.equal(valueOf(samples, 'firmledger_rollout_pending', labels), 1);
-    // Per state (README "Rollout semantics"): the report of the target version confirmed it at once.
+    // Per state (docs/decisions.md §10): the report of the target version confirmed it at once.
     for (const [state, devices] of [
       ['pending', 1],
       ['offered', 0],

@@ -31,7 +31,7 @@ const ROLLOUT_KEYS = [
   'pause_reason',
 ];
 
-/** State counts of no device (README "Rollout semantics"). */
+/** State counts of no device (docs/decisions.md §10). */
 const NO_DEVICES = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
 
 type State = 'draft' | 'active' | 'paused' | 'finished' | 'cancelled';

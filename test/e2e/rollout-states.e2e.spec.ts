@@ -8,12 +8,12 @@ import { rolloutDriver, type Fleet } from '#test/support/rollouts.js';
 const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
 
 /**
- * Per-device rollout states (README "Rollout semantics"), driven over HTTP as the field devices
+ * Per-device rollout states (docs/decisions.md §10), driven over HTTP as the field devices
  * speak it: the ESP32 reports success before its reboot with the version it ran, the Pycom after
  * its reboot with the new one; downloads from the IPFS component carry the updater's MAC header.
  * Every test works in its own tenant.
  */
-describe('rollout device states (README "Rollout semantics")', () => {
+describe('rollout device states (docs/decisions.md §10)', () => {
   let app: TestApp;
   let bearer: string;
   const { nextMac, fleet, operator, plan, rollout, history, next, ledgerTypes } = rolloutDriver(() => ({ app, bearer }), '5A');

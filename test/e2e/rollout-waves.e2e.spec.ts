@@ -20,11 +20,11 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 }
 
 /**
- * Waves, thresholds, approval and retry (README "Rollout semantics"), driven over HTTP: devices
+ * Waves, thresholds, approval and retry (docs/decisions.md §10), driven over HTTP: devices
  * ask for the next rollout and report as the ESP32 does (success with the version it ran, then a
  * poll after the reboot); operators read and act through the operator API.
  */
-describe('rollout waves and thresholds (README "Rollout semantics")', () => {
+describe('rollout waves and thresholds (docs/decisions.md §10)', () => {
   let app: TestApp;
   let bearer: string;
   const { nextMac, fleet, operator, plan, rollout, next, ledgerTypes } = rolloutDriver(() => ({ app, bearer }), '5B');

@@ -8,7 +8,7 @@ const references = (table: string, column: string) => ({
 });
 
 /**
- * Rollouts that know each targeted device's state (README "Rollout semantics"): one row per (rollout, device) with its state, wave, the time of each state and
+ * Rollouts that know each targeted device's state (docs/decisions.md §10): one row per (rollout, device) with its state, wave, the time of each state and
  * the failure message; one row per transition (the device's history); and on the rollout its
  * waves, thresholds, approval mode, the wave under way and the reason of an automatic pause.
  *

@@ -190,7 +190,7 @@ export class DeviceClient {
   }
 
   /**
-   * `POST {vc}/api/device/failure/rollout` (README "Rollout semantics"); `Failure recorded` and
+   * `POST {vc}/api/device/failure/rollout` (docs/decisions.md §10); `Failure recorded` and
    * `Existing Record` are fine.
    */
   async reportFailure(mac: string, version: string, rolloutId: string, message: string): Promise<string> {

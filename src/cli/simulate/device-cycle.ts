@@ -54,7 +54,7 @@ export type CycleOutcome =
  * runs the version the server has for it), next rollout, ledger lookups, download, verify (MD5
  * and CID), report success with the version it ran (the ESP32 reports before its reboot), then
  * after the "reboot" ask for the next rollout again on the new version, which confirms the update
- * (README "Rollout semantics"). A device whose fate is `fall-back` asks again on its old version;
+ * (docs/decisions.md §10). A device whose fate is `fall-back` asks again on its old version;
  * one whose fate is `fail` sends a failure report instead of the success report. Never throws: the first unexpected answer,
  * connection error or timeout ends the cycle as a failure of the step it happened in.
  */

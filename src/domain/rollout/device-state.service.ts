@@ -25,7 +25,7 @@ export interface TrackedDevice {
 }
 
 /**
- * Moves targeted devices through their states in rollouts (README "Rollout semantics") as the
+ * Moves targeted devices through their states in rollouts (docs/decisions.md §10) as the
  * devices' requests show it, and lets the rollout react (waves, thresholds, finish: see
  * {@link RolloutPlanService.settle}) in the same transaction.
  *

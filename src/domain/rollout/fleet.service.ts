@@ -54,7 +54,7 @@ export interface DeviceRolloutView {
   reportedAt: string | null;
   /** The version the device reported with it, or `null`. */
   reportedVersion: string | null;
-  /** Its state in the rollout (README "Rollout semantics"), `null` when it has none yet. */
+  /** Its state in the rollout (docs/decisions.md §10), `null` when it has none yet. */
   state: DeviceState | null;
   /** Its wave, `null` when it has no state yet. */
   wave: number | null;
@@ -85,7 +85,7 @@ export class FleetService {
 
   /**
    * The device's state in every rollout of the tenant it has one in, by rollout id, each with its
-   * history (README "Rollout semantics").
+   * history (docs/decisions.md §10).
    * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
    */
   async deviceRollouts(tenantId: number, mac: string): Promise<DeviceRolloutState[]> {

@@ -23,7 +23,7 @@ interface PendingOffer {
 
 /**
  * Writes behind that a next-rollout answer named a rollout to a device (`pending` → `offered`,
- * README "Rollout semantics"). Next rollout is the hot path of devices: instead of a write
+ * docs/decisions.md §10). Next rollout is the hot path of devices: instead of a write
  * transaction per answer, the offers gathered within {@link OFFER_FLUSH_MS} are written together,
  * {@link OFFER_SLICE} per transaction, and the rest at shutdown (like the last-seen times). Whatever reads or
  * changes device states afterwards (a download, a report, the sweep, an operator's view) calls

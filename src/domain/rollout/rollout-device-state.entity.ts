@@ -3,7 +3,7 @@ import { epochMs } from '#src/platform/database/columns.js';
 import type { DeviceState } from './policy/device-states.js';
 
 /**
- * Where one targeted device stands in one rollout (README "Rollout semantics"): its state, its
+ * Where one targeted device stands in one rollout (docs/decisions.md §10): its state, its
  * wave, when it reached each state, how often it was offered, and the failure message if any.
  */
 @Entity('rollout_device_state')

@@ -19,7 +19,7 @@ interface Progress {
 /**
  * `firmledger_rollout_targeted`, `firmledger_rollout_updated` (confirmed) and
  * `firmledger_rollout_pending` (devices), labelled by tenant name, rollout id and status, and
- * `firmledger_rollout_devices` by state as well (README "Rollout semantics"), for active and
+ * `firmledger_rollout_devices` by state as well (docs/decisions.md §10), for active and
  * paused rollouts.
  * Computed at scrape time from {@link RolloutPlanService}'s progress view, the one operators see.
  * When the database cannot be read the gauges are left empty and the cause is logged.

@@ -28,7 +28,7 @@ export interface DeviceRolloutRow {
   reportedAt: number | null;
   /** The version it reported. */
   reportedVersion: string | null;
-  /** Its state in the rollout (README "Rollout semantics"), `null` when it has none yet. */
+  /** Its state in the rollout (docs/decisions.md §10), `null` when it has none yet. */
   state: DeviceState | null;
   /** Its wave, `null` when it has no state yet. */
   wave: number | null;

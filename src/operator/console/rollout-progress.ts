@@ -1,7 +1,7 @@
 /**
  * The operator console's reading of a rollout's progress and of the plan form, as pure functions
  * (no DOM, no React) so unit specs run them under node. The device states and their counting
- * order are the operator API's (README "Rollout semantics"); the console only names and orders them.
+ * order are the operator API's (docs/decisions.md §10); the console only names and orders them.
  */
 
 import { DEVICE_STATES, type DeviceState, type StateCounts } from '#src/domain/rollout/policy/device-states.js';

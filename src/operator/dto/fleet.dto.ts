@@ -169,7 +169,7 @@ export class DeviceRolloutResponse {
   reported_version: string | null;
 
   @ApiProperty({
-    description: 'its state in the rollout (README "Rollout semantics"); null when it has none yet (not placed or offered)',
+    description: 'its state in the rollout (docs/decisions.md §10); null when it has none yet (not placed or offered)',
     enum: DEVICE_STATES,
     nullable: true,
     example: 'confirmed',

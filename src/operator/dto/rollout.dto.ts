@@ -125,7 +125,7 @@ export class CreateRolloutDto {
     description:
       'cumulative wave bounds in the rollout’s stable order of devices (by device id): `"10%"` is the first 10 % of the ' +
       'devices targeted at start (rounded up), a whole number the first that many devices. The last wave also takes the ' +
-      'rest and every device that joins the group later. Default one wave, `["100%"]` (README "Rollout semantics").',
+      'rest and every device that joins the group later. Default one wave, `["100%"]` (docs/decisions.md §10).',
     type: 'array',
     items: {
       oneOf: [
@@ -189,7 +189,7 @@ export class RolloutListQuery extends PageQuery {
   status?: RolloutStatus;
 }
 
-/** How many devices are in each state (README "Rollout semantics"). */
+/** How many devices are in each state (docs/decisions.md §10). */
 export class DeviceStateCounts {
   @ApiProperty({ description: 'devices counted', example: 100 })
   targeted: number;
@@ -247,7 +247,7 @@ export class WaveResponse {
   devices: DeviceStateCounts;
 }
 
-/** A rollout with its progress (docs/decisions.md §9, README "Rollout semantics"). */
+/** A rollout with its progress (docs/decisions.md §9, docs/decisions.md §10). */
 export class RolloutResponse {
   @ApiProperty({ description: 'rollout id (the rollout_id devices see)', example: 1 })
   id: number;

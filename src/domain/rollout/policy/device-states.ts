@@ -1,7 +1,7 @@
 /**
- * The states of a targeted device in a rollout and the rules that move it (README "Rollout
- * semantics"). Pure functions: the next-rollout route, its shortcut, the success and failure
- * reports, the IPFS download and the confirmation sweep all decide with these.
+ * The states of a targeted device in a rollout and the rules that move it (docs/decisions.md §10).
+ * Pure functions: every device protocol's poll, report and download, and the confirmation sweep,
+ * decide with these.
  */
 
 /**

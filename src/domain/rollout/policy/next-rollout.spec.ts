@@ -147,7 +147,7 @@ describe(chooseNextRollout.name, () => {
     });
   });
 
-  describe('device state and wave (README "Rollout semantics")', () => {
+  describe('device state and wave (docs/decisions.md §10)', () => {
     it('offers while pending, offered or downloading', () => {
       for (const state of ['pending', 'offered', 'downloading'] as const) assert.equal(chosenId([candidate({ id: 1, state })], '1.0.0'), 1);
     });

@@ -4,7 +4,7 @@ import { mayOffer, type DeviceState } from './device-states.js';
 /**
  * A rollout that passed the database filters of docs/decisions.md §8 for one device: the device's
  * tenant, `active`, started, targeting a group of the device, firmware for the device's type;
- * with the device's state and wave in it (README "Rollout semantics").
+ * with the device's state and wave in it (docs/decisions.md §10).
  */
 export interface RolloutCandidate {
   id: number;

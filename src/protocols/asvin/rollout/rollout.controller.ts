@@ -93,7 +93,7 @@ export class RolloutController {
       'at once when the report carries the rollout’s target version (then it also becomes the device’s ' +
       '`firmware-version`; another version changes it neither back nor forward). A device that reported another version ' +
       'is confirmed by its next poll or registration on the target version, or counts as fallen back on any other ' +
-      '(README "Rollout semantics"). Later reports answer `Existing Record` (docs/decisions.md §6).',
+      '(docs/decisions.md §10). Later reports answer `Existing Record` (docs/decisions.md §6).',
   })
   @ApiMessageResponse(200, 'Recorded, or already recorded.', [RolloutMessages.inserted, RolloutMessages.existing])
   @ApiReportedRolloutNotFound()
@@ -104,7 +104,7 @@ export class RolloutController {
 
   /**
    * `POST /api/device/failure/rollout` → 200 `Failure recorded` | `Existing Record`; 404 `Rollout not found`.
-   * Beyond the documented device interface and optional for devices (README "Rollout semantics").
+   * Beyond the documented device interface and optional for devices (docs/decisions.md §10).
    */
   @Post('failure/rollout')
   @HttpCode(200)
@@ -114,7 +114,7 @@ export class RolloutController {
       'Optional for devices, beyond the documented device interface. Same tenant and target rules as the success report. ' +
       'The device counts as `failed` in the rollout, with its message, and is not offered the rollout again until an ' +
       'operator retries it: `Failure recorded`. A device already confirmed, failed or fallen back in the rollout is left as ' +
-      'it is: `Existing Record`. The device’s `firmware-version` is not changed (README "Rollout semantics").',
+      'it is: `Existing Record`. The device’s `firmware-version` is not changed (docs/decisions.md §10).',
   })
   @ApiMessageResponse(200, 'Recorded, or left as it was.', [RolloutMessages.failureRecorded, RolloutMessages.existing])
   @ApiReportedRolloutNotFound()

@@ -69,7 +69,7 @@ export const MAX_FAILURE_MESSAGE = 500;
 
 /**
  * Body of `POST /api/device/failure/rollout`: a device reports that a rollout failed on it (beyond
- * the documented device interface and optional for devices; README "Rollout semantics").
+ * the documented device interface and optional for devices; docs/decisions.md §10).
  */
 export class RolloutFailureDto extends RolloutSuccessDto {
   /** What went wrong, in the device's words. */

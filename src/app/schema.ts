@@ -1,52 +1,44 @@
 import type { DatabaseSchema } from '#src/platform/database/data-source-options.js';
-import { DeviceKey } from '#src/domain/tenant/device-key.entity.js';
-import { Tenant } from '#src/domain/tenant/tenant.entity.js';
-import { Device } from '#src/domain/device/device.entity.js';
-import { Firmware } from '#src/domain/firmware/firmware.entity.js';
-import { DeviceGroup, GroupMember } from '#src/domain/group/device-group.entity.js';
-import { Rollout, RolloutSuccess } from '#src/domain/rollout/rollout.entity.js';
-import { RolloutDeviceState, RolloutDeviceTransition } from '#src/domain/rollout/rollout-device-state.entity.js';
-import { LedgerEntry } from '#src/domain/ledger/ledger-entry.entity.js';
-import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from '#src/domain/ledger/ledger-tree.entity.js';
-import { LoginNonce, LoginRate } from '#src/domain/access/login-record.entity.js';
+import { FailedAuthenticationModule } from '#src/domain/access/failed-authentication.module.js';
+import { OperatorAccountModule } from '#src/domain/access/operator-account.module.js';
+import { OperatorTokenModule } from '#src/domain/access/operator-token.module.js';
+import { DeliveryModule } from '#src/domain/delivery/delivery.module.js';
+import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
+import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
+import { GroupModule } from '#src/domain/group/group.module.js';
+import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
+import { TenantModule } from '#src/domain/tenant/tenant.module.js';
+import { TufModule } from '#src/domain/tuf/tuf.module.js';
+import { AuthModule } from '#src/protocols/asvin/auth/auth.module.js';
 import { InitialSchema1763700000000 } from '#src/app/migrations/1763700000000-InitialSchema.js';
 import { OperatorTokens1763800000000 } from '#src/app/migrations/1763800000000-OperatorTokens.js';
 import { OperatorQueryIndexes1763912000000 } from '#src/app/migrations/1763912000000-OperatorQueryIndexes.js';
 import { FirmwareDownloads1764100000000 } from '#src/app/migrations/1764100000000-FirmwareDownloads.js';
-import { FirmwareDownload } from '#src/domain/delivery/firmware-download.entity.js';
 import { OperatorAccounts1764200000000 } from '#src/app/migrations/1764200000000-OperatorAccounts.js';
 import { SingleDeviceKeys1764300000000 } from '#src/app/migrations/1764300000000-SingleDeviceKeys.js';
 import { RolloutDeviceStates1764400000000 } from '#src/app/migrations/1764400000000-RolloutDeviceStates.js';
 import { LedgerTree1764500000000 } from '#src/app/migrations/1764500000000-LedgerTree.js';
 import { TufMetadata1764510000000 } from '#src/app/migrations/1764510000000-TufMetadata.js';
-import { TufMetadata } from '#src/domain/tuf/tuf-metadata.entity.js';
-import { OperatorToken } from '#src/domain/access/operator-token.entity.js';
-import { OperatorSession, OperatorUser } from '#src/domain/access/operator-user.entity.js';
 
-/** Every entity of the app's modules. */
-export const ENTITIES = [
-  Tenant,
-  DeviceKey,
-  Device,
-  Firmware,
-  DeviceGroup,
-  GroupMember,
-  Rollout,
-  RolloutSuccess,
-  RolloutDeviceState,
-  RolloutDeviceTransition,
-  LedgerEntry,
-  LedgerTreeNode,
-  LedgerCheckpoint,
-  LedgerCosignature,
-  TufMetadata,
-  LoginNonce,
-  LoginRate,
-  OperatorToken,
-  FirmwareDownload,
-  OperatorUser,
-  OperatorSession,
-];
+/** Every entity of the app's modules: each module names its own. */
+export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
+  [
+    TenantModule,
+    DeviceRegistryModule,
+    FirmwareModule,
+    GroupModule,
+    RolloutEngineModule,
+    LedgerModule,
+    TufModule,
+    DeliveryModule,
+    FailedAuthenticationModule,
+    OperatorTokenModule,
+    OperatorAccountModule,
+    AuthModule,
+  ] as { entities: readonly (new () => unknown)[] }[]
+).flatMap((module) => module.entities);
+
 /** Every migration, oldest first (each has a down()). */
 export const MIGRATIONS = [
   InitialSchema1763700000000,

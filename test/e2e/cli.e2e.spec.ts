@@ -226,7 +226,7 @@ describe('firmledger CLI', () => {
   });
 
   it('rollout list shows the active rollout and its progress', async () => {
-    const rollouts = await json<{ id: number; name: string; status: string; targeted: number; updated: number; pending: number }[]>(
+    const rollouts = await json<{ id: number; name: string; status: string; targeted: number; confirmed: number; unsettled: number }[]>(
       'rollout',
       'list',
       '--tenant',
@@ -238,31 +238,41 @@ describe('firmledger CLI', () => {
     assert.equal(r1.id, 1);
     assert.equal(r1.name, 'r1');
     assert.equal(r1.status, 'active');
-    assert.equal(r1.updated, 0);
-    assert.equal(r1.pending, r1.targeted - r1.updated);
+    assert.equal(r1.confirmed, 0);
+    assert.equal(r1.unsettled, r1.targeted - r1.confirmed);
   });
 
-  it('rollout show gives one rollout with its progress', async () => {
+  it('rollout show gives one rollout with its progress: the two members never registered, so nothing is targeted', async () => {
     const rollout = await json<{
       id: number;
       status: string;
       targeted: number;
-      updated: number;
-      pending: number;
+      confirmed: number;
+      unsettled: number;
+      not_registered: number;
       last_activity_at: string | null;
     }>('rollout', 'show', '1', '--tenant', 'acme', '--json');
     assert.deepEqual(
-      { id: rollout.id, status: rollout.status, targeted: rollout.targeted, updated: rollout.updated, pending: rollout.pending },
-      { id: 1, status: 'active', targeted: 2, updated: 0, pending: 2 },
+      {
+        id: rollout.id,
+        status: rollout.status,
+        targeted: rollout.targeted,
+        confirmed: rollout.confirmed,
+        unsettled: rollout.unsettled,
+        not_registered: rollout.not_registered,
+      },
+      { id: 1, status: 'active', targeted: 0, confirmed: 0, unsettled: 0, not_registered: 2 },
     );
     assert.equal(rollout.last_activity_at, null);
+    const text = await cli('rollout', 'show', '1', '--tenant', 'acme');
+    assert.match(text.stdout, /^not targeted: not applicable 0 \(other device type\), not registered 2$/m);
   });
 
-  it('group remove takes a device out of the group, and the rollout targets one fewer', async () => {
+  it('group remove takes a member out of the group, and the rollout counts one fewer', async () => {
     const group = await json<{ members: number }>('group', 'remove', 'beta', '02-00-00-00-00-02', '--tenant', 'acme', '--json');
     assert.equal(group.members, 1);
-    const rollout = await json<{ targeted: number }>('rollout', 'show', '1', '--tenant', 'acme', '--json');
-    assert.equal(rollout.targeted, 1);
+    const rollout = await json<{ not_registered: number }>('rollout', 'show', '1', '--tenant', 'acme', '--json');
+    assert.equal(rollout.not_registered, 1);
     await json('group', 'add', 'beta', '02:00:00:00:00:02', '--tenant', 'acme', '--json');
   });
 

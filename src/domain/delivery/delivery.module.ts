@@ -4,6 +4,7 @@ import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
 import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
 import { FirmwareDownloadRepository } from './firmware-download.repository.js';
 import { FirmwareDownloadService } from './firmware-download.service.js';
+import { FirmwareDownload } from './firmware-download.entity.js';
 
 /**
  * Firmware delivery: the bytes of a firmware to a device, with `Range` and validators, and the
@@ -15,4 +16,7 @@ import { FirmwareDownloadService } from './firmware-download.service.js';
   providers: [FirmwareDownloadRepository, FirmwareDownloadService],
   exports: [FirmwareDownloadRepository, FirmwareDownloadService],
 })
-export class DeliveryModule {}
+export class DeliveryModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [FirmwareDownload];
+}

@@ -4,6 +4,7 @@ import { DeviceRepository } from './device.repository.js';
 import { DeviceService } from './device.service.js';
 import { DeviceVersionReports } from './device-version-reports.js';
 import { LastSeenWriter } from './last-seen-writer.js';
+import { Device } from './device.entity.js';
 
 /** The devices of each tenant: register, delete, read, last-seen times and reported versions (docs/decisions.md §6). */
 @Module({
@@ -11,4 +12,7 @@ import { LastSeenWriter } from './last-seen-writer.js';
   providers: [DeviceRepository, DeviceService, LastSeenWriter, DeviceVersionReports],
   exports: [DeviceService, DeviceVersionReports],
 })
-export class DeviceRegistryModule {}
+export class DeviceRegistryModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [Device];
+}

@@ -3,6 +3,7 @@ import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
 import { ArtifactStore } from './artifact-store.js';
 import { FirmwareRepository } from './firmware.repository.js';
 import { FirmwareService } from './firmware.service.js';
+import { Firmware } from './firmware.entity.js';
 
 /** Firmware artifacts: publish, digests, CID, storage (the IPFS component serves the downloads). */
 @Module({
@@ -10,4 +11,7 @@ import { FirmwareService } from './firmware.service.js';
   providers: [ArtifactStore, FirmwareRepository, FirmwareService],
   exports: [FirmwareService, ArtifactStore],
 })
-export class FirmwareModule {}
+export class FirmwareModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [Firmware];
+}

@@ -24,11 +24,6 @@ function groupRow(row: RawGroupRow): GroupRow {
 export class GroupRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Whether `mac` is a member of the group. */
-  async isMember(groupId: number, mac: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    return (await manager.countBy(GroupMember, { groupId, mac })) > 0;
-  }
-
   /**
    * The tenant's group by id (digits) or name; `null` also for digits beyond the id column's
    * range ({@link isStoredId}: group names are never only digits).

@@ -116,11 +116,6 @@ export class GroupService {
     return { ...groupView({ ...group, members: total }), memberMacs: { items, total } };
   }
 
-  /** Whether `mac` (canonical) is a member of the group. */
-  isMember(groupId: number, mac: string): Promise<boolean> {
-    return this.repository.isMember(groupId, mac);
-  }
-
   /** The tenant's groups that have `mac` (canonical) as a member, by name. */
   groupsOfDevice(tenantId: number, mac: string): Promise<{ id: number; name: string }[]> {
     return this.repository.groupsOfDevice(tenantId, mac);

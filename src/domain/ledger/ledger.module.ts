@@ -5,6 +5,8 @@ import { LedgerTreeRepository } from './ledger-tree.repository.js';
 import { LedgerTreeService } from './ledger-tree.service.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
+import { LedgerEntry } from './ledger-entry.entity.js';
+import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from './ledger-tree.entity.js';
 
 /**
  * The ledger: hash-chained entries, the Merkle tree over them, signed checkpoints and witness
@@ -14,4 +16,7 @@ import { LedgerService } from './ledger.service.js';
   providers: [LedgerRepository, LedgerTreeRepository, LedgerTreeService, CheckpointService, LedgerProofService, LedgerService],
   exports: [LedgerService, LedgerTreeService, CheckpointService, LedgerProofService],
 })
-export class LedgerModule {}
+export class LedgerModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [LedgerEntry, LedgerCheckpoint, LedgerCosignature, LedgerTreeNode];
+}

@@ -12,6 +12,8 @@ import { OfferWriter } from './offer-writer.js';
 import { RolloutMetrics } from './rollout-metrics.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
 import { RolloutRepository } from './rollout.repository.js';
+import { Rollout, RolloutSuccess } from './rollout.entity.js';
+import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
 
 /**
  * The rollout engine every device protocol shares (docs/decisions.md §8, §10): plans and their
@@ -32,4 +34,7 @@ import { RolloutRepository } from './rollout.repository.js';
   ],
   exports: [RolloutRepository, RolloutPlanService, FleetService, DeviceStateService, DeviceRolloutService],
 })
-export class RolloutEngineModule {}
+export class RolloutEngineModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [Rollout, RolloutSuccess, RolloutDeviceState, RolloutDeviceTransition];
+}

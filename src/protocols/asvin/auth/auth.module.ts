@@ -13,6 +13,7 @@ import { FailedAuthenticationModule } from '#src/domain/access/failed-authentica
 import { replayStoreProvider } from './replay-store.provider.js';
 import { LoginLimit, LoginLimitGuard } from './login-limit.js';
 import { LoginMetrics } from './login-metrics.js';
+import { LoginNonce } from './login-nonce.entity.js';
 
 /**
  * Device login, device tokens and the guard of device endpoints (docs/decisions.md §4).
@@ -39,4 +40,7 @@ import { LoginMetrics } from './login-metrics.js';
   providers: [AuthService, DeviceTokenService, DeviceTokenGuard, LoginLimit, LoginLimitGuard, LoginMetrics, replayStoreProvider],
   exports: [DeviceTokenService, DeviceTokenGuard],
 })
-export class AuthModule {}
+export class AuthModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [LoginNonce];
+}

@@ -14,17 +14,3 @@ export class LoginNonce {
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
 }
-
-/** A fixed-window counter: failed logins per client IP and device key, sign-ins, … (docs/decisions.md §4). */
-@Entity('login_rate')
-export class LoginRate {
-  @PrimaryColumn({ type: 'varchar', length: 320 })
-  key: string;
-
-  @Column({ type: 'integer' })
-  hits: number;
-
-  /** When the window resets, epoch milliseconds. */
-  @Column({ name: 'resets_at', type: 'bigint', transformer: epochMs })
-  resetsAt: number;
-}

@@ -317,7 +317,7 @@ describe('operator console in a browser', () => {
     await page.getByRole('button', { name: 'Plan rollout' }).click();
     await page
       .getByRole('alert')
-      .filter({ hasText: 'Wave 2 (“ten”) is neither a share like “10%” nor a whole number of devices like “50”.' })
+      .filter({ hasText: 'wave 2 ("ten") is neither a share like "10%" nor a whole number of devices like 50' })
       .waitFor();
     await page.getByRole('alert').filter({ hasText: 'The error threshold must be a percentage from 0 to 100, like 80 or 12.5.' }).waitFor();
     assert.equal(await page.getByLabel('Waves', { exact: true }).getAttribute('aria-invalid'), 'true');

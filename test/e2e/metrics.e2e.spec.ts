@@ -120,6 +120,8 @@ describe('metrics', () => {
 
   it('follows a rollout: targeted, updated, pending and devices per state by tenant and rollout, only while it runs', async () => {
     const firmware = await app.publishFirmware(tenant, '1.1.0', Buffer.from('firmware 1.1.0'));
+    // Both members registered: targets of the rollout (docs/decisions.md §10).
+    assert.equal((await post(`${app.urls.vc}/api/device/register`, { mac: OTHER_MAC, firmware_version: '1.0.0' }, token)).status, 200);
     await app.createGroup(tenant, 'metrics-group', [MAC, OTHER_MAC]);
     const draft = await app.createRollout(tenant, { firmwareId: firmware.id, group: 'metrics-group', start: false });
     const labels = { tenant: tenant.name, rollout: String(draft.id) };

@@ -18,6 +18,10 @@ const ROLLOUT_KEYS = [
   'start_date',
   'downgrade',
   'targeted',
+  'confirmed',
+  'unsettled',
+  'not_applicable',
+  'not_registered',
   'updated',
   'pending',
   'last_activity_at',
@@ -164,6 +168,10 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           start_date: '2026-12-01 08:00:00',
           downgrade: true,
           targeted: 3,
+          confirmed: 0,
+          unsettled: 3,
+          not_applicable: 0,
+          not_registered: 0,
           updated: 0,
           pending: 3,
           last_activity_at: null,
@@ -319,7 +327,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
   });
 
   describe('progress and the automatic finish, driven by devices over the device API', () => {
-    it('counts targeted / updated / pending as devices report success, then finishes by itself', async () => {
+    it('counts targeted / confirmed / unsettled as devices report success, then finishes by itself', async () => {
       const rollout = await created({ name: 'fleet progress', group: 'fleet' });
       assert.equal((await act(rollout.id, 'start')).status, 200);
       const token = await app.login(acme);
@@ -333,15 +341,17 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           {
             status: now.status,
             targeted: now.targeted,
-            updated: now.updated,
-            pending: now.pending,
+            confirmed: now.confirmed,
+            unsettled: now.unsettled,
+            deprecated: [now.updated, now.pending],
             last_activity_at: now.last_activity_at,
           },
           {
             status: last ? 'finished' : 'active',
             targeted: 3,
-            updated: i + 1,
-            pending: FLEET.length - i - 1,
+            confirmed: i + 1,
+            unsettled: FLEET.length - i - 1,
+            deprecated: [i + 1, FLEET.length - i - 1],
             last_activity_at: new Date(app.clock.now()).toISOString(),
           },
         );
@@ -353,7 +363,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
         token,
       );
       assert.deepEqual(again.body, { message: 'Existing Record' });
-      assert.equal((await read(rollout.id)).updated, 3);
+      assert.equal((await read(rollout.id)).confirmed, 3);
       assert.equal(await offered(token, FLEET[0]), undefined);
       assertMessage(await act(rollout.id, 'cancel'), 409, `Rollout ${rollout.id} cannot go from finished to cancelled`);
       const entries = await app.server.app
@@ -377,7 +387,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
       assert.equal((await act(id, 'cancel')).status, 200);
       await reportSuccess(await app.login(acme), SOLO_MAC, id);
       const after = await read(id);
-      assert.deepEqual([after.status, after.updated, after.pending], ['cancelled', 1, 0]);
+      assert.deepEqual([after.status, after.confirmed, after.unsettled], ['cancelled', 1, 0]);
     });
   });
 

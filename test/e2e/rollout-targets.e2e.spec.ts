@@ -78,10 +78,9 @@ describe('rollout targets: mixed device types and unregistered members (docs/dec
     await update(f, a, id);
     await update(f, b, id);
     const done = await rollout(f, id);
-    body = done as unknown as Record<string, unknown>;
     assert.equal(done.status, 'finished');
     assert.deepEqual(
-      [body['targeted'], body['confirmed'], body['unsettled'], body['not_applicable'], done.updated, done.pending],
+      [done.targeted, done.confirmed, done.unsettled, done.not_applicable, done.updated, done.pending],
       [2, 2, 0, 1, 2, 0],
       'the deprecated updated and pending say the same as confirmed and unsettled',
     );
@@ -100,21 +99,20 @@ describe('rollout targets: mixed device types and unregistered members (docs/dec
     const f: Fleet = { tenant, token, macs: [a, b], firmwareId: firmware.id, cid: firmware.cid };
     const id = await start(f);
 
-    let body = (await rollout(f, id)) as unknown as Record<string, unknown>;
-    assert.deepEqual([body['targeted'], body['unsettled'], body['not_registered']], [2, 2, 3]);
+    let now = await rollout(f, id);
+    assert.deepEqual([now.targeted, now.unsettled, now.not_registered], [2, 2, 3]);
 
     await update(f, a, id);
     await register(tenant, absent[0]);
-    body = (await rollout(f, id)) as unknown as Record<string, unknown>;
+    now = await rollout(f, id);
     assert.deepEqual(
-      [body['status'], body['targeted'], body['confirmed'], body['unsettled'], body['not_registered']],
+      [now.status, now.targeted, now.confirmed, now.unsettled, now.not_registered],
       ['active', 3, 1, 2, 2],
       'the newly registered member is a target now, pending',
     );
     await update(f, absent[0], id);
     await update(f, b, id);
     const done = await rollout(f, id);
-    body = done as unknown as Record<string, unknown>;
-    assert.deepEqual([done.status, body['confirmed'], body['unsettled'], body['not_registered']], ['finished', 3, 0, 2]);
+    assert.deepEqual([done.status, done.confirmed, done.unsettled, done.not_registered], ['finished', 3, 0, 2]);
   });
 });

@@ -10,7 +10,13 @@ export interface RolloutBody {
   id: number;
   status: string;
   targeted: number;
+  confirmed: number;
+  unsettled: number;
+  not_applicable: number;
+  not_registered: number;
+  /** Deprecated: `confirmed`. */
   updated: number;
+  /** Deprecated: `unsettled`. */
   pending: number;
   devices: Record<string, number>;
   waves: { wave: number; bound: string; status: string; started_at: string | null; devices: Record<string, number> }[];

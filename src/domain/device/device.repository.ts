@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { NativeSqlite } from '#src/platform/database/native-sqlite.js';
 import { PreparedRead } from '#src/platform/database/prepared-read.js';
 import { query } from '#src/platform/database/sql.js';
 import { Device } from './device.entity.js';
@@ -64,11 +63,6 @@ const FIND_BY_MAC = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.tenant_id = 
 const FIND_BY_ID = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.id = $1`;
 
 const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
-
-const TOUCH_ONE = 'UPDATE device SET last_seen_at = $2 WHERE id = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)';
-
-/** Devices per last-seen UPDATE statement (two parameters each). */
-const TOUCH_CHUNK = 200;
 
 /** Database access for devices. */
 @Injectable()
@@ -171,31 +165,6 @@ export class DeviceRepository {
 
   async setFirmwareVersion(manager: EntityManager, id: number, firmwareVersion: string, lastSeenAt: number): Promise<void> {
     await manager.update(Device, { id }, { firmwareVersion, lastSeenAt });
-  }
-
-  /**
-   * Sets last-seen times (epoch ms) of many devices, {@link TOUCH_CHUNK} per statement (on
-   * better-sqlite3 one prepared statement run per device); a time older than the stored one is
-   * ignored, an absent device is skipped.
-   */
-  async touchMany(manager: EntityManager, seen: readonly (readonly [id: number, at: number])[]): Promise<void> {
-    const native = NativeSqlite.of(manager.connection);
-    if (native !== undefined) {
-      // better-sqlite3: one prepared single-row update per device, inside `manager`'s transaction
-      // (the driver's only connection), instead of building and preparing a large CASE statement.
-      native.runEach(TOUCH_ONE, seen);
-      return;
-    }
-    for (let start = 0; start < seen.length; start += TOUCH_CHUNK) {
-      const chunk = seen.slice(start, start + TOUCH_CHUNK);
-      const at = `CASE id ${chunk.map((_, i) => `WHEN $${2 * i + 1} THEN CAST($${2 * i + 2} AS BIGINT)`).join(' ')} END`;
-      const ids = chunk.map((_, i) => `$${2 * i + 1}`).join(', ');
-      await query(
-        manager,
-        `UPDATE device SET last_seen_at = ${at} WHERE id IN (${ids}) AND (last_seen_at IS NULL OR last_seen_at < ${at})`,
-        chunk.flat(),
-      );
-    }
   }
 }
 

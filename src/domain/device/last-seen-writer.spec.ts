@@ -7,13 +7,15 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#src/platform/database/data-source-options.js';
 import { SCHEMA } from '#src/app/schema.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
-import { DeviceRepository } from './device.repository.js';
+import { BackgroundWriter } from '#src/platform/database/background-writer.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
 import { LAST_SEEN_FLUSH_MS, LastSeenWriter } from './last-seen-writer.js';
 
 describe(LastSeenWriter.name, () => {
   let dir: string;
   let dataSource: DataSource;
   let writer: LastSeenWriter;
+  let background: BackgroundWriter;
 
   const lastSeen = async (id: number): Promise<number | null> =>
     (await dataSource.query<{ last_seen_at: number | null }[]>('SELECT last_seen_at FROM device WHERE id = ?', [id]))[0].last_seen_at;
@@ -21,6 +23,8 @@ describe(LastSeenWriter.name, () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'firmledger-last-seen-'));
     dataSource = await new DataSource(dataSourceOptions({ databasePath: join(dir, 'db.sqlite') }, SCHEMA)).initialize();
+    // better-sqlite3: the writes run on the background writer's thread, as in the server.
+    background = new BackgroundWriter(dataSource, new UnitOfWork(dataSource), { sqliteSynchronous: 'NORMAL' } as AppConfig);
     await dataSource.query("INSERT INTO tenant (id, name, customer_key, created_at) VALUES (1, 't', 'k', 0)");
     await dataSource.query("INSERT INTO device_key (id, tenant_id, key, device_type, created_at) VALUES (1, 1, 'dk', 'ESP32', 0)");
     for (let id = 1; id <= 450; id++) {
@@ -34,10 +38,11 @@ describe(LastSeenWriter.name, () => {
   });
 
   beforeEach(() => {
-    writer = new LastSeenWriter(new DeviceRepository(dataSource), new UnitOfWork(dataSource));
+    writer = new LastSeenWriter(background);
   });
 
   after(async () => {
+    await background.onApplicationShutdown();
     await dataSource.destroy();
     await rm(dir, { recursive: true, force: true });
   });

@@ -158,41 +158,6 @@ export class DeviceStateRepository {
     return true;
   }
 
-  /**
-   * Many offers of one rollout at once (the next-rollout answers gathered by `OfferWriter`): devices
-   * without a state get `pending` in `lastWave` (with its history entry), then those `pending` move
-   * to `offered` at `at` (epoch ms) with their history entries. A few statements per chunk of
-   * devices instead of a few per device. Devices in any other state are left as they are.
-   */
-  async offerMany(manager: EntityManager, rolloutId: number, deviceIds: readonly number[], lastWave: number, at: number): Promise<void> {
-    for (let i = 0; i < deviceIds.length; i += CHUNK) {
-      const chunk = deviceIds.slice(i, i + CHUNK);
-      const values = chunk.map((_, n) => `($1, $${n + 4}, $2, 'pending', 0, $3)`).join(', ');
-      const added = returnedIds(
-        await query<unknown>(
-          manager,
-          `INSERT INTO rollout_device_state (rollout_id, device_id, wave, state, attempts, updated_at) VALUES ${values}
-           ON CONFLICT (rollout_id, device_id) DO NOTHING RETURNING device_id`,
-          [rolloutId, lastWave, at, ...chunk],
-        ),
-      );
-      const list = chunk.map((_, n) => `$${n + 3}`).join(', ');
-      const offered = returnedIds(
-        await query<unknown>(
-          manager,
-          `UPDATE rollout_device_state SET state = 'offered', offered_at = $2, updated_at = $2, attempts = attempts + 1
-            WHERE rollout_id = $1 AND state = 'pending' AND device_id IN (${list}) RETURNING device_id`,
-          [rolloutId, at, ...chunk],
-        ),
-      );
-      const transitions = [
-        ...added.map((deviceId) => ({ rolloutId, deviceId, state: 'pending' as const, at, message: null })),
-        ...offered.map((deviceId) => ({ rolloutId, deviceId, state: 'offered' as const, at, message: null })),
-      ];
-      if (transitions.length > 0) await manager.createQueryBuilder().insert().into(RolloutDeviceTransition).values(transitions).execute();
-    }
-  }
-
   /** The device's state in the rollout, or `null`. */
   find(manager: EntityManager, rolloutId: number, deviceId: number): Promise<RolloutDeviceState | null> {
     return manager.findOneBy(RolloutDeviceState, { rolloutId, deviceId });
@@ -392,16 +357,6 @@ export class DeviceStateRepository {
       };
     });
   }
-}
-
-/**
- * The `device_id`s an `INSERT`/`UPDATE … RETURNING device_id` returned, as TypeORM hands them
- * back: rows on SQLite, `[rows, count]` for an `UPDATE` on PostgreSQL.
- */
-function returnedIds(result: unknown): number[] {
-  const rows =
-    Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? result[0] : result;
-  return Array.isArray(rows) ? rows.map((row: { device_id: unknown }) => Number(row.device_id)) : [];
 }
 
 function pendingRow(rolloutId: number, deviceId: number, wave: number, now: number): Partial<RolloutDeviceState> {

@@ -3,10 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
 import { dataSourceOptions, type DatabaseSchema } from './data-source-options.js';
+import { BackgroundWriter } from './background-writer.js';
 import { SqlitePragmas } from './sqlite-pragmas.js';
 import { UnitOfWork } from './unit-of-work.js';
 
-/** The data source of `schema` (its migrations run at start) and the unit of work, for every module. */
+/** The data source of `schema` (its migrations run at start), the unit of work and the background writer, for every module. */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -19,8 +20,8 @@ export class DatabaseModule {
           useFactory: (config: AppConfig) => dataSourceOptions(config, schema),
         }),
       ],
-      providers: [UnitOfWork, SqlitePragmas],
-      exports: [UnitOfWork],
+      providers: [UnitOfWork, SqlitePragmas, BackgroundWriter],
+      exports: [UnitOfWork, BackgroundWriter],
     };
   }
 }

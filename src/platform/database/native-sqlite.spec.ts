@@ -93,27 +93,6 @@ describe('better-sqlite3 fast paths', () => {
     });
   });
 
-  describe(`${UnitOfWork.name}.sliced`, () => {
-    it('commits each slice on its own, serves other work between two, and stops at the first failing slice', async () => {
-      const events: string[] = [];
-      const written: number[] = [];
-      const run = unitOfWork.sliced(
-        [60, 61, 61, 63],
-        async (manager, timestamp) => {
-          events.push(`slice ${timestamp}`);
-          if (timestamp === 60) setImmediate(() => events.push('other work'));
-          await manager.query('INSERT INTO login_nonce (device_key_id, timestamp, created_at) VALUES (1, ?, 0)', [timestamp]);
-        },
-        (timestamp) => written.push(timestamp),
-      );
-      await assert.rejects(run, /UNIQUE|PRIMARY KEY/);
-      assert.deepEqual(events, ['slice 60', 'other work', 'slice 61', 'slice 61'], 'the slice after the failing one never ran');
-      assert.deepEqual(written, [60, 61]);
-      assert.deepEqual(await rows(), [60, 61], 'the slices before the failure stay written');
-      assert.equal(native.inTransaction, false);
-    });
-  });
-
   describe(`${NativeSqlite.name}.transaction`, () => {
     it('commits what the body wrote when it returns', () => {
       const result = native.transaction('write', () => {

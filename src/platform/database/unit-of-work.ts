@@ -39,28 +39,6 @@ export class UnitOfWork {
   }
 
   /**
-   * Runs `work` once per slice, each in a {@link transaction} of its own, and lets the event loop
-   * serve requests between two. For writes behind of thousands of rows: SQLite runs each
-   * statement synchronously, so one transaction for all of them would hold every request up for
-   * as long as it takes (bench/RESULTS.md: next rollout's p99). `written` is told of each slice
-   * once it has committed, so a caller can keep what was not written when a later slice fails.
-   * @throws the first slice's error; the slices after it are not run.
-   */
-  async sliced<S>(
-    slices: Iterable<S>,
-    work: (manager: EntityManager, slice: S) => Promise<void>,
-    written?: (slice: S) => void,
-  ): Promise<void> {
-    let first = true;
-    for (const slice of slices) {
-      if (!first) await new Promise((resume) => setImmediate(resume));
-      first = false;
-      await this.transaction((manager) => work(manager, slice));
-      written?.(slice);
-    }
-  }
-
-  /**
    * Runs one write statement `text` (`$1 … $n` placeholders) outside a transaction; a unique
    * violation rejects it like any error. On better-sqlite3 the statements of one event-loop turn
    * are group-committed ({@link NativeSqlite.writeInTurn}: one commit for many, e.g. single-device

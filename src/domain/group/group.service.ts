@@ -7,6 +7,7 @@ import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { DeviceGroup } from './device-group.entity.js';
+import { GroupChanges } from './group-changes.js';
 import { GroupRepository, type GroupRow } from './group.repository.js';
 
 /** A group as operators see it. */
@@ -38,6 +39,7 @@ export class GroupService {
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
+    private readonly changes: GroupChanges,
   ) {}
 
   /**
@@ -143,6 +145,7 @@ export class GroupService {
       });
       return this.repository.memberCount(group.id, manager);
     });
+    await this.changes.changed(group.id);
     return groupView({ ...group, members });
   }
 }

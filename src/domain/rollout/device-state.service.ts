@@ -6,6 +6,7 @@ import type { AppConfig } from '#src/platform/config/app-config.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { DeviceVersionReports } from '#src/domain/device/device-version-reports.js';
+import { GroupChanges } from '#src/domain/group/group-changes.js';
 import { afterInstalled, afterSuccessReport, type DeviceState } from './policy/device-states.js';
 import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
@@ -48,11 +49,13 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
     private readonly clock: Clock,
     private readonly versionReports: DeviceVersionReports,
     private readonly offers: OfferWriter,
+    private readonly groupChanges: GroupChanges,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     this.versionReports.listen((tenantId, mac, version) => this.registered(tenantId, mac, version));
+    this.groupChanges.listen((groupId) => this.groupChanged(groupId));
     const every = Math.min(60_000, Math.max(1000, (this.config.rolloutConfirmationWindowSeconds * 1000) / 4));
     this.sweepTimer = setInterval(() => {
       this.sweep().catch((error: unknown) => this.logger.error(`confirmation sweep failed: ${errorMessage(error)}`));
@@ -199,6 +202,13 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
       });
     }
     await this.plans.settle(manager, rolloutId, device.tenantId, state?.wave);
+  }
+
+  /** The members of a group changed: its running rollouts may now finish (members no longer holding it) or change counts. */
+  private async groupChanged(groupId: number): Promise<void> {
+    for (const rollout of await this.rollouts.runningOfGroup(groupId)) {
+      await this.unitOfWork.transaction((manager) => this.plans.settle(manager, rollout.id, rollout.tenantId));
+    }
   }
 
   private async registered(tenantId: number, mac: string, version: string): Promise<void> {

@@ -252,8 +252,7 @@ export class RolloutPlanService {
     for (;;) {
       const rollout = await this.rollouts.findRollout(tenantId, rolloutId, manager);
       if (!rollout) return;
-      const { waves } = await this.states.progress(rollout.id, wavesOf(rollout).length, manager);
-      const step = nextStep(rollout, waves, changedWave);
+      const step = nextStep(rollout, await this.states.progress(rollout.id, wavesOf(rollout).length, manager), changedWave);
       switch (step.kind) {
         case 'none':
           return;

@@ -218,6 +218,11 @@ export class RolloutRepository {
     return firmware.version;
   }
 
+  /** The active and paused rollouts to group `groupId`. */
+  runningOfGroup(groupId: number): Promise<Rollout[]> {
+    return this.dataSource.getRepository(Rollout).findBy({ groupId, status: In(['active', 'paused']) });
+  }
+
   /** A rollout by id, whatever its tenant. */
   findById(manager: EntityManager, id: number): Promise<Rollout | null> {
     return manager.findOneBy(Rollout, { id });

@@ -1,13 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { noDevices, type StateCounts } from './device-states.js';
-import { nextStep, type SettlingRollout } from './next-step.js';
+import { nextStep, type SettlingCounts, type SettlingRollout } from './next-step.js';
 
 /** Counts of one wave from the states given; `targeted` is their sum. */
 function wave(states: Partial<Omit<StateCounts, 'targeted'>>): StateCounts {
   const counts = { ...noDevices(), ...states };
   counts.targeted = Object.values(states).reduce((n, v) => n + (v ?? 0), 0);
   return counts;
+}
+
+/** The counts of `waves`, every member of the group registered unless told. */
+function counts(waves: StateCounts[], notRegistered = 0): SettlingCounts {
+  return { waves, notRegistered };
 }
 
 const ACTIVE: SettlingRollout = {
@@ -22,29 +27,34 @@ const ACTIVE: SettlingRollout = {
 describe(nextStep.name, () => {
   it('does nothing for a rollout that is neither active nor paused', () => {
     for (const status of ['draft', 'finished', 'cancelled'] as const) {
-      assert.deepEqual(nextStep({ ...ACTIVE, status }, [wave({ confirmed: 10 })]), { kind: 'none' }, status);
+      assert.deepEqual(nextStep({ ...ACTIVE, status }, counts([wave({ confirmed: 10 })])), { kind: 'none' }, status);
     }
   });
 
   it('finishes once every target is confirmed, failed or fell back; also when paused', () => {
-    assert.deepEqual(nextStep(ACTIVE, [wave({ confirmed: 8, failed: 1, fell_back: 1 })]), { kind: 'finish' });
-    assert.deepEqual(nextStep({ ...ACTIVE, status: 'paused' }, [wave({ confirmed: 1 })]), { kind: 'finish' });
-    assert.deepEqual(nextStep(ACTIVE, [wave({ confirmed: 9, installed: 1 })]), { kind: 'none' });
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ confirmed: 8, failed: 1, fell_back: 1 })])), { kind: 'finish' });
+    assert.deepEqual(nextStep({ ...ACTIVE, status: 'paused' }, counts([wave({ confirmed: 1 })])), { kind: 'finish' });
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ confirmed: 9, installed: 1 })])), { kind: 'none' });
+  });
+
+  it('does not finish while members of its group are not registered: they may still become targets', () => {
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ confirmed: 10 })], 1)), { kind: 'none' });
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ confirmed: 10 })], 0)), { kind: 'finish' });
   });
 
   it('does not finish a rollout without targets (devices that become targets later join its last wave)', () => {
-    assert.deepEqual(nextStep(ACTIVE, [wave({})]), { kind: 'none' });
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({})])), { kind: 'none' });
   });
 
   it('finishes across waves only when every wave is settled', () => {
     const rollout = { ...ACTIVE, currentWave: 2 };
-    assert.deepEqual(nextStep(rollout, [wave({ confirmed: 5 }), wave({ confirmed: 5 })]), { kind: 'finish' });
-    assert.deepEqual(nextStep(rollout, [wave({ confirmed: 5 }), wave({ confirmed: 4, pending: 1 })]), { kind: 'none' });
+    assert.deepEqual(nextStep(rollout, counts([wave({ confirmed: 5 }), wave({ confirmed: 5 })])), { kind: 'finish' });
+    assert.deepEqual(nextStep(rollout, counts([wave({ confirmed: 5 }), wave({ confirmed: 4, pending: 1 })])), { kind: 'none' });
   });
 
   it('pauses when a started wave is over the error threshold, naming the wave', () => {
     const rollout = { ...ACTIVE, errorThreshold: 0.2, currentWave: 2 };
-    const step = nextStep(rollout, [wave({ confirmed: 10 }), wave({ failed: 3, offered: 7 }), wave({ pending: 10 })]);
+    const step = nextStep(rollout, counts([wave({ confirmed: 10 }), wave({ failed: 3, offered: 7 }), wave({ pending: 10 })]));
     assert.deepEqual(step, {
       kind: 'pause',
       wave: 2,
@@ -54,30 +64,32 @@ describe(nextStep.name, () => {
 
   it('judges only the changed wave when told which', () => {
     const rollout = { ...ACTIVE, errorThreshold: 0.2, currentWave: 2 };
-    const waves = [wave({ failed: 5, confirmed: 5 }), wave({ offered: 10 }), wave({ pending: 10 })];
+    const waves = counts([wave({ failed: 5, confirmed: 5 }), wave({ offered: 10 }), wave({ pending: 10 })]);
     assert.equal(nextStep(rollout, waves, 2).kind, 'none');
     assert.equal(nextStep(rollout, waves, 1).kind, 'pause');
   });
 
   it('never pauses a paused rollout again, nor one without an error threshold', () => {
-    assert.deepEqual(nextStep({ ...ACTIVE, status: 'paused', errorThreshold: 0.1 }, [wave({ failed: 5, offered: 5 })]), { kind: 'none' });
-    assert.deepEqual(nextStep(ACTIVE, [wave({ failed: 5, offered: 5 }), wave({ pending: 1 })]), { kind: 'none' });
+    assert.deepEqual(nextStep({ ...ACTIVE, status: 'paused', errorThreshold: 0.1 }, counts([wave({ failed: 5, offered: 5 })])), {
+      kind: 'none',
+    });
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ failed: 5, offered: 5 }), wave({ pending: 1 })])), { kind: 'none' });
   });
 
   it('starts the next wave once the current one reached the success threshold (auto)', () => {
-    const waves = [wave({ confirmed: 9, offered: 1 }), wave({ pending: 10 })];
+    const waves = counts([wave({ confirmed: 9, offered: 1 }), wave({ pending: 10 })]);
     assert.deepEqual(nextStep(ACTIVE, waves), { kind: 'start_wave', wave: 2 });
-    assert.deepEqual(nextStep(ACTIVE, [wave({ confirmed: 8, offered: 2 }), wave({ pending: 10 })]), { kind: 'none' });
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ confirmed: 8, offered: 2 }), wave({ pending: 10 })])), { kind: 'none' });
   });
 
   it('waits for an operator when approval is manual, once', () => {
-    const waves = [wave({ confirmed: 10 }), wave({ pending: 10 })];
+    const waves = counts([wave({ confirmed: 10 }), wave({ pending: 10 })]);
     assert.deepEqual(nextStep({ ...ACTIVE, approval: 'manual' }, waves), { kind: 'await_approval', wave: 1 });
     assert.deepEqual(nextStep({ ...ACTIVE, approval: 'manual', awaitingApproval: true }, waves), { kind: 'none' });
   });
 
   it('starts no wave beyond the last', () => {
-    assert.deepEqual(nextStep({ ...ACTIVE, currentWave: 2 }, [wave({ confirmed: 10 }), wave({ confirmed: 9, offered: 1 })]), {
+    assert.deepEqual(nextStep({ ...ACTIVE, currentWave: 2 }, counts([wave({ confirmed: 10 }), wave({ confirmed: 9, offered: 1 })])), {
       kind: 'none',
     });
   });

@@ -16,9 +16,17 @@ export interface SettlingRollout {
   errorThreshold: number | null;
 }
 
+/** How a rollout's devices stand, as the settle step reads them. */
+export interface SettlingCounts {
+  /** Targets per wave (index 0 is wave 1) and state. */
+  waves: readonly StateCounts[];
+  /** Members of its group no registered device has the identifier of: they may still become targets. */
+  notRegistered: number;
+}
+
 /** What the rollout does next, given its devices' counts; the settle job carries it out. */
 export type RolloutStep =
-  /** Every target settled: the rollout is finished. */
+  /** Every target settled, every member registered: the rollout is finished. */
   | { kind: 'finish' }
   /** A started wave is over its error threshold: the rollout pauses itself, with this reason. */
   | { kind: 'pause'; wave: number; reason: string }
@@ -31,20 +39,22 @@ export type RolloutStep =
 
 /**
  * The rollout policy's one decision after devices changed state (docs/decisions.md §10), in this
- * order: a rollout that is neither active nor paused does nothing; once every target is
- * confirmed, failed or fell back (and there is at least one) it finishes; a paused one does
- * nothing more; a started wave whose failed and fell-back share is above the error threshold
- * pauses it (only `changedWave` is judged when given); else, when the current wave reached the
- * success threshold and a wave is left, the next starts (`auto`) or waits for approval (`manual`).
- * @param waves counts per wave (index 0 is wave 1), targets without a state counted as `pending`
- *   in the last wave.
+ * order: a rollout that is neither active nor paused does nothing; once it has targets, every
+ * one is confirmed, failed or fell back, and every member of its group is registered, it
+ * finishes; a paused one does nothing more; a started wave whose failed and fell-back share is
+ * above the error threshold pauses it (only `changedWave` is judged when given); else, when the
+ * current wave reached the success threshold and a wave is left, the next starts (`auto`) or waits
+ * for approval (`manual`).
+ * @param counts targets per wave (those without a state counted as `pending` in the last wave),
+ *   and the members not registered.
  * @param changedWave the wave whose devices changed, if known.
  */
-export function nextStep(rollout: SettlingRollout, waves: readonly StateCounts[], changedWave?: number): RolloutStep {
+export function nextStep(rollout: SettlingRollout, counts: SettlingCounts, changedWave?: number): RolloutStep {
   if (rollout.status !== 'active' && rollout.status !== 'paused') return { kind: 'none' };
+  const { waves } = counts;
   const total = sumCounts(waves);
   const settled = SETTLED_STATES.reduce((n, state) => n + total[state], 0);
-  if (total.targeted > 0 && settled >= total.targeted) return { kind: 'finish' };
+  if (total.targeted > 0 && settled >= total.targeted && counts.notRegistered === 0) return { kind: 'finish' };
   if (rollout.status !== 'active') return { kind: 'none' };
   if (rollout.errorThreshold !== null) {
     for (let wave = 1; wave <= Math.min(rollout.currentWave, waves.length); wave++) {

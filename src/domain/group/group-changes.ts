@@ -1,0 +1,32 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { errorMessage } from '#src/platform/logging/error-message.js';
+
+/** Told that the members of a group changed (after the change committed). */
+export type GroupChangeListener = (groupId: number) => Promise<void>;
+
+/**
+ * Tells the modules that care that a group's members changed, without the group module knowing
+ * them: a rollout to the group may now finish (docs/decisions.md §10: members that are not
+ * registered hold the finish). A listener's failure is logged, never the change's answer.
+ */
+@Injectable()
+export class GroupChanges {
+  private readonly logger = new Logger('GroupChanges');
+  private readonly listeners: GroupChangeListener[] = [];
+
+  /** Adds a listener (modules call this once, at init). */
+  listen(listener: GroupChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Tells every listener, one after the other. */
+  async changed(groupId: number): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(groupId);
+      } catch (error) {
+        this.logger.error(`a listener of group ${groupId}'s members failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+}

@@ -192,6 +192,7 @@ describe('rollout waves and thresholds (README "Rollout semantics")', () => {
     for (const [extra, message] of [
       [{ waves: [] }, 'waves must list 1 to 20 wave bounds'],
       [{ waves: ['abc'] }, 'each wave must be a share like "10%" or a whole number of devices like 50'],
+      [{ waves: ['10%', '0%'] }, 'wave bound 0% must be a share above 0% and at most 100%'],
       [{ waves: '10%' }, 'waves must list 1 to 20 wave bounds'],
       [{ success_threshold: 1.5 }, 'success_threshold must be a share from 0 to 1'],
       [{ error_threshold: -1 }, 'error_threshold must be a share from 0 to 1, or null'],
@@ -204,7 +205,8 @@ describe('rollout waves and thresholds (README "Rollout semantics")', () => {
         start_date: '2020-01-01 00:00:00',
         ...extra,
       });
-      assert.deepEqual([answer.status, answer.body], [400, { message }], JSON.stringify(extra));
+      // The operator API's answer names the field beside the message.
+      assert.deepEqual([answer.status, answer.body], [400, { message, field: Object.keys(extra)[0] }], JSON.stringify(extra));
     }
   });
 

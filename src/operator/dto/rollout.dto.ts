@@ -16,6 +16,7 @@ import {
   Min,
   Validate,
   ValidatorConstraint,
+  type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { parseUtc } from '#src/platform/common/clock.js';
@@ -23,7 +24,7 @@ import { OptionalField, wholeNumberMessages, WholeNumberQueryField } from '#src/
 import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/domain/rollout/rollout-plan.service.js';
 import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/device-state.js';
-import { MAX_WAVES } from '#src/domain/rollout/waves.js';
+import { MAX_WAVES, parseWaves } from '#src/domain/rollout/waves.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -56,6 +57,18 @@ class UtcDateTime implements ValidatorConstraintInterface {
   }
   defaultMessage(): string {
     return RolloutFieldMessages.startDateUtc;
+  }
+}
+
+/** The waves as the rollout's one wave-plan parser reads them (`parseWaves`), refused with its message. */
+@ValidatorConstraint({ name: 'waveBounds' })
+class WaveBounds implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return Array.isArray(value) && typeof parseWaves(value) !== 'string';
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const problem = Array.isArray(args.value) ? parseWaves(args.value as unknown[]) : undefined;
+    return typeof problem === 'string' ? problem : RolloutFieldMessages.wavesList;
   }
 }
 
@@ -128,6 +141,7 @@ export class CreateRolloutDto {
     example: ['10%', '30%', '100%'],
   })
   @OptionalField()
+  @Validate(WaveBounds)
   @ArrayMaxSize(MAX_WAVES, { message: RolloutFieldMessages.wavesList })
   @ArrayMinSize(1, { message: RolloutFieldMessages.wavesList })
   @IsArray({ message: RolloutFieldMessages.wavesList })

@@ -13,6 +13,8 @@ export default tseslint.config(
       'scripts/',
       'bin/',
       'web/vite.config.js',
+      // Generated from openapi/operator.json by `npm run openapi:web` (build:web, typecheck); not committed.
+      'web/src/api/operator-api.generated.ts',
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,

@@ -291,9 +291,15 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'group');
 
     expectedErrors.push(provoked(400));
-    await page.getByLabel('Paste macs (one per line, or separated by spaces)').first().fill('AC:67:B2:01:02:03\nzz:not:a:mac');
+    const pasted = page.getByLabel('Paste macs (one per line, or separated by spaces)').first();
+    await pasted.fill('AC:67:B2:01:02:03\nzz:not:a:mac');
     await page.getByRole('button', { name: 'Add members' }).click();
-    await page.getByRole('alert').filter({ hasText: '"zz:not:a:mac" is not a hardware address (EUI-48 or EUI-64)' }).waitFor();
+    const refusal = page.getByRole('alert').filter({ hasText: '"zz:not:a:mac" is not a hardware address (EUI-48 or EUI-64)' });
+    await refusal.waitFor();
+    // The API's answer names the field (`macs`): the refusal is shown at the macs, tied to them.
+    assert.equal(await pasted.getAttribute('aria-invalid'), 'true');
+    assert.equal(await pasted.getAttribute('aria-describedby'), await refusal.getAttribute('id'));
+    await screenshots(page, 'group-members-refused');
     await page.getByRole('heading', { name: `${FLEET} members` }).waitFor();
   });
 
@@ -327,6 +333,18 @@ describe('operator console in a browser', () => {
     await page.getByLabel('Success threshold (% of a wave confirmed)').fill('90');
     await page.getByLabel('Error threshold (% of a wave failed or fell back)').fill('10');
     await page.getByLabel('Next wave').selectOption({ label: 'waits for an admin to approve it' });
+    // A date the form's pattern lets through but the API refuses: shown at the field the answer names.
+    expectedErrors.push(provoked(400));
+    const startDate = page.getByLabel('Start date, UTC (YYYY-MM-DD HH:MM:SS)');
+    await startDate.fill('2026-02-30 00:00:00');
+    await page.getByRole('button', { name: 'Plan rollout' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"' });
+    await refusal.waitFor();
+    assert.equal(await startDate.getAttribute('aria-invalid'), 'true');
+    assert.ok((await startDate.getAttribute('aria-describedby'))?.split(' ').includes((await refusal.getAttribute('id'))!));
+    assert.equal(await page.getByRole('alert').count(), 1, 'the refusal is shown once, at its field');
+    await screenshots(page, 'rollouts-plan-refused');
+    await startDate.fill('2026-01-01 00:00:00');
     await page.getByRole('button', { name: 'Plan rollout' }).click();
     await page.getByText('Rollout planned as a draft.').waitFor();
     await page.locator('.badge', { hasText: 'draft' }).waitFor();

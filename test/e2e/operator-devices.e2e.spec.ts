@@ -132,18 +132,18 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
       assert.deepEqual(await macsOf(`?device_type=${encodeURIComponent('ESP32" OR 1=1 --')}`), []);
     });
 
-    for (const [query, message] of [
-      ['seen_since=yesterday', 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z'],
-      ['seen_since=2026-02-30', 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z'],
-      [`firmware_version=${'9'.repeat(65)}`, 'firmware_version must be 1 to 64 characters'],
-      ['device_type=', 'device_type must be 1 to 64 characters'],
-      ['group=north&group=south', 'group must be a string'],
-      ['per_page=501', 'per_page must be at most 500'],
-      ['page=0', 'page must be at least 1'],
+    for (const [query, message, field] of [
+      ['seen_since=yesterday', 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z', 'seen_since'],
+      ['seen_since=2026-02-30', 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z', 'seen_since'],
+      [`firmware_version=${'9'.repeat(65)}`, 'firmware_version must be 1 to 64 characters', 'firmware_version'],
+      ['device_type=', 'device_type must be 1 to 64 characters', 'device_type'],
+      ['group=north&group=south', 'group must be a string', 'group'],
+      ['per_page=501', 'per_page must be at most 500', 'per_page'],
+      ['page=0', 'page must be at least 1', 'page'],
     ] as const) {
       it(`answers 400 naming the parameter for ${query.slice(0, 40)}`, async () => {
         const answer = await op.get(`/tenants/${a.name}/devices?${query}`);
-        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message } });
+        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message, field } });
       });
     }
 
@@ -273,6 +273,7 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
       const bad = await op.get(`/tenants/${a.name}/devices/not-a-mac`);
       assert.equal(bad.status, 400);
       assert.match((bad.body as { message: string }).message, /^mac must be a hardware address/);
+      assert.equal((bad.body as { field?: string }).field, 'mac');
       assert.deepEqual((await op.get(`/tenants/nosuch/devices/${mac(1)}`)).body, { message: 'Tenant "nosuch" not found' });
     });
   });

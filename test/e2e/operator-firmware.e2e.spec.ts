@@ -115,9 +115,11 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
   const artifacts = (): Promise<string[]> => readdir(join(app.config.dataDir, 'artifacts')).then((names) => names.sort());
   const publishedEntries = (tenant: TestTenant): Promise<number> =>
     app.server.app.get(DataSource).getRepository(LedgerEntry).countBy({ tenantId: tenant.id, type: 'firmware.published' });
-  const assertMessage = (answer: { status: number; body: unknown }, status: number, message: string | RegExp): void => {
+  /** `status` with `{"message"}`, or `{"message", "field"}` when a 400 names the field. */
+  const assertMessage = (answer: { status: number; body: unknown }, status: number, message: string | RegExp, field?: string): void => {
     assert.equal(answer.status, status, JSON.stringify(answer.body));
-    assert.deepEqual(Object.keys(answer.body as object), ['message']);
+    assert.deepEqual(Object.keys(answer.body as object), field === undefined ? ['message'] : ['message', 'field']);
+    assert.equal((answer.body as { field?: string }).field, field);
     const text = (answer.body as { message: string }).message;
     if (typeof message === 'string') assert.equal(text, message);
     else assert.match(text, message);
@@ -247,20 +249,20 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
     });
 
     describe('400 naming the field', () => {
-      const cases: [string, string, string][] = [
-        ['no version', '?device_type=ESP32', 'version is required'],
-        ['no device_type', '?version=5.0.0', 'device_type is required'],
-        ['neither', '', 'version is required'],
-        ['an empty version', '?version=&device_type=ESP32', 'version must be 1 to 64 characters'],
-        ['a 65-character version', `?version=${'9'.repeat(65)}&device_type=ESP32`, 'version must be 1 to 64 characters'],
-        ['a version with a control character', '?version=5.0%0A&device_type=ESP32', 'version must be printable characters'],
-        ['a repeated version', '?version=5.0.0&version=5.0.1&device_type=ESP32', 'version must be a string'],
-        ['an empty device_type', '?version=5.0.0&device_type=', 'device_type must be 1 to 64 characters'],
+      const cases: [string, string, string, string][] = [
+        ['no version', '?device_type=ESP32', 'version is required', 'version'],
+        ['no device_type', '?version=5.0.0', 'device_type is required', 'device_type'],
+        ['neither', '', 'version is required', 'version'],
+        ['an empty version', '?version=&device_type=ESP32', 'version must be 1 to 64 characters', 'version'],
+        ['a 65-character version', `?version=${'9'.repeat(65)}&device_type=ESP32`, 'version must be 1 to 64 characters', 'version'],
+        ['a version with a control character', '?version=5.0%0A&device_type=ESP32', 'version must be printable characters', 'version'],
+        ['a repeated version', '?version=5.0.0&version=5.0.1&device_type=ESP32', 'version must be a string', 'version'],
+        ['an empty device_type', '?version=5.0.0&device_type=', 'device_type must be 1 to 64 characters', 'device_type'],
       ];
-      for (const [what, query, message] of cases) {
+      for (const [what, query, message, field] of cases) {
         it(`for ${what}: ${message}`, async () => {
           const before = await state(acme);
-          assertMessage(await upload('fw-acme', query, Buffer.from('firmware')), 400, message);
+          assertMessage(await upload('fw-acme', query, Buffer.from('firmware')), 400, message, field);
           await assertNothingLeft(acme, before);
         });
       }
@@ -519,7 +521,7 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
         ['page=0', 'page must be at least 1'],
         ['page=1.5', 'page must be a whole number'],
       ]) {
-        assertMessage(await request('GET', url(`/tenants/fw-acme/firmware?${query}`), { bearer }), 400, message);
+        assertMessage(await request('GET', url(`/tenants/fw-acme/firmware?${query}`), { bearer }), 400, message, query.split('=')[0]);
       }
     });
 
@@ -546,7 +548,7 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
 
     it('answers 400 naming id when it is not a whole number', async () => {
       for (const id of ['abc', '1.5', '-1', '0', '1e0', '0x1']) {
-        assertMessage(await request('GET', url(`/tenants/fw-acme/firmware/${id}`), { bearer }), 400, /^id must be/);
+        assertMessage(await request('GET', url(`/tenants/fw-acme/firmware/${id}`), { bearer }), 400, /^id must be/, 'id');
       }
     });
   });

@@ -58,7 +58,7 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
       const answer = await op.post(groups(a), { name: 'half-bad', macs: ['AC:67:B2:10:00:01', 'AC:67-B2:10:00:09'] });
       assert.deepEqual(status(answer), {
         status: 400,
-        body: { message: '"AC:67-B2:10:00:09" is not a hardware address (EUI-48 or EUI-64)' },
+        body: { message: '"AC:67-B2:10:00:09" is not a hardware address (EUI-48 or EUI-64)', field: 'macs' },
       });
       assert.deepEqual(status(await op.get(`${groups(a)}/half-bad`)), { status: 404, body: { message: 'Group "half-bad" not found' } });
     });
@@ -68,16 +68,16 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
       assert.equal((await op.post(groups(b), { name: 'empty' })).status, 201);
     });
 
-    for (const [label, body, message] of [
-      ['a missing name', {}, 'name must be a string'],
-      ['a name that is a number', { name: 7 }, 'name must be a string'],
-      ['an empty name', { name: '' }, 'group name must be 1 to 128 characters and not only digits'],
-      ['a name of only digits', { name: '2024' }, 'group name must be 1 to 128 characters and not only digits'],
-      ['macs that are not an array', { name: 'x', macs: 'AC:67:B2:10:00:01' }, 'macs must be an array of mac strings'],
-      ['macs with a number', { name: 'x', macs: ['AC:67:B2:10:00:01', 5] }, 'macs must be an array of mac strings'],
+    for (const [label, body, message, field] of [
+      ['a missing name', {}, 'name must be a string', 'name'],
+      ['a name that is a number', { name: 7 }, 'name must be a string', 'name'],
+      ['an empty name', { name: '' }, 'group name must be 1 to 128 characters and not only digits', 'name'],
+      ['a name of only digits', { name: '2024' }, 'group name must be 1 to 128 characters and not only digits', 'name'],
+      ['macs that are not an array', { name: 'x', macs: 'AC:67:B2:10:00:01' }, 'macs must be an array of mac strings', 'macs'],
+      ['macs with a number', { name: 'x', macs: ['AC:67:B2:10:00:01', 5] }, 'macs must be an array of mac strings', 'macs'],
     ] as const) {
       it(`answers 400 naming the field for ${label}`, async () => {
-        assert.deepEqual(status(await op.post(groups(a), body)), { status: 400, body: { message } });
+        assert.deepEqual(status(await op.post(groups(a), body)), { status: 400, body: { message, field } });
       });
     }
 
@@ -112,7 +112,10 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
     });
 
     it('answers 400 for bad paging and 404 for an unknown tenant', async () => {
-      assert.deepEqual(status(await op.get(`${groups(a)}?per_page=0`)), { status: 400, body: { message: 'per_page must be at least 1' } });
+      assert.deepEqual(status(await op.get(`${groups(a)}?per_page=0`)), {
+        status: 400,
+        body: { message: 'per_page must be at least 1', field: 'per_page' },
+      });
       assert.equal((await op.get(groups('nosuch'))).status, 404);
     });
   });
@@ -198,7 +201,10 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
     it('answers 400 naming a bad mac, and changes nothing', async () => {
       for (const path of ['members', 'members/remove']) {
         const answer = await op.post(`${groups(a)}/empty/${path}`, { macs: ['AC:67:B2:20:00:07', 'not-a-mac'] });
-        assert.deepEqual(status(answer), { status: 400, body: { message: '"not-a-mac" is not a hardware address (EUI-48 or EUI-64)' } });
+        assert.deepEqual(status(answer), {
+          status: 400,
+          body: { message: '"not-a-mac" is not a hardware address (EUI-48 or EUI-64)', field: 'macs' },
+        });
       }
       assert.equal((await detail(`${groups(a)}/empty`)).members, 2);
     });
@@ -209,8 +215,11 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
       ['a list with a non-string', { macs: [null] }, 'macs must be an array of mac strings'],
     ] as const) {
       it(`answers 400 for ${label}`, async () => {
-        assert.deepEqual(status(await op.post(`${groups(a)}/empty/members`, body)), { status: 400, body: { message } });
-        assert.deepEqual(status(await op.post(`${groups(a)}/empty/members/remove`, body)), { status: 400, body: { message } });
+        assert.deepEqual(status(await op.post(`${groups(a)}/empty/members`, body)), { status: 400, body: { message, field: 'macs' } });
+        assert.deepEqual(status(await op.post(`${groups(a)}/empty/members/remove`, body)), {
+          status: 400,
+          body: { message, field: 'macs' },
+        });
       });
     }
 

@@ -96,7 +96,10 @@ describe('operator API: ledger (docs/decisions.md §7, §9)', () => {
       );
       assert.equal(page.total, 7);
       const bad = await op.get('/ledger/entries?order=sideways');
-      assert.deepEqual({ status: bad.status, body: bad.body }, { status: 400, body: { message: 'order must be asc or desc' } });
+      assert.deepEqual(
+        { status: bad.status, body: bad.body },
+        { status: 400, body: { message: 'order must be asc or desc', field: 'order' } },
+      );
     });
 
     it('answers payloads as parsed JSON', async () => {
@@ -143,7 +146,7 @@ describe('operator API: ledger (docs/decisions.md §7, §9)', () => {
         ['page=x', 'page must be a whole number'],
       ]) {
         const answer = await op.get(`/ledger/entries?${query}`);
-        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message } });
+        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message, field: query.split('=')[0] } });
       }
     });
   });

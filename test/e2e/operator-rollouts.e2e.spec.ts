@@ -91,9 +91,10 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
     assert.equal(answer.status, 201, answer.text);
     return answer.body as RolloutBody;
   };
-  const assertMessage = (answer: Answer, status: number, message: string): void => {
+  /** `status` with `{"message"}`, or `{"message", "field"}` when a 400 names the field. */
+  const assertMessage = (answer: Answer, status: number, message: string, field?: string): void => {
     assert.equal(answer.status, status, answer.text);
-    assert.deepEqual(answer.body, { message });
+    assert.deepEqual(answer.body, field === undefined ? { message } : { message, field });
   };
   /** Device side: the success report of `mac` for a rollout, over the device API on VC_URL. */
   const reportSuccess = async (token: string, mac: string, rolloutId: number): Promise<void> => {
@@ -223,10 +224,12 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
         ],
         ['start_date as a number', { start_date: 1764576000 }, 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)'],
         ['downgrade "yes"', { downgrade: 'yes' }, 'downgrade must be true or false'],
+        ['a wave bound of 0%', { waves: ['0%'] }, 'wave bound 0% must be a share above 0% and at most 100%'],
       ];
       for (const [what, overrides, message] of cases) {
         it(`for ${what}: ${message}`, async () => {
-          assertMessage(await create(plan({ name: `bad: ${what}`, ...overrides })), 400, message);
+          // Each case breaks one field: the answer names it.
+          assertMessage(await create(plan({ name: `bad: ${what}`, ...overrides })), 400, message, Object.keys(overrides)[0]);
         });
       }
 
@@ -313,7 +316,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
       for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
         assertMessage(await act(foreignRolloutId, action), 404, 'Rollout not found');
         assertMessage(await act(999_999, action), 404, 'Rollout not found');
-        assertMessage(await api('POST', `/tenants/ro-acme/rollouts/abc/${action}`), 400, 'id must be a whole number');
+        assertMessage(await api('POST', `/tenants/ro-acme/rollouts/abc/${action}`), 400, 'id must be a whole number', 'id');
       }
       const foreign = await request('GET', url(`/tenants/ro-other/rollouts/${foreignRolloutId}`), { bearer });
       assert.equal((foreign.body as RolloutBody).status, 'draft', 'the other tenant’s rollout was not touched');
@@ -422,9 +425,10 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
         await api('GET', '/tenants/ro-acme/rollouts?status=running'),
         400,
         'status must be one of draft, active, paused, finished, cancelled',
+        'status',
       );
-      assertMessage(await api('GET', '/tenants/ro-acme/rollouts?per_page=1000'), 400, 'per_page must be at most 500');
-      assertMessage(await api('GET', '/tenants/ro-acme/rollouts?page=x'), 400, 'page must be a whole number');
+      assertMessage(await api('GET', '/tenants/ro-acme/rollouts?per_page=1000'), 400, 'per_page must be at most 500', 'per_page');
+      assertMessage(await api('GET', '/tenants/ro-acme/rollouts?page=x'), 400, 'page must be a whole number', 'page');
     });
 
     it('answers 401 without a token and 404 for an unknown tenant', async () => {
@@ -446,6 +450,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
         const answer = await api('GET', `/tenants/ro-acme/rollouts/${id}`);
         assert.equal(answer.status, 400, answer.text);
         assert.match((answer.body as { message: string }).message, /^id must be/);
+        assert.equal((answer.body as { field?: string }).field, 'id');
       }
     });
   });

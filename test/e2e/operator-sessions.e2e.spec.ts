@@ -100,7 +100,10 @@ describe('operator console sessions', () => {
 
     it('names a missing field in a 400', async () => {
       const answer = await request('POST', `${app.urls.operator}/session`, { body: { username: 'alice' } });
-      assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message: 'password is required' } });
+      assert.deepEqual(
+        { status: answer.status, body: answer.body },
+        { status: 400, body: { message: 'password is required', field: 'password' } },
+      );
     });
   });
 

@@ -69,7 +69,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       assert.deepEqual({ status: answer.status, body: answer.body }, { status: 409, body: { message: 'Tenant "acme" exists' } });
     });
 
-    for (const [label, body, field] of [
+    for (const [label, body, message] of [
       ['a missing name', {}, /name/],
       ['a name that is not a string', { name: 42 }, /name must be a string/],
       ['an empty name', { name: '' }, /name must be 1 to 128/],
@@ -80,7 +80,8 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       it(`answers 400 naming the field for ${label}`, async () => {
         const answer = await op.post('/tenants', body);
         assert.equal(answer.status, 400, answer.text);
-        assert.match((answer.body as { message: string }).message, field);
+        assert.match((answer.body as { message: string }).message, message);
+        assert.equal((answer.body as { field?: string }).field, 'name');
       });
     }
 
@@ -142,7 +143,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
     ] as const) {
       it(`answers 400 naming the parameter for ${query}`, async () => {
         const answer = await op.get(`/tenants?${query}`);
-        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message } });
+        assert.deepEqual({ status: answer.status, body: answer.body }, { status: 400, body: { message, field: query.split('=')[0] } });
       });
     }
   });
@@ -232,17 +233,23 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       assert.deepEqual((await get(`${app.urls.bc}/device/${mac}`, token)).body, { mac, fwId: '', dType: 'Pycom' });
     });
 
-    for (const [label, body, message] of [
-      ['a single_device that is not a boolean', { device_type: 'ESP32', single_device: 'yes' }, /single_device must be true or false/],
-      ['a missing device_type', {}, /device_type must be a string/],
-      ['an empty device_type', { device_type: '' }, /device_type must be 1 to 64/],
-      ['a device_type of 65 characters', { device_type: 'E'.repeat(65) }, /device_type must be 1 to 64/],
-      ['a device_type with a control character', { device_type: 'ESP\n32' }, /device_type must be 1 to 64 printable/],
+    for (const [label, body, message, field] of [
+      [
+        'a single_device that is not a boolean',
+        { device_type: 'ESP32', single_device: 'yes' },
+        /single_device must be true or false/,
+        'single_device',
+      ],
+      ['a missing device_type', {}, /device_type must be a string/, 'device_type'],
+      ['an empty device_type', { device_type: '' }, /device_type must be 1 to 64/, 'device_type'],
+      ['a device_type of 65 characters', { device_type: 'E'.repeat(65) }, /device_type must be 1 to 64/, 'device_type'],
+      ['a device_type with a control character', { device_type: 'ESP\n32' }, /device_type must be 1 to 64 printable/, 'device_type'],
     ] as const) {
       it(`answers 400 naming the field for ${label}`, async () => {
         const answer = await op.post(`/tenants/${tenant.id}/device-keys`, body);
         assert.equal(answer.status, 400, answer.text);
         assert.match((answer.body as { message: string }).message, message);
+        assert.equal((answer.body as { field?: string }).field, field);
       });
     }
 
@@ -314,7 +321,10 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       it('answers 404 for an unknown key id and 400 for an id that is not a number', async () => {
         assert.deepEqual((await op.post('/tenants/keyed/device-keys/987654/revoke')).body, { message: 'Device key "987654" not found' });
         const bad = await op.post('/tenants/keyed/device-keys/abc/revoke');
-        assert.deepEqual({ status: bad.status, body: bad.body }, { status: 400, body: { message: 'id must be a whole number' } });
+        assert.deepEqual(
+          { status: bad.status, body: bad.body },
+          { status: 400, body: { message: 'id must be a whole number', field: 'id' } },
+        );
       });
     });
   });

@@ -205,7 +205,8 @@ describe('rollout waves and thresholds (docs/decisions.md §10)', () => {
         start_date: '2020-01-01 00:00:00',
         ...extra,
       });
-      assert.deepEqual([answer.status, answer.body], [400, { message }], JSON.stringify(extra));
+      // The operator API's answer names the field beside the message.
+      assert.deepEqual([answer.status, answer.body], [400, { message, field: Object.keys(extra)[0] }], JSON.stringify(extra));
     }
   });
 

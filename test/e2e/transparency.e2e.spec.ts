@@ -197,23 +197,36 @@ describe('transparency log: checkpoints and proofs', () => {
     checkEntryProof(entry.body as EntryProof, verifierKey);
   });
 
-  it('refuses bad proof parameters with a message', async () => {
+  it('refuses bad proof parameters with a message: exactly {message} on the blockchain component, with the field on the operator API', async () => {
     const size = checkedCheckpoint((await get(`${app.urls.bc}/checkpoint`)).text, verifierKey).size;
-    const cases: Array<[string, number, string]> = [
-      ['/proof/inclusion/0', 400, 'seq must be a whole number from 1'],
-      ['/proof/inclusion/abc', 400, 'seq must be a whole number from 1'],
-      ['/proof/inclusion/99999', 404, 'Ledger entry 99999 not found'],
-      [`/proof/inclusion/1?tree_size=${size + 5}`, 400, `tree_size ${size + 5} is larger than the ledger's tree (${size} entries)`],
-      ['/proof/inclusion/1?tree_size=x', 400, 'tree_size must be a whole number'],
-      ['/proof/consistency', 400, 'from is required'],
-      ['/proof/consistency?from=0', 400, 'from must be at least 1'],
-      [`/proof/consistency?from=3&to=2`, 400, 'from (3) must not be larger than to (2)'],
-      [`/proof/consistency?from=1&to=${size + 1}`, 400, `tree_size ${size + 1} is larger than the ledger's tree (${size} entries)`],
+    /** Path on the blockchain component, status, message, and the parameter the operator API's answer names. */
+    const cases: Array<[string, number, string, string | undefined]> = [
+      ['/proof/inclusion/0', 400, 'seq must be a whole number from 1', 'seq'],
+      ['/proof/inclusion/abc', 400, 'seq must be a whole number from 1', 'seq'],
+      ['/proof/inclusion/99999', 404, 'Ledger entry 99999 not found', undefined],
+      [
+        `/proof/inclusion/1?tree_size=${size + 5}`,
+        400,
+        `tree_size ${size + 5} is larger than the ledger's tree (${size} entries)`,
+        'tree_size',
+      ],
+      ['/proof/inclusion/1?tree_size=x', 400, 'tree_size must be a whole number', 'tree_size'],
+      ['/proof/consistency', 400, 'from is required', 'from'],
+      ['/proof/consistency?from=0', 400, 'from must be at least 1', 'from'],
+      [`/proof/consistency?from=3&to=2`, 400, 'from (3) must not be larger than to (2)', 'from'],
+      [`/proof/consistency?from=1&to=${size + 1}`, 400, `tree_size ${size + 1} is larger than the ledger's tree (${size} entries)`, 'to'],
     ];
-    for (const [path, status, message] of cases) {
+    for (const [path, status, message, field] of cases) {
       const answer: Answer = await get(`${app.urls.bc}${path}`);
       assert.equal(answer.status, status, `${path}: ${answer.text}`);
       assert.deepEqual(answer.body, { message }, path);
+      // The same refusal on the operator API's routes (`/ledger/entries/:seq/proof`, `/ledger/consistency`).
+      const operatorPath = path
+        .replace(/^\/proof\/inclusion\/([^?]+)/, '/ledger/entries/$1/proof')
+        .replace(/^\/proof\/consistency/, '/ledger/consistency');
+      const byOperator = await operator.get(operatorPath);
+      assert.equal(byOperator.status, status, `${operatorPath}: ${byOperator.text}`);
+      assert.deepEqual(byOperator.body, field === undefined ? { message } : { message, field }, operatorPath);
     }
     const cosign = await request('POST', `${app.urls.bc}/checkpoint/cosignature`, { body: { checkpoint: 'not a note' } });
     assert.equal(cosign.status, 400, cosign.text);

@@ -1,4 +1,4 @@
-import { ApiError, post, segment } from './api/client';
+import { answer, api, ApiError } from './api/client';
 import type { Group } from './api/types';
 import { chunks } from './macs';
 
@@ -18,14 +18,18 @@ export async function changeMembers(
   let last: Group | undefined;
   for (const part of chunks(macs)) {
     try {
-      last = await post<Group>(`tenants/${segment(tenant)}/groups/${segment(group)}/members${change === 'remove' ? '/remove' : ''}`, {
-        macs: part,
-      });
+      const request = { params: { path: { tenant, group } }, body: { macs: part } };
+      last = await answer(
+        change === 'remove'
+          ? api.POST('/tenants/{tenant}/groups/{group}/members/remove', request)
+          : api.POST('/tenants/{tenant}/groups/{group}/members', request),
+      );
     } catch (error) {
       if (error instanceof ApiError && done > 0) {
         throw new ApiError(
           error.status,
           `${error.message}. The first ${done.toLocaleString('en')} macs were ${change === 'add' ? 'added' : 'removed'}; none after.`,
+          error.field,
         );
       }
       throw error;

@@ -1,5 +1,5 @@
-import { barSegments, legendSegments, type StateCounts } from '#src/operator/console/rollout-progress';
-import type { Rollout, RolloutStatus } from './api/types';
+import { barSegments, legendSegments } from '#src/operator/console/rollout-progress';
+import type { Rollout, RolloutStatus, StateCounts } from './api/types';
 import { SegmentedBar } from './components/progress';
 
 /**
@@ -25,8 +25,7 @@ export const retriable = (rollout: Rollout): number => rollout.devices.failed + 
 
 /** The wave after the current one, when there is one. */
 export function nextWave(rollout: Rollout): number | undefined {
-  const current = rollout.current_wave ?? 1;
-  return rollout.waves && current < rollout.waves.length ? current + 1 : undefined;
+  return rollout.current_wave < rollout.waves.length ? rollout.current_wave + 1 : undefined;
 }
 
 /** An operator action on a rollout: `POST tenants/:tenant/rollouts/:id/<action>`. */
@@ -51,7 +50,7 @@ export const ROLLOUT_ACTIONS: readonly RolloutAction[] = [
   {
     action: 'approve',
     label: (r) => `Approve wave ${nextWave(r) ?? 'next'}`,
-    offered: (r) => r.awaiting_approval === true && (r.status === 'active' || r.status === 'paused'),
+    offered: (r) => r.awaiting_approval && (r.status === 'active' || r.status === 'paused'),
   },
   { action: 'pause', label: () => 'Pause', offered: inStatus('active') },
   { action: 'resume', label: () => 'Resume', offered: inStatus('paused') },

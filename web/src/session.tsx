@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { get, onSignedOut, post } from './api/client';
+import { answer, api, onSignedOut } from './api/client';
 import type { Session, SessionOperator } from './api/types';
 
 interface SessionContextValue {
@@ -20,7 +20,7 @@ const SessionContext = createContext<SessionContextValue | null>(null);
 export function SessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const [endedMessage, setEndedMessage] = useState<string>();
-  const session = useQuery({ queryKey: ['session'], queryFn: () => get<Session>('session'), staleTime: Infinity, retry: false });
+  const session = useQuery({ queryKey: ['session'], queryFn: () => answer(api.GET('/session')), staleTime: Infinity, retry: false });
 
   useEffect(
     () =>
@@ -34,7 +34,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signIn = useCallback(
     async (username: string, password: string) => {
-      const signedIn = await post<Session>('session', { username, password });
+      const signedIn = await answer(api.POST('/session', { body: { username, password } }));
       setEndedMessage(undefined);
       client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' });
       client.setQueryData<Session>(['session'], signedIn);
@@ -43,7 +43,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
 
   const signOut = useCallback(async () => {
-    await post<Session>('session/sign-out');
+    await answer(api.POST('/session/sign-out'));
     setEndedMessage(undefined);
     client.setQueryData<Session>(['session'], { operator: null });
     client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' });

@@ -1,14 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
-import { get } from './api/client';
-import type { Page, Tenant } from './api/types';
+import { answer, api } from './api/client';
+import type { Tenant } from './api/types';
 
 const REMEMBERED = 'firmledger.tenant';
 
 /** Tenants the picker offers: the first 500 by id (the API's largest page). */
 export function useTenants() {
-  return useQuery({ queryKey: ['tenants', 'all'], queryFn: () => get<Page<Tenant>>('tenants', { per_page: 500 }) });
+  return useQuery({ queryKey: ['tenants', 'all'], queryFn: () => answer(api.GET('/tenants', { params: { query: { per_page: 500 } } })) });
 }
 
 /**

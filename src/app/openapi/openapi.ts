@@ -20,6 +20,8 @@ import { planListeners } from '#src/platform/listeners/listener-plan.js';
 import { componentMarker } from '#src/platform/listeners/listener-routing.js';
 import { SESSION_COOKIE } from '#src/operator/session-cookie.js';
 import { exampleKey, SecuritySchemes } from '#src/platform/openapi/api-responses.js';
+import { FieldMessageResponse } from '#src/platform/common/dto/message.dto.js';
+import { FIELD_NAMING_COMPONENTS } from '#src/platform/http/http-error.filter.js';
 
 /** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
 export const DOCS_PATH = 'docs';
@@ -169,9 +171,11 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
   for (const tag of docs.flatMap((d) => d.tags)) builder.addTag(tag.name, tag.description);
 
   const include = components.flatMap((component) => [...COMPONENT_MODULES[component]]);
+  const extraModels = components.every((component) => FIELD_NAMING_COMPONENTS.has(component)) ? [FieldMessageResponse] : [];
   // `include: []` would mean "every module": a component without modules documents no paths.
-  const document = include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include }) : { ...builder.build(), paths: {} };
-  return normalize(documentParameterErrors(document), components);
+  const document =
+    include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include, extraModels }) : { ...builder.build(), paths: {} };
+  return normalize(documentErrorFields(documentParameterErrors(document), components), components);
 }
 
 /** The 400 of a path or query parameter that is not storable text, or of a path that is not UTF-8. */
@@ -211,6 +215,22 @@ function documentParameterErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+
+/**
+ * Gives every 400 answer of the document the {@link FieldMessageResponse} schema (`{"message", "field"}`):
+ * for a document whose components all name the field in their 400 answers (`FIELD_NAMING_COMPONENTS`,
+ * the operator API). A document shared with a device-facing component keeps `{"message"}`.
+ */
+function documentErrorFields(document: OpenAPIObject, components: readonly ComponentName[]): OpenAPIObject {
+  if (!components.every((component) => FIELD_NAMING_COMPONENTS.has(component))) return document;
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      const content = (operation.responses?.['400'] as ResponseObject | undefined)?.content?.['application/json'];
+      if (content) content.schema = { $ref: `#/components/schemas/${FieldMessageResponse.name}` };
+    }
+  }
+  return document;
+}
 
 /**
  * One document per component, each with only that component's routes.

@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { Clock } from '#src/platform/common/clock.js';
 import { canonicalMac } from '#src/platform/common/mac.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
@@ -45,13 +46,13 @@ export class GroupService {
   /**
    * Creates a group, with initial members when `macs` (any accepted notation) are given: all in
    * one transaction, so a bad mac creates nothing.
-   * @throws BadRequestException for a bad name or naming the first mac that is not a hardware
-   *   address; ConflictException when the tenant has a group of that name.
+   * @throws FieldException (400, field `name` or `macs`) for a bad name or naming the first mac that is not a
+   *   hardware address; ConflictException when the tenant has a group of that name.
    * @param actor who creates it (recorded on the ledger).
    */
   async create(tenantId: number, name: string, macs: readonly string[] = [], actor?: Actor): Promise<GroupView> {
     if (name.length < 1 || name.length > 128 || /^\d+$/.test(name)) {
-      throw new BadRequestException('group name must be 1 to 128 characters and not only digits');
+      throw new FieldException('name', 'group name must be 1 to 128 characters and not only digits');
     }
     const members = canonicalMacs(macs);
     try {
@@ -85,7 +86,7 @@ export class GroupService {
 
   /**
    * Adds macs (any accepted notation) to a group.
-   * @throws BadRequestException naming the first mac that is not a hardware address.
+   * @throws FieldException (400, field `macs`) naming the first mac that is not a hardware address.
    * @param actor who adds them (recorded on the ledger).
    */
   async addMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
@@ -152,12 +153,12 @@ export class GroupService {
 
 /**
  * Canonical, de-duplicated macs (docs/decisions.md §6).
- * @throws BadRequestException naming the first text that is not a hardware address.
+ * @throws FieldException (400, field `macs`) naming the first text that is not a hardware address.
  */
 function canonicalMacs(macs: readonly string[]): string[] {
   const canonical = macs.map((text) => {
     const mac = canonicalMac(text.trim());
-    if (!mac) throw new BadRequestException(`"${text}" is not a hardware address (EUI-48 or EUI-64)`);
+    if (!mac) throw new FieldException('macs', `"${text}" is not a hardware address (EUI-48 or EUI-64)`);
     return mac;
   });
   return [...new Set(canonical)];

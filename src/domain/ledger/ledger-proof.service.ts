@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { CheckpointService, type SignedCheckpoint } from './checkpoint.service.js';
 import { ledgerLeafText } from './ledger-hash.js';
 import { LedgerRepository } from './ledger.repository.js';
@@ -60,7 +61,7 @@ export class LedgerProofService {
   /**
    * Inclusion proof of entry `seq` (hashes only).
    * @param treeSize the tree to prove it in; default the published checkpoint's.
-   * @throws NotFoundException when the entry does not exist; BadRequestException for a size beyond the tree;
+   * @throws NotFoundException when the entry does not exist; FieldException (400) for a size beyond the tree;
    *   ConflictException when it is not yet in the published checkpoint.
    */
   async inclusion(seq: number, treeSize?: number): Promise<InclusionView> {
@@ -87,14 +88,15 @@ export class LedgerProofService {
 
   /**
    * Consistency proof from tree size `from` to `to` (default: the published checkpoint's size).
-   * @throws BadRequestException for sizes outside 1 ≤ from ≤ to ≤ the tree's size.
+   * @throws FieldException (400) naming `from` or `to` for sizes outside 1 ≤ from ≤ to ≤ the tree's size.
    */
   async consistency(from: number, to?: number): Promise<ConsistencyView> {
     const size = await this.tree.size();
     const target = to ?? (await this.checkpoints.published()).treeSize;
-    if (from < 1) throw new BadRequestException(ProofMessages.fromZero);
-    if (target > size) throw new BadRequestException(ProofMessages.sizeBeyondTree(target, size));
-    if (from > target) throw new BadRequestException(ProofMessages.fromAfterTo(from, target));
+    if (from < 1) throw new FieldException('from', ProofMessages.fromZero);
+    // Without `to` the target is the published checkpoint's size, never beyond the tree.
+    if (target > size) throw new FieldException('to', ProofMessages.sizeBeyondTree(target, size));
+    if (from > target) throw new FieldException('from', ProofMessages.fromAfterTo(from, target));
     const [proof, fromRoot, toRoot] = await Promise.all([
       this.tree.consistency(from, target),
       this.tree.root(from),
@@ -112,8 +114,8 @@ export class LedgerProofService {
       if (entry.seq > size) throw new ConflictException(ProofMessages.beyondCheckpoint(entry.seq, size));
     } else {
       const treeNow = await this.tree.size();
-      if (treeSize > treeNow) throw new BadRequestException(ProofMessages.sizeBeyondTree(treeSize, treeNow));
-      if (entry.seq > treeSize) throw new BadRequestException(`tree_size ${treeSize} does not hold entry ${entry.seq}`);
+      if (treeSize > treeNow) throw new FieldException('tree_size', ProofMessages.sizeBeyondTree(treeSize, treeNow));
+      if (entry.seq > treeSize) throw new FieldException('tree_size', `tree_size ${treeSize} does not hold entry ${entry.seq}`);
       size = treeSize;
       checkpoint = await this.checkpoints.ofSize(size);
     }

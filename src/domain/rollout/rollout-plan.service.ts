@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { FieldException } from '#src/platform/http/http-error.filter.js';
 import type { EntityManager } from 'typeorm';
 import { Clock, formatUtc, parseUtc } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
@@ -112,18 +113,19 @@ export class RolloutPlanService {
 
   /**
    * Plans a rollout in state `draft`.
-   * @throws BadRequestException for a bad priority or start date; NotFoundException for an
+   * @throws FieldException (400 naming the field) for a bad priority, start date, name, wave plan or
+   *   threshold; NotFoundException for an
    *   unknown firmware or group of the tenant.
    */
   async create(plan: PlanRollout): Promise<RolloutView> {
     if (!Number.isSafeInteger(plan.priority) || plan.priority < 1 || plan.priority > MAX_PRIORITY) {
-      throw new BadRequestException(`priority must be a whole number from 1 to ${MAX_PRIORITY}`);
+      throw new FieldException('priority', `priority must be a whole number from 1 to ${MAX_PRIORITY}`);
     }
     const startDate = parseUtc(plan.startDate);
-    if (startDate === null) throw new BadRequestException('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)');
-    if (plan.name.length < 1 || plan.name.length > 128) throw new BadRequestException('name must be 1 to 128 characters');
+    if (startDate === null) throw new FieldException('start_date', 'start date must be "YYYY-MM-DD HH:MM:SS" (UTC)');
+    if (plan.name.length < 1 || plan.name.length > 128) throw new FieldException('name', 'name must be 1 to 128 characters');
     const wavePlan = parseWavePlan(plan.waves ?? ['100%']);
-    if ('error' in wavePlan) throw new BadRequestException(wavePlan.error.message);
+    if ('error' in wavePlan) throw new FieldException('waves', wavePlan.error.message);
     const waves = wavePlan.bounds;
     const successThreshold = plan.successThreshold ?? DEFAULT_SUCCESS_THRESHOLD;
     const errorThreshold = plan.errorThreshold ?? null;
@@ -131,7 +133,7 @@ export class RolloutPlanService {
       ['success_threshold', successThreshold],
       ['error_threshold', errorThreshold ?? 0],
     ] as const) {
-      if (!Number.isFinite(value) || value < 0 || value > 1) throw new BadRequestException(`${name} must be a share from 0 to 1`);
+      if (!Number.isFinite(value) || value < 0 || value > 1) throw new FieldException(name, `${name} must be a share from 0 to 1`);
     }
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
     const group = await this.groups.require(plan.tenantId, plan.group);

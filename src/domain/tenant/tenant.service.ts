@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { Clock } from '#src/platform/common/clock.js';
 import { NO_CONTROL } from '#src/platform/common/dto-fields.js';
@@ -52,14 +53,14 @@ export class TenantService {
 
   /**
    * Creates a tenant with a fresh random customer key.
-   * @throws BadRequestException when the name is not 1 to 128 characters without control
+   * @throws FieldException (400, field `name`) when the name is not 1 to 128 characters without control
    *   characters, or only digits (`:tenant` references read digits as an id);
    *   ConflictException when the name is taken.
    * @param actor who creates it (recorded on the ledger).
    */
   async createTenant(name: string, actor?: Actor): Promise<CreatedTenant> {
     if (name.length < 1 || name.length > 128 || !NO_CONTROL.test(name) || /^\d+$/.test(name)) {
-      throw new BadRequestException('name must be 1 to 128 characters without control characters, and not only digits');
+      throw new FieldException('name', 'name must be 1 to 128 characters without control characters, and not only digits');
     }
     try {
       const tenant = await this.unitOfWork.transaction(async (manager) => {
@@ -145,7 +146,7 @@ export class TenantService {
 
   /**
    * Creates a device key for devices of one type (`dType`, e.g. `ESP32`): {@link newDeviceKey}.
-   * @throws BadRequestException when the type is not 1 to 64 printable characters.
+   * @throws FieldException (400, field `device_type`) when the type is not 1 to 64 printable characters.
    * @param actor who creates it (recorded on the ledger).
    * @param options.singleDevice the key belongs to one device: each `(device key, timestamp)` is
    *   accepted once; otherwise (the default) devices sharing the key may send byte-identical logins.
@@ -158,7 +159,7 @@ export class TenantService {
   ): Promise<DeviceKeyView> {
     const singleDevice = options.singleDevice ?? false;
     if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
-      throw new BadRequestException('device_type must be 1 to 64 printable characters, e.g. ESP32');
+      throw new FieldException('device_type', 'device_type must be 1 to 64 printable characters, e.g. ESP32');
     }
     const key = await this.unitOfWork.transaction(async (manager) => {
       const created = await this.tenants.insertDeviceKey(manager, {

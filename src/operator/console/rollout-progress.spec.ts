@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import {
   barSegments,
   boundText,
-  fieldOfMessage,
   legendSegments,
   parsePercentText,
   parseWavesText,
@@ -109,20 +108,5 @@ describe(boundText.name, () => {
     assert.equal(boundText('50', false), 'up to the first 50 devices');
     assert.equal(boundText('100%', true), 'every device left, and any that join the group');
     assert.equal(boundText('50%', true), 'up to the first 50 % of the devices, then every device left and any that join');
-  });
-});
-
-describe(fieldOfMessage.name, () => {
-  it('finds the plan field an API refusal names', () => {
-    assert.equal(fieldOfMessage('waves must list 1 to 20 wave bounds'), 'waves');
-    assert.equal(fieldOfMessage('wave bound 0% must be a share above 0% and at most 100%'), 'waves');
-    assert.equal(fieldOfMessage('each wave must be a share like "10%" or a whole number of devices like 50'), 'waves');
-    assert.equal(fieldOfMessage('success_threshold must be a share from 0 to 1'), 'success_threshold');
-    assert.equal(fieldOfMessage('error_threshold must be a share from 0 to 1, or null'), 'error_threshold');
-    assert.equal(fieldOfMessage('approval must be one of auto, manual'), 'approval');
-    assert.equal(fieldOfMessage('Group "x" not found'), 'group');
-    assert.equal(fieldOfMessage('start date must be "YYYY-MM-DD HH:MM:SS" (UTC)'), 'start_date');
-    assert.equal(fieldOfMessage('priority must be at most 1000'), 'priority');
-    assert.equal(fieldOfMessage('Viewers may only read: this change needs the admin role'), undefined);
   });
 });

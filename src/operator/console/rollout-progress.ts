@@ -117,27 +117,3 @@ export function parsePercentText(text: string, what: string, optional: boolean):
 export function percentOfShare(share: number): string {
   return `${Math.round(share * 10_000) / 100} %`;
 }
-
-/** The fields of the plan form the API's 400 messages name. */
-export type PlanField =
-  'name' | 'firmware_id' | 'group' | 'priority' | 'start_date' | 'waves' | 'success_threshold' | 'error_threshold' | 'approval';
-
-/**
- * The plan form's field an API refusal is about, so the console shows it there: the API's
- * messages start with the field's name (`success_threshold must be …`, `wave bound 0% must …`,
- * `Group "x" not found`). `undefined` when it names none (shown under the form).
- */
-export function fieldOfMessage(message: string): PlanField | undefined {
-  const rules: [RegExp, PlanField][] = [
-    [/^(waves?\b|each wave\b)/i, 'waves'],
-    [/^success_threshold\b/i, 'success_threshold'],
-    [/^error_threshold\b/i, 'error_threshold'],
-    [/^approval\b/i, 'approval'],
-    [/^name\b/i, 'name'],
-    [/^(firmware_id\b|firmware\b)/i, 'firmware_id'],
-    [/^group\b/i, 'group'],
-    [/^priority\b/i, 'priority'],
-    [/^start[_ ]date\b/i, 'start_date'],
-  ];
-  return rules.find(([pattern]) => pattern.test(message))?.[1];
-}

@@ -1,7 +1,8 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, BadRequestException, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { pathOf } from '#src/platform/logging/request-observer.js';
-import type { MessageResponse } from '#src/platform/common/dto/message.dto.js';
+import type { ComponentName } from '#src/platform/config/app-config.js';
+import { pathOf, routeComponent } from '#src/platform/logging/request-observer.js';
+import type { FieldMessageResponse, MessageResponse } from '#src/platform/common/dto/message.dto.js';
 
 /** Texts of the framework-level errors (docs/decisions.md §3). */
 export const ErrorMessages = {
@@ -53,6 +54,29 @@ export class UnavailableException extends HttpErrorWithHeaders {
   }
 }
 
+/**
+ * 400 about one field of the request: a body field, a query parameter or a path parameter, named
+ * by `field` as the request spells it (`success_threshold`, `macs`, `tree_size`; a field inside
+ * an object as a dotted path). The validation pipe and the services throw it for a field's text.
+ * Where {@link FIELD_NAMING_COMPONENTS} serve the route the answer names the field,
+ * `{"message": ..., "field": ...}`, so a form can show the message at the field; everywhere else it
+ * is the usual `{"message": ...}` (docs/decisions.md §3).
+ */
+export class FieldException extends BadRequestException {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The components whose 400 answers name the field ({@link FieldException}): the operator API only.
+ * The device-facing components answer exactly `{"message": ...}`, as the device interface documents.
+ */
+export const FIELD_NAMING_COMPONENTS: ReadonlySet<ComponentName> = new Set<ComponentName>(['operator']);
+
 /** A 5xx the server chose to answer (with its message), not a failure to log. */
 function isDeliberate(error: unknown): boolean {
   return error instanceof RetryLaterException || error instanceof UnavailableException;
@@ -68,7 +92,8 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
 };
 
 /**
- * Owns every error body: `{"message": ...}` with `Content-Type: application/json`.
+ * Owns every error body: `{"message": ...}` with `Content-Type: application/json`, and `field`
+ * beside it for a {@link FieldException} on an operator route.
  * Unknown errors become a logged 500 `Error on server`; no stack, SQL or path is returned.
  */
 @Catch()
@@ -93,10 +118,18 @@ export function answerError(error: unknown, request: FastifyRequest, reply: Fast
   }
   if (reply.sent) return;
   if (error instanceof HttpErrorWithHeaders) void reply.headers(error.headers);
+  const field = fieldOf(error, request);
   void reply
     .status(status)
     .type('application/json; charset=utf-8')
-    .send({ message } satisfies MessageResponse);
+    .send(field === undefined ? ({ message } satisfies MessageResponse) : ({ message, field } satisfies FieldMessageResponse));
+}
+
+/** The field a {@link FieldException} names, when the route's component answers with it. */
+function fieldOf(error: unknown, request: FastifyRequest): string | undefined {
+  if (!(error instanceof FieldException)) return undefined;
+  const component = routeComponent(request);
+  return component !== undefined && FIELD_NAMING_COMPONENTS.has(component) ? error.field : undefined;
 }
 
 function describe(error: unknown, request: FastifyRequest): [number, string] {

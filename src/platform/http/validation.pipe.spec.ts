@@ -1,8 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsInt, IsString, ValidateNested } from 'class-validator';
 import { LoginDto } from '#src/protocols/asvin/auth/dto/login.dto.js';
 import { NextRolloutDto } from '#src/protocols/asvin/rollout/dto/rollout.dto.js';
+import { FieldException } from './http-error.filter.js';
 import { bodyShortcut, RequestValidationPipe } from './validation.pipe.js';
 
 const pipe = new RequestValidationPipe();
@@ -88,5 +91,72 @@ describe('RequestValidationPipe body shortcuts', () => {
       { timestamp: 1700000000, device_signature: signature },
     ];
     assert.equal(await assertSameAsFull(LoginDto, bodies), 4);
+  });
+});
+
+class Part {
+  @IsString({ message: 'part.name must be a string' })
+  name: string;
+}
+
+class Order {
+  @IsInt({ message: 'count must be a whole number' })
+  count: number;
+
+  @ValidateNested()
+  @Type(() => Part)
+  part: Part;
+}
+
+/** What the pipe refuses `value` with: the exception's class, message and field. */
+async function refusal(value: unknown, metadata: ArgumentMetadata): Promise<{ type: string; message: string; field?: string }> {
+  try {
+    await pipe.transform(value, metadata);
+  } catch (error) {
+    const { message } = error as Error;
+    return error instanceof FieldException
+      ? { type: 'FieldException', message, field: error.field }
+      : { type: (error as Error).name, message };
+  }
+  assert.fail(`accepted ${JSON.stringify(value)}`);
+}
+
+describe('RequestValidationPipe refusals name the field', () => {
+  it('names the body field whose constraint failed, a nested one by its dotted path', async () => {
+    const body = { type: 'body', metatype: Order } as const;
+    assert.deepEqual(await refusal({ count: 'x', part: { name: 'a' } }, body), {
+      type: 'FieldException',
+      message: 'count must be a whole number',
+      field: 'count',
+    });
+    assert.deepEqual(await refusal({ count: 1, part: { name: 7 } }, body), {
+      type: 'FieldException',
+      message: 'part.name must be a string',
+      field: 'part.name',
+    });
+  });
+
+  it('names the body field, query parameter or path parameter holding unstorable text', async () => {
+    assert.deepEqual(await refusal({ count: 1, part: { name: 'a\u0000' } }, { type: 'body', metatype: Order }), {
+      type: 'FieldException',
+      message: 'part.name must be valid Unicode text without NUL characters',
+      field: 'part.name',
+    });
+    assert.deepEqual(await refusal('acme\uD800', { type: 'param', data: 'tenant' }), {
+      type: 'FieldException',
+      message: 'tenant must be valid Unicode text without NUL characters',
+      field: 'tenant',
+    });
+  });
+
+  it('names no field for a body that is not an object or is missing', async () => {
+    assert.deepEqual(await refusal([1], { type: 'body', metatype: Order }), {
+      type: 'BadRequestException',
+      message: 'Body must be a JSON object',
+    });
+    assert.deepEqual(await refusal(undefined, { type: 'body', metatype: Order }), {
+      type: 'BadRequestException',
+      message: 'Body is required',
+    });
   });
 });

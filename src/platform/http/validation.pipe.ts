@@ -1,5 +1,5 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ErrorMessages } from './http-error.filter.js';
+import { ErrorMessages, FieldException } from './http-error.filter.js';
 import { unstorableField, unstorableTextMessage } from '#src/platform/common/input-rules.js';
 import { MALFORMED_JSON } from './json-body.js';
 
@@ -52,6 +52,7 @@ export function printableAscii(value: unknown, min: number, max: number): value 
  * a missing, mistyped or out-of-bounds field is 400 with a message that names the field, and so
  * is text that is not valid Unicode or holds a NUL, in a body field, a query parameter or a path
  * parameter; unknown extra fields are dropped, never rejected (old clients send extra fields).
+ * A field's 400 is a {@link FieldException} carrying the field's name (operator answers show it).
  */
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -61,7 +62,7 @@ export class RequestValidationPipe extends ValidationPipe {
       forbidNonWhitelisted: false,
       stopAtFirstError: true,
       validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new BadRequestException(firstMessage(errors)),
+      exceptionFactory: (errors) => firstProblem(errors),
     });
   }
 
@@ -94,15 +95,21 @@ export class RequestValidationPipe extends ValidationPipe {
  */
 function storableText<T>(value: T, field: string): T {
   const unstorable = unstorableField(value, field);
-  if (unstorable !== undefined) throw new BadRequestException(unstorableTextMessage(unstorable || 'body'));
+  if (unstorable === '') throw new BadRequestException(unstorableTextMessage('body'));
+  if (unstorable !== undefined) throw new FieldException(unstorable, unstorableTextMessage(unstorable));
   return value;
 }
 
-function firstMessage(errors: ValidationError[]): string {
+/**
+ * The 400 of the first failed constraint: its message, and the field it failed on (a nested
+ * field as a dotted path: `parent.child`).
+ */
+function firstProblem(errors: ValidationError[], parent = ''): BadRequestException {
   for (const error of errors) {
+    const field = parent === '' ? error.property : `${parent}.${error.property}`;
     const constraint = error.constraints && Object.values(error.constraints)[0];
-    if (constraint) return constraint;
-    if (error.children?.length) return firstMessage(error.children);
+    if (constraint) return new FieldException(field, constraint);
+    if (error.children?.length) return firstProblem(error.children, field);
   }
-  return 'Invalid request';
+  return new BadRequestException('Invalid request');
 }

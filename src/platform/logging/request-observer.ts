@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { ComponentName } from '#src/platform/config/app-config.js';
 import { requestActor } from './request-actor.js';
@@ -104,6 +104,15 @@ export function installRequestObserver(fastify: FastifyInstance, options: Reques
     logger[level](line, 'request completed');
     done();
   });
+}
+
+/**
+ * The component whose route is serving `request` (as {@link installRequestObserver} noted it on
+ * the route); `undefined` when no route matched or the observer is not installed.
+ */
+export function routeComponent(request: FastifyRequest): ComponentName | undefined {
+  if (request.is404) return undefined;
+  return (request.routeOptions.config as Partial<ObservedRoute> | undefined)?.component as ComponentName | undefined;
 }
 
 /** The path of a request target, without its query string (or a fragment a client sent). */

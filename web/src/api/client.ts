@@ -1,14 +1,24 @@
 /**
- * The operator API as the console calls it: same origin, relative to the page's `<base href>`
- * (the operator base URL), the session cookie sent by the browser. Every failure becomes an
- * {@link ApiError} carrying the server's own message, so the page can show it in words.
+ * The operator API as the console calls it: same origin, under the page's `<base href>` (the
+ * operator base URL), the session cookie sent by the browser. Paths, parameters, bodies and
+ * answers are typed from `openapi/operator.json` (openapi-fetch over the types openapi-typescript
+ * generates at build time, `npm run openapi:web`), so a call that does not match the document does
+ * not compile. Every failure becomes an {@link ApiError} carrying the server's own message, and the
+ * field it is about when the API names one, so the page can show it in words at that field.
  */
+import createClient, { createQuerySerializer } from 'openapi-fetch';
+import type { paths } from './operator-api.generated';
 
-/** A failed call: the HTTP status (0 when the server could not be reached) and a message for people. */
+/**
+ * A failed call: the HTTP status (0 when the server could not be reached), a message for people,
+ * and the request field it is about when the API named one (`field` of a 400 answer: a body field,
+ * query or path parameter as the request spells it).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -20,20 +30,20 @@ export class ApiError extends Error {
   }
 }
 
-/** Query parameters; `undefined` and empty values are left out. */
-export type Params = Record<string, string | number | boolean | undefined>;
+/** The operator base URL without its trailing slash (openapi-fetch appends `/tenants/…`). */
+const baseUrl = new URL('.', document.baseURI).href.replace(/\/$/, '');
 
-/** The absolute URL of an API path (`tenants/acme/devices`, no leading slash) under the operator base URL. */
-export function apiUrl(path: string, params: Params = {}): string {
-  const url = new URL(path, document.baseURI);
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
-  }
-  return url.href;
-}
+/** Query parameters as openapi-fetch writes them, leaving out empty text too (an empty filter is no filter). */
+const querySerializer = (() => {
+  const serialize = createQuerySerializer<Record<string, unknown>>();
+  return (query: Record<string, unknown>) => serialize(Object.fromEntries(Object.entries(query).filter(([, value]) => value !== '')));
+})();
 
-/** A path segment (tenant name, group name, mac) made safe for a URL path. */
-export const segment = (value: string | number): string => encodeURIComponent(String(value));
+/**
+ * The typed client: `api.GET('/tenants/{tenant}/rollouts', { params: { path: { tenant }, query: { status } } })`.
+ * Wrap each call in {@link answer} to get its data or an {@link ApiError}.
+ */
+export const api = createClient<paths>({ baseUrl, credentials: 'same-origin', headers: { accept: 'application/json' }, querySerializer });
 
 /** Listeners of 401 answers: the session context signs the console out. */
 const signedOutListeners = new Set<(message: string) => void>();
@@ -42,68 +52,68 @@ export function onSignedOut(listener: (message: string) => void): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
-async function errorOf(response: Response): Promise<ApiError> {
-  let message = `The server answered ${response.status} ${response.statusText}`.trim();
-  try {
-    const body = (await response.json()) as { message?: unknown };
-    if (typeof body.message === 'string') message = body.message;
-  } catch {
-    // Not JSON (a proxy's error page): keep the status line.
-  }
-  if (response.status >= 500) message = `${message} (the cause is in the server log)`;
-  return new ApiError(response.status, message);
+/** The {@link ApiError} of a non-2xx answer: the body's `message` and `field`, else the status line. */
+function errorOf(status: number, statusText: string, body: unknown): ApiError {
+  const { message, field } = (typeof body === 'object' && body !== null ? body : {}) as { message?: unknown; field?: unknown };
+  // Not JSON, or not ours (a proxy's error page): the status line.
+  let text = typeof message === 'string' ? message : `The server answered ${status} ${statusText}`.trim();
+  if (status >= 500) text = `${text} (the cause is in the server log)`;
+  const error = new ApiError(status, text, typeof field === 'string' ? field : undefined);
+  if (error.signedOut) signedOutListeners.forEach((listener) => listener(error.message));
+  return error;
 }
 
 const UNREACHABLE = 'Could not reach the server: check your connection and that firmledger is running';
 
-/** Sends a request; resolves with the parsed JSON answer or rejects with an {@link ApiError}. */
-export async function call<T>(method: 'GET' | 'POST', path: string, options: { params?: Params; body?: unknown } = {}): Promise<T> {
-  let response: Response;
+/**
+ * The data of an answer of {@link api}; rejects with an {@link ApiError} when the server refused
+ * (its message and field) or could not be reached (status 0).
+ */
+export async function answer<D>(request: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
+  let result: { data?: D; error?: unknown; response: Response };
   try {
-    response = await fetch(apiUrl(path, options.params), {
-      method,
-      headers:
-        options.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: 'same-origin',
-    });
-  } catch {
-    throw new ApiError(0, UNREACHABLE);
+    result = await request;
+  } catch (failure) {
+    // fetch rejects with a TypeError when no answer came; anything else (an unreadable answer) is shown as it is.
+    if (failure instanceof TypeError) throw new ApiError(0, UNREACHABLE);
+    throw failure;
   }
-  if (!response.ok) {
-    const error = await errorOf(response);
-    if (error.signedOut) signedOutListeners.forEach((listener) => listener(error.message));
-    throw error;
-  }
-  return (await response.json()) as T;
+  const { data, error, response } = result;
+  if (!response.ok) throw errorOf(response.status, response.statusText, error);
+  return data as D;
 }
 
-export const get = <T>(path: string, params?: Params): Promise<T> => call<T>('GET', path, { params });
-export const post = <T>(path: string, body?: unknown): Promise<T> => call<T>('POST', path, { body });
+/** `POST /tenants/{tenant}/firmware` as the document describes it. */
+type FirmwareUpload = paths['/tenants/{tenant}/firmware']['post'];
 
 /**
- * Uploads a file as a raw `application/octet-stream` body, reporting progress (fetch cannot
- * report upload progress, XMLHttpRequest can).
+ * Publishes a firmware binary: `POST /tenants/{tenant}/firmware?version=&device_type=` with the file
+ * as a raw `application/octet-stream` body, reporting progress (fetch cannot report upload progress,
+ * XMLHttpRequest can). Rejects with an {@link ApiError} like {@link answer}.
  * @param onProgress bytes sent so far and in all.
  */
-export function upload<T>(path: string, params: Params, file: Blob, onProgress: (sent: number, total: number) => void): Promise<T> {
+export function uploadFirmware(
+  tenant: string,
+  query: FirmwareUpload['parameters']['query'],
+  file: Blob,
+  onProgress: (sent: number, total: number) => void,
+): Promise<FirmwareUpload['responses'][201]['content']['application/json']> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open('POST', apiUrl(path, params));
+    request.open('POST', `${baseUrl}/tenants/${encodeURIComponent(tenant)}/firmware?${querySerializer(query)}`);
     request.setRequestHeader('content-type', 'application/octet-stream');
     request.setRequestHeader('accept', 'application/json');
     request.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
     request.onerror = () => reject(new ApiError(0, UNREACHABLE));
     request.onload = () => {
-      const response = new Response(request.responseText, { status: request.status, statusText: request.statusText });
-      if (request.status >= 200 && request.status < 300) {
-        resolve(JSON.parse(request.responseText) as T);
-        return;
+      let body: unknown;
+      try {
+        body = JSON.parse(request.responseText);
+      } catch {
+        body = request.responseText;
       }
-      void errorOf(response).then((error) => {
-        if (error.signedOut) signedOutListeners.forEach((listener) => listener(error.message));
-        reject(error);
-      });
+      if (request.status >= 200 && request.status < 300) resolve(body as FirmwareUpload['responses'][201]['content']['application/json']);
+      else reject(errorOf(request.status, request.statusText, body));
     };
     request.send(file);
   });

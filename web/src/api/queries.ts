@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { get, segment } from './client';
-import type { Firmware, Group, LedgerEntry, Page, Rollout, RolloutStatus } from './types';
+import { answer, api } from './client';
+import type { RolloutStatus } from './types';
 
 /** How often live views ask again, milliseconds. */
 export const REFRESH = { rollout: 2_000, rollouts: 5_000, fleet: 15_000 } as const;
@@ -9,12 +9,12 @@ export const REFRESH = { rollout: 2_000, rollouts: 5_000, fleet: 15_000 } as con
 export function useNames(tenant: string | undefined) {
   const firmware = useQuery({
     queryKey: ['firmware', tenant, 'all'],
-    queryFn: () => get<Page<Firmware>>(`tenants/${segment(tenant!)}/firmware`, { per_page: 500 }),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/firmware', { params: { path: { tenant: tenant! }, query: { per_page: 500 } } })),
     enabled: tenant !== undefined,
   });
   const groups = useQuery({
     queryKey: ['groups', tenant, 'all'],
-    queryFn: () => get<Page<Group>>(`tenants/${segment(tenant!)}/groups`, { per_page: 500 }),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/groups', { params: { path: { tenant: tenant! }, query: { per_page: 500 } } })),
     enabled: tenant !== undefined,
   });
   const firmwareById = new Map((firmware.data?.items ?? []).map((f) => [f.id, f]));
@@ -35,7 +35,8 @@ export function useNames(tenant: string | undefined) {
 export function useRollouts(tenant: string | undefined, status: RolloutStatus | undefined, page = 1, perPage = 50) {
   return useQuery({
     queryKey: ['rollouts', tenant, status, page, perPage],
-    queryFn: () => get<Page<Rollout>>(`tenants/${segment(tenant!)}/rollouts`, { status, page, per_page: perPage }),
+    queryFn: () =>
+      answer(api.GET('/tenants/{tenant}/rollouts', { params: { path: { tenant: tenant! }, query: { status, page, per_page: perPage } } })),
     enabled: tenant !== undefined,
     refetchInterval: REFRESH.rollouts,
   });
@@ -45,7 +46,7 @@ export function useRollouts(tenant: string | undefined, status: RolloutStatus | 
 export function useLedgerHead() {
   return useQuery({
     queryKey: ['ledger', 'head'],
-    queryFn: () => get<Page<LedgerEntry>>('ledger/entries', { order: 'desc', per_page: 1 }),
+    queryFn: () => answer(api.GET('/ledger/entries', { params: { query: { order: 'desc', per_page: 1 } } })),
     refetchInterval: REFRESH.fleet,
   });
 }

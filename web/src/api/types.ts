@@ -1,212 +1,59 @@
-/** Answers of the operator API, as `openapi/operator.json` documents them. */
+/**
+ * Names for the operator API's answers, as `openapi/operator.json` documents them: every type here
+ * is the generated schema (`operator-api.generated.ts`, made from the document at build time), never
+ * a shape restated by hand, so the console's types follow the API's.
+ */
+import { pathsTenantsTenantRolloutsGetParametersQueryStatusValues, type components, type operations } from './operator-api.generated';
 
-import type { DeviceState, StateCounts } from '#src/operator/console/rollout-progress';
+type Schemas = components['schemas'];
 
-export interface Page<T> {
-  items: T[];
-  page: number;
-  per_page: number;
-  total: number;
-}
+export type Session = Schemas['SessionResponse'];
+export type SessionOperator = Schemas['SessionOperator'];
+export type Role = SessionOperator['role'];
 
-export type Role = 'admin' | 'viewer';
+export type Tenant = Schemas['TenantResponse'];
+export type TenantWithKey = Schemas['TenantWithKeyResponse'];
+export type DeviceKey = Schemas['DeviceKeyResponse'];
 
-export interface SessionOperator {
-  username: string;
-  role: Role;
-  expires_at: string;
-}
-
-export interface Session {
-  operator: SessionOperator | null;
-}
-
-export interface Tenant {
-  id: number;
-  name: string;
-  created_at: string;
-}
-
-export interface TenantWithKey extends Tenant {
-  customer_key: string;
-}
-
-export interface DeviceKey {
-  id: number;
-  key: string;
-  device_type: string;
-  revoked: boolean;
-  created_at: string;
-}
-
-export interface Device {
-  mac: string;
-  name: string;
-  firmware_version: string;
-  device_type: string;
-  last_seen_at: string | null;
-  created_at: string;
-}
-
-export interface GroupRef {
-  id: number;
-  name: string;
-}
-
+export type Device = Schemas['DeviceSummaryResponse'];
+export type DeviceDetail = Schemas['DeviceDetailResponse'];
 /** A rollout that targets a device, and where the device stands in it. */
-export interface DeviceRollout {
-  id: number;
-  name: string;
-  status: RolloutStatus;
-  group: GroupRef;
-  firmware_id: number;
-  version: string;
-  succeeded: boolean;
-  reported_at: string | null;
-  reported_version: string | null;
-  /** The device's state in the rollout and its wave. */
-  state?: DeviceState;
-  wave?: number;
-}
-
-/** One change of a device's state in a rollout. */
-export interface StateChange {
-  state: DeviceState;
-  at: string;
-  message: string | null;
-}
-
+export type DeviceRollout = Schemas['DeviceRolloutResponse'];
 /** `GET tenants/:tenant/devices/:mac/rollouts`: a rollout that targets the device, with the device's history in it. */
-export interface DeviceRolloutHistory {
-  rollout_id: number;
-  rollout_name: string;
-  rollout_status: RolloutStatus;
-  version: string;
-  wave: number;
-  state: DeviceState;
-  attempts: number;
-  failure_message: string | null;
-  reported_version: string | null;
-  updated_at: string;
-  history: StateChange[];
-}
+export type DeviceRolloutHistory = Schemas['DeviceRolloutStateResponse'];
+/** One change of a device's state in a rollout. */
+export type StateChange = Schemas['DeviceTransitionResponse'];
+export type FleetSummary = Schemas['FleetSummaryResponse'];
 
-export interface DeviceDetail extends Device {
-  groups: GroupRef[];
-  rollouts: DeviceRollout[];
-}
+export type Firmware = Schemas['FirmwareResponse'];
+export type Group = Schemas['GroupResponse'];
+export type GroupDetail = Schemas['GroupDetailResponse'];
 
-export interface FleetSummary {
-  devices: number;
-  seen_last_hour: number;
-  seen_last_day: number;
-  versions: { firmware_version: string; device_type: string; devices: number; seen_last_day: number }[];
-  versions_total: number;
-  at: string;
-}
-
-export interface Firmware {
-  id: number;
-  version: string;
-  device_type: string;
-  size: number;
-  md5: string;
-  sha256: string;
-  cid: string;
-  created_at: string;
-}
-
-export interface Group {
-  id: number;
-  name: string;
-  members: number;
-  created_at: string;
-}
-
-export interface GroupDetail extends Group {
-  member_macs: Page<{ mac: string; registered: boolean }>;
-}
-
-export const ROLLOUT_STATUSES = ['draft', 'active', 'paused', 'finished', 'cancelled'] as const;
-export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
-
-export type { DeviceState, StateCounts };
-
-/** A wave's progress: `waiting` (not started), `running` (started, below its success threshold), `passed`. */
-export type WaveStatus = 'waiting' | 'running' | 'passed';
-
-export interface Wave {
-  wave: number;
-  /** Its cumulative bound as planned: `"10%"` or a whole number of devices. */
-  bound: string;
-  status: WaveStatus;
-  started_at: string | null;
-  devices: StateCounts;
-}
-
-export type Approval = 'auto' | 'manual';
-
-export interface Rollout {
-  id: number;
-  name: string;
-  status: RolloutStatus;
-  firmware_id: number;
-  group_id: number;
-  priority: number;
-  start_date: string;
-  downgrade: boolean;
-  targeted: number;
-  /** Confirmed devices. */
-  updated: number;
-  /** Devices the rollout still waits for: targeted − confirmed − failed − fell_back. */
-  pending: number;
-  last_activity_at: string | null;
-  /** Devices per state, all waves. */
-  devices: StateCounts;
-  waves?: Wave[];
-  current_wave?: number;
-  /** Shares 0..1. */
-  success_threshold?: number;
-  error_threshold?: number | null;
-  approval?: Approval;
-  awaiting_approval?: boolean;
-  /** Why the rollout paused itself; `null` when it did not (cleared on resume). */
-  pause_reason?: string | null;
-  finished?: boolean;
-}
-
+export type Rollout = Schemas['RolloutResponse'];
+/** The body of `POST /tenants/{tenant}/rollouts`. */
+export type RolloutPlan = Schemas['CreateRolloutDto'];
+export type RolloutStatus = Rollout['status'];
+export type Approval = Rollout['approval'];
 /** `POST …/rollouts/:id/retry`. */
-export interface RetryResult {
-  retried: number;
-  rollout: Rollout;
-}
-
+export type RetryResult = Schemas['RetryResponse'];
 /** A targeted device of a rollout: `GET …/rollouts/:id/devices`. */
-export interface RolloutDevice {
-  mac: string;
-  name: string;
-  wave: number;
-  state: DeviceState;
-  attempts: number;
-  updated_at: string;
-  failure_message: string | null;
-}
+export type RolloutDevice = Schemas['RolloutDeviceResponse'];
+export type Wave = Schemas['WaveResponse'];
+/** A wave's progress: `waiting` (not started), `running` (started, below its success threshold), `passed`. */
+export type WaveStatus = Wave['status'];
+/** A targeted device's state in one rollout. */
+export type DeviceState = RolloutDevice['state'];
+/** Devices per state, and how many there are in all (`targeted`). */
+export type StateCounts = Schemas['DeviceStateCounts'];
 
-export interface LedgerEntry {
-  seq: number;
-  tenant_id: number;
-  type: string;
-  subject: string;
-  payload: unknown;
-  created_at: string;
-  actor: string | null;
-  prev_hash: string;
-  hash: string;
-}
+export type LedgerEntry = Schemas['LedgerEntryResponse'];
+export type LedgerVerify = Schemas['LedgerVerifyResponse'];
 
-export interface LedgerVerify {
-  ok: boolean;
-  entries: number;
-  head: string;
-  first_break: { seq: number; reason: string } | null;
-}
+/** The rollout states the rollout list may be filtered by (`?status=` of `GET /tenants/{tenant}/rollouts`). */
+export const ROLLOUT_STATUSES: readonly RolloutStatus[] = pathsTenantsTenantRolloutsGetParametersQueryStatusValues;
+
+/** The query parameters of `GET /tenants/{tenant}/devices` (its filters and paging). */
+export type DeviceListQuery = NonNullable<operations['OperatorDevicesController_list']['parameters']['query']>;
+
+/** One page of a list answer (`items` of a kind, and `page`, `per_page`, `total` as every page of the API has them). */
+export type Page<T> = Omit<Schemas['TenantPage'], 'items'> & { items: T[] };

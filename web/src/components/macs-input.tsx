@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { describedBy, FieldError } from '#web/components/field-error';
 import { macsFromText } from '#web/macs';
 
 /** Macs typed or pasted, and a CSV file's, together. */
@@ -14,8 +15,21 @@ export async function draftMacs(draft: MacsDraft): Promise<string[]> {
   return [...macsFromText(draft.text), ...(draft.file ? macsFromText(await draft.file.text()) : [])];
 }
 
-/** A text area to paste macs into and a CSV file to take them from (first column, header optional). */
-export function MacsInput({ legend, draft, onChange }: { legend: string; draft: MacsDraft; onChange: (draft: MacsDraft) => void }) {
+/**
+ * A text area to paste macs into and a CSV file to take them from (first column, header optional).
+ * @param problem what is wrong with the macs (the API's refusal of one), shown under the text area.
+ */
+export function MacsInput({
+  legend,
+  draft,
+  onChange,
+  problem,
+}: {
+  legend: string;
+  draft: MacsDraft;
+  onChange: (draft: MacsDraft) => void;
+  problem?: string;
+}) {
   const id = useId();
   const [fileKey, setFileKey] = useState(0);
   return (
@@ -30,7 +44,9 @@ export function MacsInput({ legend, draft, onChange }: { legend: string; draft: 
           value={draft.text}
           placeholder={'AC:67:B2:01:02:03\nac-67-b2-01-02-04'}
           onChange={(e) => onChange({ ...draft, text: e.target.value })}
+          {...describedBy(`${id}-error`, problem)}
         />
+        <FieldError id={`${id}-error`} message={problem} />
       </div>
       <div className="field">
         <label htmlFor={`${id}-file`}>or a CSV file (macs in the first column)</label>

@@ -1,5 +1,5 @@
-import { STATE_LABELS, type DeviceState } from '#src/operator/console/rollout-progress';
-import type { RolloutStatus, WaveStatus } from '#web/api/types';
+import { STATE_LABELS } from '#src/operator/console/rollout-progress';
+import type { DeviceState, RolloutStatus, WaveStatus } from '#web/api/types';
 
 /** A rollout's lifecycle state as a coloured badge with its name in words. */
 export function StatusBadge({ status }: { status: RolloutStatus }) {

@@ -92,8 +92,11 @@ export function PagedList<T>({
   );
 }
 
-/** A labelled select on one line, as lists show their filters and page sizes: `options` are `[value, words]` pairs. */
-export function InlineSelect({
+/**
+ * A labelled select on one line, as lists show their filters and page sizes: `options` are
+ * `[value, words]` pairs, and `onChange` gets the chosen option's value as given (a number stays a number).
+ */
+export function InlineSelect<V extends string | number>({
   id,
   label,
   value,
@@ -102,14 +105,18 @@ export function InlineSelect({
 }: {
   id: string;
   label: string;
-  value: string | number;
-  options: readonly (readonly [string | number, string])[];
-  onChange: (value: string) => void;
+  value: V;
+  options: readonly (readonly [V, string])[];
+  onChange: (value: V) => void;
 }) {
+  const choose = (text: string) => {
+    const chosen = options.find(([option]) => String(option) === text);
+    if (chosen) onChange(chosen[0]);
+  };
   return (
     <div className="inline-field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+      <select id={id} value={value} onChange={(e) => choose(e.target.value)}>
         {options.map(([option, words]) => (
           <option key={option} value={option}>
             {words}

@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { get, segment } from '#web/api/client';
-import type { DeviceDetail, DeviceRolloutHistory } from '#web/api/types';
+import { answer, api } from '#web/api/client';
 import { ErrorText, Loading } from '#web/components/feedback';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StateBadge, StatusBadge } from '#web/components/status';
@@ -23,7 +22,7 @@ export function DevicePage() {
 function Detail({ tenant, mac }: { tenant: string; mac: string }) {
   const device = useQuery({
     queryKey: ['device', tenant, mac],
-    queryFn: () => get<DeviceDetail>(`tenants/${segment(tenant)}/devices/${segment(mac)}`),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/devices/{mac}', { params: { path: { tenant, mac } } })),
     refetchInterval: 10_000,
   });
   if (device.isPending) return <Loading what="the device" />;
@@ -71,7 +70,7 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
 function History({ tenant, mac }: { tenant: string; mac: string }) {
   const history = useQuery({
     queryKey: ['device-rollouts', tenant, mac],
-    queryFn: () => get<DeviceRolloutHistory[]>(`tenants/${segment(tenant)}/devices/${segment(mac)}/rollouts`),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/devices/{mac}/rollouts', { params: { path: { tenant, mac } } })),
     refetchInterval: 10_000,
   });
   const items = [...(history.data ?? [])].reverse();

@@ -2,9 +2,9 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { get, segment } from '#web/api/client';
+import { answer, api } from '#web/api/client';
 import { useNames } from '#web/api/queries';
-import type { Device, FleetSummary, Page } from '#web/api/types';
+import type { DeviceListQuery } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { InlineSelect, Pager, Table } from '#web/components/table';
@@ -12,7 +12,7 @@ import { ago, utc } from '#web/format';
 import { withTenant } from '#web/tenant';
 
 /** The last-seen choices and the filter each becomes. */
-const SEEN: Record<string, { label: string; filter: (now: number) => Record<string, string> }> = {
+const SEEN: Record<string, { label: string; filter: (now: number) => Pick<DeviceListQuery, 'seen_since' | 'not_seen_since'> }> = {
   any: { label: 'any time', filter: () => ({}) },
   hour: { label: 'in the last hour', filter: (now) => ({ seen_since: new Date(now - 3_600_000).toISOString() }) },
   day: { label: 'in the last day', filter: (now) => ({ seen_since: new Date(now - 86_400_000).toISOString() }) },
@@ -43,9 +43,12 @@ function DeviceList({ tenant }: { tenant: string }) {
   const [openedAt] = useState(() => Date.now());
   const seenAt = Number(params.get('at')) || openedAt;
   const names = useNames(tenant);
-  const summary = useQuery({ queryKey: ['fleet', tenant], queryFn: () => get<FleetSummary>(`tenants/${segment(tenant)}/fleet`) });
+  const summary = useQuery({
+    queryKey: ['fleet', tenant],
+    queryFn: () => answer(api.GET('/tenants/{tenant}/fleet', { params: { path: { tenant } } })),
+  });
 
-  const query = {
+  const query: DeviceListQuery = {
     page,
     per_page: perPage,
     q: filters.q || undefined,
@@ -56,7 +59,7 @@ function DeviceList({ tenant }: { tenant: string }) {
   };
   const devices = useQuery({
     queryKey: ['devices', tenant, query],
-    queryFn: () => get<Page<Device>>(`tenants/${segment(tenant)}/devices`, query),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/devices', { params: { path: { tenant }, query } })),
     placeholderData: keepPreviousData,
   });
 
@@ -123,7 +126,7 @@ function DeviceList({ tenant }: { tenant: string }) {
               label="Per page"
               value={perPage}
               options={PER_PAGE.map((n) => [n, String(n)] as const)}
-              onChange={(value) => update({ per_page: value, page: undefined })}
+              onChange={(value) => update({ per_page: String(value), page: undefined })}
             />
           </div>
         </>

@@ -1,8 +1,9 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { get, segment, upload } from '#web/api/client';
-import type { Firmware, Page } from '#web/api/types';
+import { answer, api, uploadFirmware } from '#web/api/client';
+import type { Firmware } from '#web/api/types';
 import { ErrorText, Status, ViewerNote } from '#web/components/feedback';
+import { describedBy, FieldError, refusalAt } from '#web/components/field-error';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { PagedList } from '#web/components/table';
 import { bytes, utc } from '#web/format';
@@ -44,11 +45,8 @@ function Upload({ tenant }: { tenant: string }) {
     setPublished(undefined);
     setSent({ sent: 0, total: file.size });
     try {
-      const firmware = await upload<Firmware>(
-        `tenants/${segment(tenant)}/firmware`,
-        { version, device_type: deviceType },
-        file,
-        (done, total) => setSent({ sent: done, total }),
+      const firmware = await uploadFirmware(tenant, { version, device_type: deviceType }, file, (done, total) =>
+        setSent({ sent: done, total }),
       );
       setPublished(firmware);
       setVersion('');
@@ -62,6 +60,9 @@ function Upload({ tenant }: { tenant: string }) {
     }
   };
 
+  // A refusal of `version` or `device_type` is shown at that field; any other under the form.
+  const versionProblem = refusalAt(error, 'version')?.message;
+  const typeProblem = refusalAt(error, 'device_type')?.message;
   return (
     <section className="card" aria-labelledby="upload-title">
       <h2 id="upload-title">Upload firmware</h2>
@@ -80,11 +81,21 @@ function Upload({ tenant }: { tenant: string }) {
               placeholder="e.g. 1.2.0"
               value={version}
               onChange={(e) => setVersion(e.target.value)}
+              {...describedBy('firmware-version-error', versionProblem)}
             />
+            <FieldError id="firmware-version-error" message={versionProblem} />
           </div>
           <div className="field">
             <label htmlFor="firmware-type">Device type</label>
-            <input id="firmware-type" required maxLength={64} value={deviceType} onChange={(e) => setDeviceType(e.target.value)} />
+            <input
+              id="firmware-type"
+              required
+              maxLength={64}
+              value={deviceType}
+              onChange={(e) => setDeviceType(e.target.value)}
+              {...describedBy('firmware-type-error', typeProblem)}
+            />
+            <FieldError id="firmware-type-error" message={typeProblem} />
           </div>
         </div>
         {sent ? (
@@ -97,7 +108,7 @@ function Upload({ tenant }: { tenant: string }) {
             </span>
           </div>
         ) : null}
-        <ErrorText error={error} />
+        {versionProblem || typeProblem ? null : <ErrorText error={error} />}
         {published ? (
           <Status>
             Published {published.version} for {published.device_type}: {bytes(published.size)}, CID <code>{published.cid}</code>.
@@ -117,7 +128,7 @@ function FirmwareList({ tenant }: { tenant: string }) {
   const [page, setPage] = useState(1);
   const list = useQuery({
     queryKey: ['firmware', tenant, page],
-    queryFn: () => get<Page<Firmware>>(`tenants/${segment(tenant)}/firmware`, { page, per_page: 20 }),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/firmware', { params: { path: { tenant }, query: { page, per_page: 20 } } })),
     placeholderData: keepPreviousData,
   });
   return (

@@ -2,9 +2,9 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { get, segment } from '#web/api/client';
-import type { GroupDetail } from '#web/api/types';
+import { answer, api } from '#web/api/client';
 import { ErrorText, InputError, Loading, Status, ViewerNote } from '#web/components/feedback';
+import { refusalAt } from '#web/components/field-error';
 import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { Pager, Table } from '#web/components/table';
@@ -32,7 +32,8 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
   const [page, setPage] = useState(1);
   const detail = useQuery({
     queryKey: ['groups', tenant, 'detail', group, page],
-    queryFn: () => get<GroupDetail>(`tenants/${segment(tenant)}/groups/${segment(group)}`, { page, per_page: 50 }),
+    queryFn: () =>
+      answer(api.GET('/tenants/{tenant}/groups/{group}', { params: { path: { tenant, group }, query: { page, per_page: 50 } } })),
     placeholderData: keepPreviousData,
   });
   if (detail.isPending) return <Loading what="the group" />;
@@ -116,13 +117,15 @@ function ChangeMembers({ tenant, group, change }: { tenant: string; group: strin
     }
   };
 
+  // A refused mac is shown at the macs; any other refusal under the form.
+  const macsProblem = refusalAt(error, 'macs')?.message;
   return (
     <section className="card" aria-labelledby={`${change}-title`}>
       <h2 id={`${change}-title`}>{verb} members</h2>
       <form className="stack" onSubmit={(e) => void submit(e)}>
-        <MacsInput legend={`Macs to ${change}`} draft={draft} onChange={setDraft} />
+        <MacsInput legend={`Macs to ${change}`} draft={draft} onChange={setDraft} problem={macsProblem} />
         {progress ? <Status>{progress}</Status> : null}
-        <ErrorText error={error} />
+        {macsProblem ? null : <ErrorText error={error} />}
         <div className="actions">
           <button type="submit" disabled={busy} className={change === 'remove' ? 'danger' : undefined}>
             {busy ? 'Working…' : `${verb} members`}

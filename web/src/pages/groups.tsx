@@ -2,9 +2,9 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { get, post, segment } from '#web/api/client';
-import type { Group, Page } from '#web/api/types';
+import { answer, api } from '#web/api/client';
 import { ErrorText, Status, ViewerNote } from '#web/components/feedback';
+import { describedBy, FieldError, refusalAt } from '#web/components/field-error';
 import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { PagedList, Table } from '#web/components/table';
@@ -48,7 +48,7 @@ function CreateGroup({ tenant }: { tenant: string }) {
     try {
       const macs = await draftMacs(draft);
       setProgress(macs.length > 0 ? `Creating ${name} with ${count(macs.length)} macs…` : `Creating ${name}…`);
-      const group = await post<Group>(`tenants/${segment(tenant)}/groups`, { name });
+      const group = await answer(api.POST('/tenants/{tenant}/groups', { params: { path: { tenant } }, body: { name } }));
       await changeMembers(tenant, String(group.id), macs, 'add', (done) =>
         setProgress(`Added ${count(done)} of ${count(macs.length)} macs…`),
       );
@@ -63,17 +63,28 @@ function CreateGroup({ tenant }: { tenant: string }) {
     }
   };
 
+  // A refusal of the name or of a mac is shown at that field; any other under the form.
+  const nameProblem = refusalAt(error, 'name')?.message;
+  const macsProblem = refusalAt(error, 'macs')?.message;
   return (
     <section className="card" aria-labelledby="create-group-title">
       <h2 id="create-group-title">Create a group</h2>
       <form className="stack" onSubmit={(e) => void submit(e)}>
         <div className="field">
           <label htmlFor="group-name">Group name</label>
-          <input id="group-name" required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            id="group-name"
+            required
+            maxLength={128}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            {...describedBy('group-name-error', nameProblem)}
+          />
+          <FieldError id="group-name-error" message={nameProblem} />
         </div>
-        <MacsInput legend="Members (optional; devices may register later)" draft={draft} onChange={setDraft} />
+        <MacsInput legend="Members (optional; devices may register later)" draft={draft} onChange={setDraft} problem={macsProblem} />
         {progress ? <Status>{progress}</Status> : null}
-        <ErrorText error={error} />
+        {nameProblem || macsProblem ? null : <ErrorText error={error} />}
         <div className="actions">
           <button type="submit" disabled={busy}>
             {busy ? 'Creating…' : 'Create group'}
@@ -88,7 +99,7 @@ function GroupList({ tenant }: { tenant: string }) {
   const [page, setPage] = useState(1);
   const groups = useQuery({
     queryKey: ['groups', tenant, page],
-    queryFn: () => get<Page<Group>>(`tenants/${segment(tenant)}/groups`, { page, per_page: 50 }),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/groups', { params: { path: { tenant }, query: { page, per_page: 50 } } })),
     placeholderData: keepPreviousData,
   });
   return (

@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { get, post, segment } from '#web/api/client';
-import type { DeviceKey, Page, TenantWithKey } from '#web/api/types';
+import { answer, api } from '#web/api/client';
+import type { DeviceKey, TenantWithKey } from '#web/api/types';
 import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading, ViewerNote } from '#web/components/feedback';
 import { PageTitle } from '#web/components/page-title';
@@ -74,7 +74,9 @@ export function KeysPage() {
                         confirmLabel="Rotate the customer key"
                         danger
                         onConfirm={async () => {
-                          const rotated = await post<TenantWithKey>(`tenants/${segment(t.name)}/customer-key/rotate`);
+                          const rotated = await answer(
+                            api.POST('/tenants/{tenant}/customer-key/rotate', { params: { path: { tenant: t.name } } }),
+                          );
                           setShown({ title: `New customer key of ${t.name}`, secret: rotated.customer_key, use: CUSTOMER_KEY_USE });
                         }}
                       >
@@ -107,7 +109,7 @@ export function KeysPage() {
 function CreateTenant({ onCreated }: { onCreated: (tenant: TenantWithKey) => void }) {
   const [name, setName] = useState('');
   const create = useMutation({
-    mutationFn: () => post<TenantWithKey>('tenants', { name }),
+    mutationFn: () => answer(api.POST('/tenants', { body: { name } })),
     onSuccess: (created) => {
       setName('');
       onCreated(created);
@@ -174,12 +176,13 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
   const [deviceType, setDeviceType] = useState('ESP32');
   const keys = useQuery({
     queryKey: ['device-keys', tenant, page],
-    queryFn: () => get<Page<DeviceKey>>(`tenants/${segment(tenant)}/device-keys`, { page, per_page: 50 }),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/device-keys', { params: { path: { tenant }, query: { page, per_page: 50 } } })),
     placeholderData: keepPreviousData,
   });
   const refresh = () => client.invalidateQueries({ queryKey: ['device-keys', tenant] });
   const create = useMutation({
-    mutationFn: () => post<DeviceKey>(`tenants/${segment(tenant)}/device-keys`, { device_type: deviceType }),
+    mutationFn: () =>
+      answer(api.POST('/tenants/{tenant}/device-keys', { params: { path: { tenant } }, body: { device_type: deviceType } })),
     onSuccess: (key) => {
       void refresh();
       onCreated(key);
@@ -237,7 +240,9 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
                           confirmLabel="Revoke the device key"
                           danger
                           onConfirm={async () => {
-                            await post<DeviceKey>(`tenants/${segment(tenant)}/device-keys/${key.id}/revoke`);
+                            await answer(
+                              api.POST('/tenants/{tenant}/device-keys/{id}/revoke', { params: { path: { tenant, id: key.id } } }),
+                            );
                             await refresh();
                           }}
                         >

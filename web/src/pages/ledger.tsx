@@ -1,7 +1,6 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
-import { get } from '#web/api/client';
-import type { LedgerEntry, LedgerVerify, Page } from '#web/api/types';
+import { answer, api } from '#web/api/client';
 import { PageTitle } from '#web/components/page-title';
 import { InlineSelect, PagedList, Table } from '#web/components/table';
 import { shortHash } from '#web/format';
@@ -16,10 +15,10 @@ export function LedgerPage() {
   const scope = params.get('scope') === 'all' ? 'all' : 'tenant';
   const order = params.get('order') === 'asc' ? 'asc' : 'desc';
   const onlyTenant = scope === 'tenant' ? tenant : undefined;
-  const verify = useMutation({ mutationFn: () => get<LedgerVerify>('ledger/verify') });
+  const verify = useMutation({ mutationFn: () => answer(api.GET('/ledger/verify')) });
   const entries = useQuery({
     queryKey: ['ledger', 'entries', onlyTenant, order, page],
-    queryFn: () => get<Page<LedgerEntry>>('ledger/entries', { tenant: onlyTenant, order, page, per_page: 50 }),
+    queryFn: () => answer(api.GET('/ledger/entries', { params: { query: { tenant: onlyTenant, order, page, per_page: 50 } } })),
     placeholderData: keepPreviousData,
   });
   const tenantName = (id: number) => tenants.find((t) => t.id === id)?.name ?? `tenant ${id}`;

@@ -1,9 +1,9 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { get, segment } from '#web/api/client';
+import { answer, api } from '#web/api/client';
+import type { LedgerVerify } from '#web/api/types';
 import { REFRESH, useLedgerHead, useNames, useRollouts } from '#web/api/queries';
-import type { FleetSummary, LedgerVerify } from '#web/api/types';
 import { BarChart } from '#web/components/bar-chart';
 import { ErrorText, Loading } from '#web/components/feedback';
 import { NoTenant, PageTitle } from '#web/components/page-title';
@@ -39,7 +39,7 @@ export function OverviewPage() {
 function Fleet({ tenant }: { tenant: string }) {
   const fleet = useQuery({
     queryKey: ['fleet', tenant],
-    queryFn: () => get<FleetSummary>(`tenants/${segment(tenant)}/fleet`),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/fleet', { params: { path: { tenant } } })),
     refetchInterval: REFRESH.fleet,
   });
   const data = fleet.data;
@@ -127,7 +127,7 @@ function ActiveRollouts({ tenant }: { tenant: string }) {
 
 function LedgerStatus() {
   const head = useLedgerHead();
-  const verify = useMutation({ mutationFn: () => get<LedgerVerify>('ledger/verify') });
+  const verify = useMutation({ mutationFn: () => answer(api.GET('/ledger/verify')) });
   const last = head.data?.items[0];
   return (
     <section className="card" aria-labelledby="ledger-title">

@@ -10,9 +10,9 @@ import {
   STATE_LABELS,
   STATE_MEANINGS,
 } from '#src/operator/console/rollout-progress';
-import { get, post, segment } from '#web/api/client';
+import { answer, api } from '#web/api/client';
 import { REFRESH, useNames } from '#web/api/queries';
-import type { Page, RetryResult, Rollout, RolloutDevice, Wave } from '#web/api/types';
+import type { DeviceState, Rollout, Wave } from '#web/api/types';
 import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading, Status, ViewerNote } from '#web/components/feedback';
 import { ForTenant, PageTitle } from '#web/components/page-title';
@@ -42,13 +42,13 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
   const names = useNames(tenant);
   const rollout = useQuery({
     queryKey: ['rollout', tenant, id],
-    queryFn: () => get<Rollout>(`tenants/${segment(tenant)}/rollouts/${segment(id)}`),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/rollouts/{id}', { params: { path: { tenant, id: Number(id) } } })),
     refetchInterval: (query) => (query.state.data && !isLive(query.state.data.status) ? false : REFRESH.rollout),
   });
   if (rollout.isPending) return <Loading what="the rollout" />;
   if (rollout.error && !rollout.data) return <ErrorText error={rollout.error} />;
   const r = rollout.data;
-  const waves = r.waves ?? [];
+  const waves = r.waves;
   return (
     <div className="grid">
       <section className="card wide" aria-labelledby="rollout-title">
@@ -67,8 +67,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         {r.awaiting_approval ? (
           <div className="awaiting" role="status">
             <strong>Waiting for approval:</strong> wave {r.current_wave} reached its success threshold
-            {r.success_threshold !== undefined ? ` (${percentOfShare(r.success_threshold)} confirmed)` : ''}. Wave {nextWave(r)} starts when
-            an admin approves it.
+            {` (${percentOfShare(r.success_threshold)} confirmed)`}. Wave {nextWave(r)} starts when an admin approves it.
           </div>
         ) : null}
         <StateBar counts={r.devices} label={`Progress of ${r.name}`} />
@@ -122,28 +121,16 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
               <dd>{waves.map((w) => w.bound).join(', ')}</dd>
             </>
           ) : null}
-          {r.success_threshold !== undefined ? (
-            <>
-              <dt>Success threshold</dt>
-              <dd>{percentOfShare(r.success_threshold)} of a wave confirmed</dd>
-            </>
-          ) : null}
-          {r.error_threshold !== undefined ? (
-            <>
-              <dt>Error threshold</dt>
-              <dd>
-                {r.error_threshold === null
-                  ? 'none: it never pauses by itself'
-                  : `pauses once over ${percentOfShare(r.error_threshold)} of a wave failed or fell back`}
-              </dd>
-            </>
-          ) : null}
-          {r.approval ? (
-            <>
-              <dt>Next wave</dt>
-              <dd>{r.approval === 'manual' ? 'starts when an admin approves it' : 'starts by itself'}</dd>
-            </>
-          ) : null}
+          <dt>Success threshold</dt>
+          <dd>{percentOfShare(r.success_threshold)} of a wave confirmed</dd>
+          <dt>Error threshold</dt>
+          <dd>
+            {r.error_threshold === null
+              ? 'none: it never pauses by itself'
+              : `pauses once over ${percentOfShare(r.error_threshold)} of a wave failed or fell back`}
+          </dd>
+          <dt>Next wave</dt>
+          <dd>{r.approval === 'manual' ? 'starts when an admin approves it' : 'starts by itself'}</dd>
           <dt>Last change</dt>
           <dd>{utc(r.last_activity_at)}</dd>
         </dl>
@@ -155,7 +142,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
 
 /** One wave: its bound, its status, when it started, and its devices per state. */
 function WaveItem({ rollout, wave }: { rollout: Rollout; wave: Wave }) {
-  const last = wave.wave === (rollout.waves?.length ?? 1);
+  const last = wave.wave === rollout.waves.length;
   const current = wave.wave === rollout.current_wave && rollout.status !== 'draft';
   return (
     <li className={current ? 'wave current' : 'wave'} aria-labelledby={`wave-${wave.wave}`}>
@@ -180,13 +167,13 @@ const DEVICES_PER_PAGE = 25;
 
 /** The rollout's devices, by state and wave, with each one's failure message. */
 function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
-  const [state, setState] = useState('');
-  const [wave, setWave] = useState('');
+  const [state, setState] = useState<DeviceState | ''>('');
+  const [wave, setWave] = useState<number | ''>('');
   const [page, setPage] = useState(1);
   const query = { state: state || undefined, wave: wave || undefined, page, per_page: DEVICES_PER_PAGE };
   const devices = useQuery({
     queryKey: ['rollout-devices', tenant, rollout.id, query],
-    queryFn: () => get<Page<RolloutDevice>>(`tenants/${segment(tenant)}/rollouts/${rollout.id}/devices`, query),
+    queryFn: () => answer(api.GET('/tenants/{tenant}/rollouts/{id}/devices', { params: { path: { tenant, id: rollout.id }, query } })),
     placeholderData: keepPreviousData,
     refetchInterval: isLive(rollout.status) ? REFRESH.rollout : false,
   });
@@ -208,7 +195,7 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
           id="rollout-devices-wave"
           label="Wave"
           value={wave}
-          options={[['', 'any'], ...(rollout.waves ?? []).map((w) => [w.wave, `wave ${w.wave}`] as const)]}
+          options={[['', 'any'], ...rollout.waves.map((w) => [w.wave, `wave ${w.wave}`] as const)]}
           onChange={(value) => {
             setWave(value);
             setPage(1);
@@ -219,7 +206,7 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
         list={devices}
         what="devices"
         loading="the rollout's devices"
-        empty={`No device${state ? ` is ${STATE_LABELS[state as keyof typeof STATE_LABELS]}` : ''}.`}
+        empty={`No device${state ? ` is ${STATE_LABELS[state]}` : ''}.`}
         page={page}
         perPage={DEVICES_PER_PAGE}
         onPage={setPage}
@@ -275,17 +262,17 @@ function Actions({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
     setError(undefined);
     setDone(undefined);
     try {
-      const path = `tenants/${segment(tenant)}/rollouts/${rollout.id}/${action.action}`;
+      const request = { params: { path: { tenant, id: rollout.id } } };
       let changed: Rollout;
       if (action.action === 'retry') {
-        const result = await post<RetryResult>(path);
+        const result = await answer(api.POST('/tenants/{tenant}/rollouts/{id}/retry', request));
         changed = result.rollout;
         setDone(
           `${count(result.retried)} device${result.retried === 1 ? '' : 's'} sent back to pending: they are offered the rollout again` +
             (changed.status === 'paused' ? ' once it is resumed.' : '.'),
         );
       } else {
-        changed = await post<Rollout>(path);
+        changed = await answer(api.POST(`/tenants/{tenant}/rollouts/{id}/${action.action}`, request));
         if (action.action === 'approve') setDone(`Wave ${changed.current_wave} started.`);
       }
       client.setQueryData(['rollout', tenant, String(rollout.id)], changed);

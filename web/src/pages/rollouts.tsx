@@ -2,11 +2,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '#src/operator/console/rollout-progress';
-import { ApiError, post, segment } from '#web/api/client';
+import { parsePercentText, parseWavesText } from '#src/operator/console/rollout-progress';
+import { answer, api } from '#web/api/client';
 import { useNames, useRollouts } from '#web/api/queries';
-import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '#web/api/types';
+import { ROLLOUT_STATUSES, type Approval, type RolloutPlan, type RolloutStatus } from '#web/api/types';
 import { ErrorText, ViewerNote } from '#web/components/feedback';
+import { describedBy, FieldError, refusalAt } from '#web/components/field-error';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StatusBadge } from '#web/components/status';
 import { InlineSelect, PagedList, Table } from '#web/components/table';
@@ -50,11 +51,27 @@ interface Plan {
   approval: Approval;
 }
 
+/** The fields of the plan the form shows a problem at: every field of the body but `downgrade` (a checkbox cannot be wrong). */
+type PlanField = Exclude<keyof RolloutPlan, 'downgrade'>;
+
+/** The fields the form has a place for a problem at (a record, so that a new field of the body is not forgotten). */
+const PLAN_FIELDS: Record<PlanField, true> = {
+  name: true,
+  firmware_id: true,
+  group: true,
+  priority: true,
+  start_date: true,
+  waves: true,
+  success_threshold: true,
+  error_threshold: true,
+  approval: true,
+};
+
 /** The waves, thresholds and approval the operator API takes when none are given. */
 const DEFAULT_STAGING = { waves: '100%', success_threshold: '90', error_threshold: '', approval: 'auto' } as const;
 
 /** Reads the staging fields of the form: the body's values, or a message per field in words. */
-function readStaging(plan: Plan): { body: Record<string, unknown>; errors: Partial<Record<PlanField, string>> } {
+function readStaging(plan: Plan): { body: Partial<RolloutPlan>; errors: Partial<Record<PlanField, string>> } {
   const waves = parseWavesText(plan.waves);
   const success = parsePercentText(plan.success_threshold, 'The success threshold', false);
   const error = parsePercentText(plan.error_threshold, 'The error threshold', true);
@@ -62,7 +79,7 @@ function readStaging(plan: Plan): { body: Record<string, unknown>; errors: Parti
   if (waves.error) errors.waves = waves.error;
   if (success.error) errors.success_threshold = success.error;
   if (error.error) errors.error_threshold = error.error;
-  const body: Record<string, unknown> = {};
+  const body: Partial<RolloutPlan> = {};
   // Defaults are left out: the API applies the same.
   const staged =
     plan.waves.trim() !== DEFAULT_STAGING.waves ||
@@ -71,7 +88,8 @@ function readStaging(plan: Plan): { body: Record<string, unknown>; errors: Parti
     plan.approval !== DEFAULT_STAGING.approval;
   if (staged) {
     body.waves = waves.value;
-    body.success_threshold = success.value;
+    // Never null: the success threshold is not optional (an empty field is an error above).
+    body.success_threshold = success.value ?? undefined;
     body.error_threshold = error.value;
     body.approval = plan.approval;
   }
@@ -97,16 +115,21 @@ function PlanRollout({ tenant }: { tenant: string }) {
     if (invalid[field as PlanField]) setInvalid({ ...invalid, [field]: undefined });
   };
   const create = useMutation({
-    mutationFn: (staging: Record<string, unknown>) =>
-      post<Rollout>(`tenants/${segment(tenant)}/rollouts`, {
-        name: plan.name,
-        firmware_id: Number(plan.firmware_id),
-        group: plan.group,
-        priority: Number(plan.priority),
-        start_date: plan.start_date.trim(),
-        downgrade: plan.downgrade,
-        ...staging,
-      }),
+    mutationFn: (staging: Partial<RolloutPlan>) =>
+      answer(
+        api.POST('/tenants/{tenant}/rollouts', {
+          params: { path: { tenant } },
+          body: {
+            name: plan.name,
+            firmware_id: Number(plan.firmware_id),
+            group: plan.group,
+            priority: Number(plan.priority),
+            start_date: plan.start_date.trim(),
+            downgrade: plan.downgrade,
+            ...staging,
+          },
+        }),
+      ),
     onSuccess: async (rollout) => {
       await client.invalidateQueries({ queryKey: ['rollouts', tenant] });
       void navigate(withTenant(CONSOLE_PAGES.rollout.replace(':id', String(rollout.id)), tenant, { planned: '1' }));
@@ -123,23 +146,11 @@ function PlanRollout({ tenant }: { tenant: string }) {
     create.mutate(body);
   };
   const noChoice = names.firmware.length === 0 || names.groups.length === 0;
-  // A refusal of the API is shown at the field it names, else under the form.
-  const apiField = create.error instanceof ApiError ? fieldOfMessage(create.error.message) : undefined;
-  const problem = (field: PlanField): string | undefined =>
-    invalid[field] ?? (apiField === field && create.error instanceof ApiError ? create.error.message : undefined);
-  /** The attributes that tie a field to its problem, for screen readers. */
-  const described = (field: PlanField, help?: string) => {
-    const ids = [help, problem(field) ? `rollout-${field}-error` : undefined].filter(Boolean).join(' ');
-    return { 'aria-invalid': problem(field) ? true : undefined, 'aria-describedby': ids || undefined };
-  };
-  const fieldError = (field: PlanField) => {
-    const message = problem(field);
-    return message ? (
-      <p className="error field-error" id={`rollout-${field}-error`} role="alert">
-        {message}
-      </p>
-    ) : null;
-  };
+  // A refusal of the API is shown at the field its answer names (`field`), else under the form.
+  const refused = refusalAt(create.error, ...Object.keys(PLAN_FIELDS));
+  const problem = (field: PlanField): string | undefined => invalid[field] ?? refusalAt(refused, field)?.message;
+  const described = (field: PlanField, help?: string) => describedBy(`rollout-${field}-error`, problem(field), help);
+  const fieldError = (field: PlanField) => <FieldError id={`rollout-${field}-error`} message={problem(field)} />;
 
   return (
     <section className="card" aria-labelledby="plan-title">
@@ -283,7 +294,7 @@ function PlanRollout({ tenant }: { tenant: string }) {
             {fieldError('approval')}
           </div>
         </fieldset>
-        {apiField ? null : <ErrorText error={create.error} />}
+        {refused ? null : <ErrorText error={create.error} />}
         {Object.values(invalid).some(Boolean) ? (
           <p className="error" role="alert">
             The plan has problems: see the fields marked above.

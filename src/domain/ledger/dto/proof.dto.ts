@@ -1,8 +1,9 @@
-import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
+import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
 import { wholeNumberMessages, WholeNumberQueryField } from '#src/platform/common/dto-fields.js';
 import { MAX_ID } from '#src/platform/common/input-rules.js';
+import { FieldException } from '#src/platform/http/http-error.filter.js';
 import type { ConsistencyView, EntryProofView, InclusionView } from '#src/domain/ledger/ledger-proof.service.js';
 
 const HASH_EXAMPLE = 'bjQLnP+zepicpUTmu3gKLHiQHT+zNzh2hRGjBhevoB0=';
@@ -25,8 +26,8 @@ export const ProofParamMessages = {
 /** A `:seq` path parameter: decimal digits, at least 1 (one beyond every entry names nothing: 404). */
 @Injectable()
 export class SeqParamPipe implements PipeTransform<string, number> {
-  transform(value: string): number {
-    if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new BadRequestException(ProofParamMessages.seq);
+  transform(value: string, metadata?: ArgumentMetadata): number {
+    if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new FieldException(metadata?.data ?? 'seq', ProofParamMessages.seq);
     return Number(value);
   }
 }

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  notTargetedSentence,
   barSegments,
   boundText,
   legendSegments,
@@ -21,6 +22,19 @@ const counts: StateCounts = {
   failed: 6,
   fell_back: 2,
 };
+
+describe(notTargetedSentence.name, () => {
+  it('names the members that are not targets, and says nothing when there are none', () => {
+    assert.equal(notTargetedSentence(0, 0), null);
+    assert.equal(notTargetedSentence(1, 0), 'Not targeted: 1 of another device type (never offered it).');
+    assert.equal(
+      notTargetedSentence(2, 3),
+      'Not targeted: 2 of another device type (never offered it); 3 not registered (each becomes a target when it registers; ' +
+        'they hold the finish until then or until they leave the group).',
+    );
+    assert.match(notTargetedSentence(0, 1)!, /it holds the finish until then or until it leaves the group/);
+  });
+});
 
 describe(parseWavesText.name, () => {
   it('reads shares and whole numbers, separated by commas, semicolons or spaces', () => {

@@ -75,6 +75,22 @@ export function progressSentence(counts: StateCounts, format: (n: number) => str
   );
 }
 
+/**
+ * The members of a rollout's group that are not its targets, in one sentence, or `null` when there
+ * are none: `Not targeted: 1 of another device type (never offered it); 3 not registered (each
+ * becomes a target when it registers; they hold the finish until then or until they leave the group).`
+ */
+export function notTargetedSentence(notApplicable: number, notRegistered: number, format: (n: number) => string = String): string | null {
+  const parts = [
+    notApplicable > 0 ? `${format(notApplicable)} of another device type (never offered it)` : '',
+    notRegistered > 0
+      ? `${format(notRegistered)} not registered (each becomes a target when it registers; ` +
+        `${notRegistered === 1 ? 'it holds' : 'they hold'} the finish until then or until ${notRegistered === 1 ? 'it leaves' : 'they leave'} the group)`
+      : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? null : `Not targeted: ${parts.join('; ')}.`;
+}
+
 /** A result of reading a form field: the value, or a message for people naming what is wrong. */
 export type Parsed<T> = { value: T; error?: undefined } | { value?: undefined; error: string };
 

@@ -6,6 +6,7 @@ import {
   boundText,
   DEVICE_STATES,
   percentOfShare,
+  notTargetedSentence,
   progressSentence,
   STATE_LABELS,
   STATE_MEANINGS,
@@ -49,6 +50,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
   if (rollout.error && !rollout.data) return <ErrorText error={rollout.error} />;
   const r = rollout.data;
   const waves = r.waves;
+  const notTargeted = notTargetedSentence(r.not_applicable, r.not_registered, count);
   return (
     <div className="grid">
       <section className="card wide" aria-labelledby="rollout-title">
@@ -74,6 +76,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         <p aria-live="polite" className="progress-line">
           {progressSentence(r.devices, count)}; last change {ago(r.last_activity_at)}.
         </p>
+        {notTargeted ? <p className="small not-targeted">{notTargeted}</p> : null}
         {isLive(r.status) ? <p className="muted small">Refreshed every {REFRESH.rollout / 1000} s.</p> : null}
         {canChange ? <Actions tenant={tenant} rollout={r} /> : null}
         <details className="states-help">

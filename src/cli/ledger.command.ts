@@ -5,6 +5,7 @@ import { CheckpointService } from '#src/domain/ledger/checkpoint.service.js';
 import { consistencyProofResponse, entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
 import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
 import { LedgerService } from '#src/domain/ledger/ledger.service.js';
+import { TufService } from '#src/domain/tuf/tuf.service.js';
 import { ledgerVerifyResponse } from '#src/operator/operator-responses.js';
 import {
   COSIGNATURE_ED25519,
@@ -36,21 +37,27 @@ export function registerLedgerCommands(program: Command): void {
     ledger
       .command('verify')
       .description(
-        'recompute the chain and the Merkle tree, check every checkpoint signature and witness cosignature; exits 1 naming the first break',
+        'recompute the chain and the Merkle tree, check every checkpoint signature and witness cosignature, and the TUF metadata ' +
+          '(root chains, signatures, versions, expiry); exits 1 naming the first break',
       )
       .addOption(jsonOption())
       .action(async (o: { json?: boolean }) => {
-        const result = await withServices((app) => app.get(LedgerService).verify());
-        print(
-          result,
-          !!o.json,
-          (r) =>
-            r.ok
-              ? `ledger ok: ${r.entries} entries, head ${r.head}; ${r.checkpoints} checkpoints and ${r.cosignatures} witness cosignatures verified`
-              : `ledger BROKEN at ${r.firstBreak!.reason.startsWith('checkpoint') ? 'tree size' : 'entry'} ${r.firstBreak!.seq}: ${r.firstBreak!.reason}`,
-          ledgerVerifyResponse,
+        const [result, tuf] = await withServices(
+          async (app) => [await app.get(LedgerService).verify(), await app.get(TufService).verify()] as const,
         );
-        if (!result.ok) process.exitCode = 1;
+        const answer = ledgerVerifyResponse(result, tuf);
+        print(answer, !!o.json, (r) =>
+          [
+            r.first_break === null
+              ? `ledger ok: ${r.entries} entries, head ${r.head}; ${r.checkpoints} checkpoints and ${r.cosignatures} witness cosignatures verified`
+              : `ledger BROKEN at ${r.first_break.reason.startsWith('checkpoint') ? 'tree size' : 'entry'} ${r.first_break.seq}: ${r.first_break.reason}`,
+            r.tuf.first_break === null
+              ? `TUF ok: ${r.tuf.repositories} repositories, ${r.tuf.files} metadata files verified (root chains, signatures, versions)`
+              : `TUF BROKEN in ${r.tuf.first_break.repository}: ${r.tuf.first_break.reason}`,
+            ...r.tuf.expired.map((line) => `TUF expired (signed again at the next read): ${line}`),
+          ].join('\n'),
+        );
+        if (!answer.ok) process.exitCode = 1;
       }),
     'firmledger ledger verify --json',
   );

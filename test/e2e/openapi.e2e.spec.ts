@@ -90,6 +90,7 @@ const BC_PATHS = [
   '/firmware/get',
   '/firmware/proof',
   '/firmware/{id}',
+  '/firmware/{id}/bundle',
   '/firmware/{id}/proof',
   '/proof/consistency',
   '/proof/inclusion/{seq}',

@@ -209,4 +209,6 @@ export interface LedgerVerify {
   entries: number;
   head: string;
   first_break: { seq: number; reason: string } | null;
+  /** The TUF metadata of every repository (signatures, versions, links). */
+  tuf: { ok: boolean; repositories: number; files: number; expired: string[]; first_break: { repository: string; reason: string } | null };
 }

@@ -17,14 +17,16 @@ import {
 } from '#src/platform/crypto/signed-note.js';
 import { witness, WitnessInputError, type WitnessSource } from '#src/domain/ledger/witness.js';
 import { serveWitness, WitnessStateFile } from './witness-server.js';
+import { registerMonitorCommand } from './ledger-monitor.js';
 import { CliError, withServices } from './cli-context.js';
 import { example, jsonOption, positiveInt } from './command-kit.js';
 import { print } from './output.js';
 
 /**
- * `firmledger ledger verify|key|checkpoint|prove|consistency|witness|witness-key`: the
+ * `firmledger ledger verify|key|checkpoint|prove|consistency|witness|witness-key|monitor`: the
  * hash-chained ledger and the Merkle log over it (checkpoints, proofs, witnesses), on the
- * configured database; `witness` may instead read another server over HTTP.
+ * configured database; `witness` may instead read another server over HTTP or serve C2SP
+ * tlog-witness, and `monitor` follows any server's log through its tiles.
  */
 export function registerLedgerCommands(program: Command): void {
   const ledger = example(
@@ -165,6 +167,8 @@ export function registerLedgerCommands(program: Command): void {
     'firmledger ledger witness --state witness.json --key witness.key --from https://bc.example.com --log-key "$(cat log.vkey)"',
     'firmledger ledger witness --state witness.json --key witness.key --serve http://0.0.0.0:7380 --log-key "$(cat log.vkey)"',
   );
+
+  registerMonitorCommand(ledger);
 }
 
 /** One run of the witness that reads the log (`--from`): check, cosign, keep, hand the cosignature back. */

@@ -9,7 +9,7 @@ import { LedgerService } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { leafHash } from '#src/domain/ledger/merkle.js';
 import { parseCheckpoint, parseNote } from '#src/platform/crypto/signed-note.js';
-import { get, request, startInstance, startTestApp, type TestApp } from '#test/support/harness.js';
+import { get, request, startInstance, startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { operatorClient } from '#test/support/operator.js';
 import { removeTlogcheck, runTlogcheck, TLOGCHECK_UNAVAILABLE } from '#test/support/tlogcheck.js';
 
@@ -231,12 +231,33 @@ describe('ledger tiles (C2SP tlog-tiles) on the blockchain component and the ope
 
 describe('ledger tiles with the default LEDGER_PUBLIC_ENTRIES=false', () => {
   let app: TestApp;
+  let tenant: TestTenant;
 
   before(async () => {
     app = await startTestApp();
-    await app.createTenant('private entries', 'ESP32');
+    tenant = await app.createTenant('private entries', 'ESP32');
   });
   after(() => app.close());
+
+  it('records a membership change of 4,500 macs as three ledger entries, each small enough for an entry bundle', async () => {
+    const macs = Array.from(
+      { length: 4500 },
+      (_, i) => `AC:67:B2:${[i >> 16, (i >> 8) & 255, i & 255].map((b) => b.toString(16).padStart(2, '0')).join(':')}`,
+    );
+    await app.createGroup(tenant, 'large', macs);
+    const rows = await app.database.query<{ payload: string }>(
+      "SELECT payload FROM ledger_entry WHERE type = 'group.members-added' ORDER BY seq",
+    );
+    assert.deepEqual(
+      rows.map((row) => (JSON.parse(row.payload) as { macs: string[] }).macs.length),
+      [2000, 2000, 500],
+    );
+    const size = Number((await app.database.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM ledger_entry'))[0].n);
+    const operator = await request('GET', `${app.urls.operator}/ledger/tile/entries/000.p/${size}`, {
+      bearer: await app.createOperatorToken(),
+    });
+    assert.equal(operator.status, 200, operator.text);
+  });
 
   it('serves hash tiles to anyone and entry bundles to operators only', async () => {
     assert.equal((await get(`${app.urls.bc}/tile/0/000.p/2`)).status, 200);

@@ -20,6 +20,7 @@ import { MetricsRegistryModule } from '#src/platform/metrics/metrics.module.js';
 import { ReportModule } from '#src/protocols/asvin/report/report.module.js';
 import { RolloutModule } from '#src/protocols/asvin/rollout/rollout.module.js';
 import { ToolsModule } from '#src/protocols/asvin/tools/tools.module.js';
+import { WitnessSubmissionModule } from '#src/domain/ledger/witness-submitter.js';
 import { SCHEMA } from './schema.js';
 
 /**
@@ -56,6 +57,7 @@ export class AppModule {
         ...componentModules.flatMap(([, modules]) => modules),
         HealthModule,
         MetricsModule,
+        WitnessSubmissionModule,
         RouterModule.register([
           ...componentModules.flatMap(([component, modules]) => modules.map((module) => ({ path: componentMarker(component), module }))),
           // Prometheus scrapes `{operator_url}/metrics`; not part of the operator API's document.

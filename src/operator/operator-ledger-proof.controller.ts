@@ -1,4 +1,5 @@
-import { Controller, Get, Header, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CheckpointService } from '#src/domain/ledger/checkpoint.service.js';
 import {
@@ -11,6 +12,8 @@ import {
   TreeSizeQuery,
 } from '#src/domain/ledger/dto/proof.dto.js';
 import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
+import { LedgerTileService } from '#src/domain/ledger/ledger-tile.service.js';
+import { ApiTile, sendTile, tilePathParam } from '#src/domain/ledger/tile-http.js';
 import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/domain/ledger/proof-docs.js';
 import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
@@ -20,7 +23,8 @@ const TEXT = 'text/plain; charset=utf-8';
 
 /**
  * The ledger's Merkle log for operators under `OPERATOR_URL`: the log's public key, the
- * published checkpoint, any entry with its inclusion proof, consistency proofs. The same rules
+ * published checkpoint, any entry with its inclusion proof, consistency proofs, and the tiles
+ * (`{operator_url}/ledger` is a C2SP tlog-tiles prefix, entry bundles included). The same rules
  * as the public routes on the blockchain component and `firmledger ledger key|checkpoint|prove|consistency`.
  */
 @ApiTags('Ledger')
@@ -32,6 +36,7 @@ export class OperatorLedgerProofController {
   constructor(
     private readonly checkpoints: CheckpointService,
     private readonly proofs: LedgerProofService,
+    private readonly tiles: LedgerTileService,
   ) {}
 
   /** `GET /ledger/key` → 200 text/plain: the log's verifier key, `<origin>+<key id>+<base64 key>`. */
@@ -69,5 +74,15 @@ export class OperatorLedgerProofController {
   @ApiConsistencyProof()
   async consistency(@Query() query: ConsistencyQuery): Promise<ConsistencyProofResponse> {
     return consistencyProofResponse(await this.proofs.consistency(query.from, query.to));
+  }
+
+  /**
+   * `GET /ledger/tile/<L>/<N>[.p/<W>]`, `GET /ledger/tile/entries/<N>[.p/<W>]` → 200
+   * application/octet-stream (C2SP tlog-tiles), entry bundles included; 400 malformed path, 404 beyond the tree.
+   */
+  @Get('tile/*')
+  @ApiTile('operator')
+  async tile(@Param('*') path: string | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    await sendTile(reply, request, await this.tiles.tile(tilePathParam(path), 'operator'), 'private');
   }
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LedgerService } from '#src/domain/ledger/ledger.service.js';
+import { TufService } from '#src/domain/tuf/tuf.service.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import { LEDGER_ORDER_MESSAGE, LedgerEntriesQuery, LedgerEntryPage, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
@@ -18,21 +19,25 @@ import { sliceOf } from '#src/operator/dto/paging.dto.js';
 @UseGuards(OperatorTokenGuard)
 @Controller('ledger')
 export class OperatorLedgerController {
-  constructor(private readonly ledger: LedgerService) {}
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly tuf: TufService,
+  ) {}
 
   /**
-   * `GET /ledger/verify` → 200 `{ok, entries, head, first_break}`: the chain recomputed with the
-   * same {@link LedgerService.verify} as `firmledger ledger verify`. A broken chain is still 200,
-   * with `ok: false` and the first entry that does not match.
+   * `GET /ledger/verify` → 200 `{ok, entries, head, first_break, …, tuf}`: the chain recomputed with the
+   * same {@link LedgerService.verify} as `firmledger ledger verify`, and the TUF metadata checked
+   * ({@link TufService.verify}). A broken chain is still 200, with `ok: false` and the first entry
+   * that does not match.
    */
   @Get('verify')
   @ApiOperation({
-    summary: 'Recompute the hash chain and name the first entry that does not match',
-    description: 'A broken chain is still 200, with `ok: false` and `first_break`.',
+    summary: 'Recompute the hash chain and name the first entry that does not match; check the TUF metadata',
+    description: 'A broken chain is still 200, with `ok: false` and `first_break` (`tuf.first_break` for the TUF metadata).',
   })
   @ApiOkResponse({ type: LedgerVerifyResponse, description: 'The outcome of the check.' })
   async verify(): Promise<LedgerVerifyResponse> {
-    return ledgerVerifyResponse(await this.ledger.verify());
+    return ledgerVerifyResponse(await this.ledger.verify(), await this.tuf.verify());
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Counted } from '#src/platform/common/paging.js';
 import type { LedgerEntryView, VerifyResult } from '#src/domain/ledger/ledger.service.js';
+import type { TufCheck } from '#src/domain/tuf/tuf.service.js';
 import type { DeviceView } from '#src/domain/device/device.service.js';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
 import type { GroupDetail, GroupView } from '#src/domain/group/group.service.js';
@@ -131,15 +132,22 @@ export function groupDetailResponse(detail: GroupDetail, query: PageQuery): Grou
   return { ...groupResponse(detail), member_macs: pageAnswer(detail.memberMacs, query, (member) => member) };
 }
 
-/** The outcome of checking the ledger's hash chain. */
-export function ledgerVerifyResponse(result: VerifyResult): LedgerVerifyResponse {
+/** The outcome of checking the ledger's hash chain, tree, checkpoints and cosignatures, and the TUF metadata. */
+export function ledgerVerifyResponse(result: VerifyResult, tuf: TufCheck): LedgerVerifyResponse {
   return {
-    ok: result.ok,
+    ok: result.ok && !tuf.firstBreak,
     entries: result.entries,
     head: result.head,
     first_break: result.firstBreak ?? null,
     checkpoints: result.checkpoints,
     cosignatures: result.cosignatures,
+    tuf: {
+      ok: !tuf.firstBreak,
+      repositories: tuf.repositories,
+      files: tuf.files,
+      expired: tuf.expired,
+      first_break: tuf.firstBreak ?? null,
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { TufModule } from '#src/domain/tuf/tuf.module.js';
 import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
 import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
 import { GroupModule } from '#src/domain/group/group.module.js';
@@ -21,7 +22,16 @@ import { OperatorTenantsController } from './operator-tenants.controller.js';
  * services the CLI drives, every route behind {@link OperatorTokenGuard}.
  */
 @Module({
-  imports: [OperatorAccessModule, TenantModule, DeviceRegistryModule, FirmwareModule, GroupModule, RolloutEngineModule, LedgerModule],
+  imports: [
+    OperatorAccessModule,
+    TenantModule,
+    DeviceRegistryModule,
+    FirmwareModule,
+    GroupModule,
+    RolloutEngineModule,
+    LedgerModule,
+    TufModule,
+  ],
   controllers: [
     OperatorTenantsController,
     OperatorDeviceKeysController,

@@ -90,9 +90,11 @@ const BC_PATHS = [
   '/firmware/get',
   '/firmware/proof',
   '/firmware/{id}',
+  '/firmware/{id}/bundle',
   '/firmware/{id}/proof',
   '/proof/consistency',
   '/proof/inclusion/{seq}',
+  '/tile/{path}',
 ];
 
 describe('OpenAPI on separate listeners (no path prefixes)', () => {
@@ -125,6 +127,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/ledger/entries',
       '/ledger/entries/{seq}/proof',
       '/ledger/key',
+      '/ledger/tile/{path}',
       '/ledger/verify',
       '/session',
       '/session/sign-out',
@@ -248,8 +251,8 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
         },
       });
       for (const { path, operation } of operations(documents[component])) {
-        if (component === 'bc' && /^\/(checkpoint|proof\/)/.test(path)) {
-          // The transparency log's checkpoints and proofs of hashes are public (README: Transparency).
+        if (component === 'bc' && /^\/(checkpoint|proof\/|tile\/)/.test(path)) {
+          // The transparency log's checkpoints, proofs of hashes and tiles are public (README: Transparency).
           assert.equal(operation.security, undefined, `${component} ${path}`);
           continue;
         }

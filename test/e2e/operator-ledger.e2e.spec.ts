@@ -163,6 +163,7 @@ describe('operator API: ledger (docs/decisions.md §7, §9)', () => {
         first_break: null,
         checkpoints: 0,
         cosignatures: 0,
+        tuf: { ok: true, repositories: 0, files: 0, expired: [], first_break: null },
       } satisfies Verify);
       const cli = await runCli(app, 'ledger', 'verify', '--json');
       assert.equal(cli.code, 0, cli.stderr);

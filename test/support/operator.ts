@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { request, type Answer, type TestApp } from './harness.js';
@@ -73,4 +73,56 @@ export function runCliWithInput(app: TestApp, input: string | undefined, ...args
     );
     child.stdin?.end(input ?? '');
   });
+}
+
+/** A long-running CLI process ({@link spawnCli}). */
+export interface RunningCli {
+  /** Everything it printed so far. */
+  output(): string;
+  /** Stops it (SIGTERM to this process only) and resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts the built `firmledger` CLI as a long-running process (a witness server) with `env`, and
+ * resolves once a line of its stdout matches `ready`, with that match.
+ * @throws Error with its output when it exits or says nothing matching within 20 seconds.
+ */
+export async function spawnCli(
+  env: Record<string, string>,
+  ready: RegExp,
+  ...args: string[]
+): Promise<RunningCli & { ready: RegExpMatchArray }> {
+  const child = spawn(process.execPath, ['bin/firmledger.js', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the CLI did not get ready: ${output}`)), 20_000);
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const found = ready.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the CLI exited (${code}) before it was ready: ${output}`));
+    });
+  });
+  return {
+    ready: match,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

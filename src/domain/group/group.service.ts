@@ -11,6 +11,16 @@ import type { DeviceGroup } from './device-group.entity.js';
 import { GroupChanges } from './group-changes.js';
 import { GroupRepository, type GroupRow } from './group.repository.js';
 
+/**
+ * Macs named by one ledger entry of a membership change: a larger change is recorded as several
+ * entries, so each stays well below the 65,535 bytes an entry may hold (about 22 bytes a mac).
+ */
+export const MACS_PER_ENTRY = 2000;
+
+/** `macs` in slices of {@link MACS_PER_ENTRY}. */
+const entrySlices = (macs: string[]): string[][] =>
+  Array.from({ length: Math.ceil(macs.length / MACS_PER_ENTRY) }, (_, i) => macs.slice(i * MACS_PER_ENTRY, (i + 1) * MACS_PER_ENTRY));
+
 /** A group as operators see it. */
 export interface GroupView {
   id: number;
@@ -67,13 +77,15 @@ export class GroupService {
         });
         if (members.length > 0) {
           await this.repository.addMembers(manager, created.id, members);
-          await this.ledger.append(manager, {
-            tenantId,
-            type: 'group.members-added',
-            subject: Subject.group(created.id),
-            actor,
-            state: { id: created.id, name, macs: members },
-          });
+          for (const slice of entrySlices(members)) {
+            await this.ledger.append(manager, {
+              tenantId,
+              type: 'group.members-added',
+              subject: Subject.group(created.id),
+              actor,
+              state: { id: created.id, name, macs: slice },
+            });
+          }
         }
         return created;
       });
@@ -137,13 +149,15 @@ export class GroupService {
     const members = await this.unitOfWork.transaction(async (manager) => {
       if (type === 'group.members-added') await this.repository.addMembers(manager, group.id, unique);
       else await this.repository.removeMembers(manager, group.id, unique);
-      await this.ledger.append(manager, {
-        tenantId,
-        type,
-        subject: Subject.group(group.id),
-        actor,
-        state: { id: group.id, name: group.name, macs: unique },
-      });
+      for (const slice of entrySlices(unique)) {
+        await this.ledger.append(manager, {
+          tenantId,
+          type,
+          subject: Subject.group(group.id),
+          actor,
+          state: { id: group.id, name: group.name, macs: slice },
+        });
+      }
       return this.repository.memberCount(group.id, manager);
     });
     await this.changes.changed(group.id);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
+import { Between, DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from './ledger-tree.entity.js';
 import { nodeKey, type TreeNode } from './merkle.js';
@@ -41,6 +41,19 @@ export class LedgerTreeRepository {
       .values(nodes.map((n) => ({ level: n.level, index: n.index, hash: n.hash.toString('hex') })))
       .orUpdate(['hash'], ['level', 'idx'])
       .execute();
+  }
+
+  /**
+   * The stored hashes of level `level`, indexes `from`..`to`, in index order: one range query on
+   * the primary key (a hash tile, C2SP tlog-tiles). Missing nodes are simply absent.
+   */
+  async nodeRange(level: number, from: number, to: number): Promise<Array<{ index: number; hash: string }>> {
+    const rows = await this.dataSource.getRepository(LedgerTreeNode).find({
+      select: { index: true, hash: true },
+      where: { level, index: Between(from, to) },
+      order: { index: 'ASC' },
+    });
+    return rows.map((row) => ({ index: row.index, hash: row.hash }));
   }
 
   /** The level-0 nodes (leaf hashes) of entries `fromIndex`..`fromIndex + count - 1` (0-based). */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CheckpointService } from './checkpoint.service.js';
 import { LedgerProofService } from './ledger-proof.service.js';
+import { LedgerTileService } from './ledger-tile.service.js';
 import { LedgerTreeRepository } from './ledger-tree.repository.js';
 import { LedgerTreeService } from './ledger-tree.service.js';
 import { LedgerRepository } from './ledger.repository.js';
@@ -13,8 +14,16 @@ import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from './ledger-tr
  * cosignatures, for every module that records state changes or proves them.
  */
 @Module({
-  providers: [LedgerRepository, LedgerTreeRepository, LedgerTreeService, CheckpointService, LedgerProofService, LedgerService],
-  exports: [LedgerService, LedgerTreeService, CheckpointService, LedgerProofService],
+  providers: [
+    LedgerRepository,
+    LedgerTreeRepository,
+    LedgerTreeService,
+    CheckpointService,
+    LedgerProofService,
+    LedgerTileService,
+    LedgerService,
+  ],
+  exports: [LedgerService, LedgerTreeService, CheckpointService, LedgerProofService, LedgerTileService],
 })
 export class LedgerModule {
   /** The tables this module keeps (the composition root's schema lists every module's). */

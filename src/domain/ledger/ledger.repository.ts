@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Between, DataSource, EntityManager } from 'typeorm';
 import { LedgerEntry } from './ledger-entry.entity.js';
 
 /** Database access for ledger entries. */
@@ -63,5 +63,10 @@ export class LedgerRepository {
       .orderBy('e.seq', 'ASC')
       .take(limit)
       .getMany();
+  }
+
+  /** The entries with sequence numbers `fromSeq`..`toSeq`, oldest first (one range query on the primary key). */
+  range(fromSeq: number, toSeq: number): Promise<LedgerEntry[]> {
+    return this.dataSource.getRepository(LedgerEntry).find({ where: { seq: Between(fromSeq, toSeq) }, order: { seq: 'ASC' } });
   }
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PayloadTooLargeException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Clock } from '#src/platform/common/clock.js';
 import { dataSourceOptions } from '#src/platform/database/data-source-options.js';
@@ -151,6 +152,29 @@ describe(LedgerService.name, () => {
       );
       assert.equal((await rows()).length, 5);
       assert.equal((await ledger.verify()).ok, true);
+    });
+
+    it('refuses an entry whose leaf text would not fit a C2SP entry bundle (65,535 bytes), and takes one that does', async () => {
+      const { ledger, unitOfWork, rows } = await seeded('large');
+      const event = (bytes: number): LedgerEvent => ({
+        tenantId: 1,
+        type: 'group.created',
+        subject: 'group:1',
+        state: { name: 'x'.repeat(bytes) },
+      });
+      const overhead =
+        Buffer.byteLength((await rows())[0].hash) +
+        1 +
+        '{"createdAt":1700000006000,"payload":"{\\"name\\":\\"\\"}","seq":6,"subject":"group:1","tenantId":1,"type":"group.created"}'
+          .length;
+      await assert.rejects(
+        unitOfWork.transaction((m) => ledger.append(m, event(65_536 - overhead))),
+        (error: Error) =>
+          error instanceof PayloadTooLargeException && /would be 65536 bytes; an entry holds at most 65535/.test(error.message),
+      );
+      assert.equal((await rows()).length, 5, 'nothing was appended');
+      await unitOfWork.transaction((m) => ledger.append(m, event(65_535 - overhead)));
+      assert.equal((await rows()).length, 6);
     });
   });
 

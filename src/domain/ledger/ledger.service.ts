@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional, PayloadTooLargeException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
@@ -11,6 +11,7 @@ import { CheckpointService } from './checkpoint.service.js';
 import { LedgerTreeRepository } from './ledger-tree.repository.js';
 import { LedgerTreeService } from './ledger-tree.service.js';
 import { CompactTree, leafHash, nodeKey } from './merkle.js';
+import { MAX_ENTRY_BYTES } from './tiles.js';
 
 /** A state change to record (docs/decisions.md §7). */
 export interface LedgerEvent {
@@ -64,6 +65,10 @@ export type LedgerOrder = 'asc' | 'desc';
 
 const VERIFY_PAGE = 1000;
 
+/** 413 text of a change whose ledger entry would not fit an entry bundle (docs/transparency.md). */
+export const entryTooLarge = (bytes: number): string =>
+  `This change's ledger entry would be ${bytes} bytes; an entry holds at most ${MAX_ENTRY_BYTES} (C2SP tlog-tiles entry bundles): change fewer items at once`;
+
 /** Subjects of ledger entries. */
 export const Subject = {
   device: (mac: string) => `device:${mac}`,
@@ -92,6 +97,8 @@ export class LedgerService {
    * one writer; on PostgreSQL the ledger lock is taken before the head is read and held until
    * the caller commits, so the next appender reads this entry as its predecessor. The event's
    * actor (or the process's default actor, the CLI's account) is recorded and hashed with it.
+   * @throws PayloadTooLargeException when the entry's leaf text would exceed 65,535 bytes, the
+   *   most a C2SP tlog-tiles entry bundle holds (the caller's transaction then rolls back).
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
     await lockAcrossInstances(manager, LockKey.ledger);
@@ -107,8 +114,11 @@ export class LedgerService {
       createdAt: this.clock.now(),
       actor: actor ? actorLabel(actor) : null,
     };
+    const leafText = ledgerLeafText(prevHash, fields);
+    const bytes = Buffer.byteLength(leafText, 'utf8');
+    if (bytes > MAX_ENTRY_BYTES) throw new PayloadTooLargeException(entryTooLarge(bytes));
     const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
-    await this.tree.append(manager, entry.seq, ledgerLeafText(prevHash, fields));
+    await this.tree.append(manager, entry.seq, leafText);
     return entry;
   }
 

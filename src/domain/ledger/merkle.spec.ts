@@ -171,4 +171,18 @@ describe(CompactTree.name, () => {
       ['0/7', '1/3', '2/1', '3/0'],
     );
   });
+
+  it('goes on from a kept right edge to the same roots, and refuses an edge of another size', () => {
+    const leaves = Array.from({ length: 20 }, (_, i) => leafHash(`leaf ${i}`));
+    const whole = new CompactTree();
+    leaves.forEach((leaf) => whole.push(leaf));
+    const first = new CompactTree();
+    leaves.slice(0, 13).forEach((leaf) => first.push(leaf));
+    const resumed = CompactTree.fromEdge(13, first.edgeNodes());
+    assert.equal(resumed.root().toString('hex'), first.root().toString('hex'));
+    leaves.slice(13).forEach((leaf) => resumed.push(leaf));
+    assert.equal(resumed.root().toString('hex'), whole.root().toString('hex'));
+    assert.throws(() => CompactTree.fromEdge(12, first.edgeNodes()), RangeError);
+    assert.throws(() => CompactTree.fromEdge(13, first.edgeNodes().reverse()), RangeError);
+  });
 });

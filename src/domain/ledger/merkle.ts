@@ -201,6 +201,31 @@ export class CompactTree {
   private edge: TreeNode[] = [];
   size = 0;
 
+  /**
+   * A tree of `size` leaves known only by its right edge ({@link CompactTree.edgeNodes}), to go on
+   * pushing leaves onto it (a monitor that kept the edge instead of every leaf).
+   * @throws RangeError when the nodes are not the edge of a tree of that size.
+   */
+  static fromEdge(size: number, edge: readonly TreeNode[]): CompactTree {
+    const tree = new CompactTree();
+    let covered = 0;
+    for (const node of edge) {
+      if (node.index * 2 ** node.level !== covered || node.hash.length !== 32) throw new RangeError('not the right edge of a tree');
+      covered += 2 ** node.level;
+    }
+    if (covered !== size || edge.some((node, i) => i > 0 && node.level >= edge[i - 1].level)) {
+      throw new RangeError(`not the right edge of a tree of ${size} leaves`);
+    }
+    tree.edge = edge.map((node) => ({ ...node, hash: Buffer.from(node.hash) }));
+    tree.size = size;
+    return tree;
+  }
+
+  /** The right-edge perfect subtrees, largest first: with the size, all that is needed to go on. */
+  edgeNodes(): TreeNode[] {
+    return this.edge.map((node) => ({ ...node }));
+  }
+
   /** Appends a leaf hash; returns the perfect subtrees it completes (as {@link appendPath}). */
   push(leaf: Buffer): TreeNode[] {
     const completed = appendPath(this.size, leaf, (level) => this.edge.find((n) => n.level === level)!.hash);

@@ -22,4 +22,23 @@ export class TufRepository {
   async insert(manager: EntityManager, metadata: TufMetadata): Promise<void> {
     await manager.insert(TufMetadata, metadata);
   }
+
+  /** Every version of every role of one repository, by role then version (ascending). */
+  all(tenantId: number, deviceType: string): Promise<TufMetadata[]> {
+    return this.dataSource.getRepository(TufMetadata).find({ where: { tenantId, deviceType }, order: { role: 'ASC', version: 'ASC' } });
+  }
+
+  /** Every repository that holds metadata: its tenant and device type. */
+  async repositories(): Promise<Array<{ tenantId: number; deviceType: string }>> {
+    const rows = await this.dataSource
+      .getRepository(TufMetadata)
+      .createQueryBuilder('m')
+      .select('m.tenant_id', 'tenantId')
+      .addSelect('m.device_type', 'deviceType')
+      .distinct(true)
+      .orderBy('m.tenant_id', 'ASC')
+      .addOrderBy('m.device_type', 'ASC')
+      .getRawMany<{ tenantId: number | string; deviceType: string }>();
+    return rows.map((row) => ({ tenantId: Number(row.tenantId), deviceType: row.deviceType }));
+  }
 }

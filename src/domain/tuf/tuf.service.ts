@@ -25,6 +25,40 @@ export const TufLifetimes: Record<TufRole, { validMs: number; renewBeforeMs: num
 /** 404 text of a metadata file the repository does not have. */
 export const TUF_METADATA_NOT_FOUND = 'TUF metadata not found';
 
+/**
+ * The metadata of one repository a client needs to check a target with no network: every root
+ * version (oldest first, to walk from the one it trusts) and the newest targets, snapshot and
+ * timestamp, each a signed TUF metadata object as served.
+ */
+export interface TufMetadataSet {
+  root: unknown[];
+  targets: unknown;
+  snapshot: unknown;
+  timestamp: unknown;
+}
+
+/** What {@link TufService.verify} found. */
+export interface TufCheck {
+  /** Repositories (tenant and device type) checked. */
+  repositories: number;
+  /** Metadata files checked. */
+  files: number;
+  /**
+   * The newest metadata past its expiry: not a break (a repository is signed again when it is
+   * next read), but what a client would refuse until then. `tenant 1 ESP32: timestamp v3 expired 2026-…`.
+   */
+  expired: string[];
+  /** The first thing that does not hold, by repository. */
+  firstBreak?: { repository: string; reason: string };
+}
+
+const KINDS = {
+  root: MetadataKind.Root,
+  targets: MetadataKind.Targets,
+  snapshot: MetadataKind.Snapshot,
+  timestamp: MetadataKind.Timestamp,
+};
+
 /** `expires` in TUF's form: ISO 8601 UTC to the second. */
 const expires = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -62,6 +96,105 @@ export class TufService {
         : await this.metadata.newest(tenantId, deviceType, match[2]);
     if (!found) throw new NotFoundException(TUF_METADATA_NOT_FOUND);
     return found.body;
+  }
+
+  /**
+   * The repository's metadata for an offline check ({@link TufMetadataSet}), brought up to date first.
+   */
+  async metadataSet(tenantId: number, deviceType: string): Promise<TufMetadataSet> {
+    await this.refresh(tenantId, deviceType);
+    const rows = await this.metadata.all(tenantId, deviceType);
+    const of = (role: TufRole) => rows.filter((row) => row.role === role).map((row) => JSON.parse(row.body) as unknown);
+    return { root: of('root'), targets: of('targets').at(-1), snapshot: of('snapshot').at(-1), timestamp: of('timestamp').at(-1) };
+  }
+
+  /**
+   * Checks every repository's stored metadata as a TUF client would (with `@tufjs/models`): root
+   * versions run 1, 2, 3… and each is signed by a threshold of the keys of the one before and of
+   * its own; every targets, snapshot and timestamp version is signed by a threshold of the keys a
+   * root names for its role; each file's version and expiry are those it is stored under; the
+   * newest snapshot lists the newest targets, the newest timestamp the newest snapshot. Writes nothing.
+   * @param now the time to judge expiry by, epoch ms.
+   */
+  async verify(now = this.clock.now()): Promise<TufCheck> {
+    const check: TufCheck = { repositories: 0, files: 0, expired: [] };
+    for (const { tenantId, deviceType } of await this.metadata.repositories()) {
+      const repository = `tenant ${tenantId} ${deviceType}`;
+      const reason = this.verifyRepository(await this.metadata.all(tenantId, deviceType), now, check, repository);
+      if (reason) return { ...check, firstBreak: { repository, reason } };
+      check.repositories++;
+    }
+    return check;
+  }
+
+  private verifyRepository(rows: TufMetadata[], now: number, check: TufCheck, repository: string): string | null {
+    type AnyMetadata = Metadata<Root | Targets | Snapshot | Timestamp>;
+    const parsed = new Map<TufRole, AnyMetadata[]>();
+    for (const row of rows) {
+      const role = row.role as TufRole;
+      let metadata: AnyMetadata;
+      try {
+        if (!(role in KINDS)) throw new Error(`unknown role ${row.role}`);
+        metadata = Metadata.fromJSON(KINDS[role] as MetadataKind.Root, JSON.parse(row.body) as never);
+      } catch (error) {
+        return `${row.role} v${row.version} is not TUF metadata: ${(error as Error).message}`;
+      }
+      if (metadata.signed.version !== row.version) return `${role} v${row.version} says it is version ${metadata.signed.version}`;
+      if (Date.parse(metadata.signed.expires) !== row.expiresAt)
+        return `${role} v${row.version} expires at another time than it is stored with`;
+      parsed.set(role, [...(parsed.get(role) ?? []), metadata]);
+      check.files++;
+    }
+    const roots = (parsed.get('root') ?? []) as Metadata<Root>[];
+    if (roots.length === 0) return 'no root metadata';
+    for (const [i, root] of roots.entries()) {
+      if (root.signed.version !== i + 1) return `root versions jump from ${i} to ${root.signed.version}`;
+      const signers = i === 0 ? [root] : [roots[i - 1], root];
+      for (const signer of signers) {
+        try {
+          signer.verifyDelegate('root', root);
+        } catch {
+          return `root v${i + 1} is not signed by a threshold of the root keys of root v${signer.signed.version}`;
+        }
+      }
+    }
+    for (const role of ['targets', 'snapshot', 'timestamp'] as const) {
+      for (const metadata of parsed.get(role) ?? []) {
+        const signedBy = [...roots].reverse().some((root) => {
+          try {
+            root.verifyDelegate(role, metadata);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        if (!signedBy) return `${role} v${metadata.signed.version} is not signed by a threshold of the ${role} keys of any root`;
+      }
+    }
+    const newest = (role: TufRole) => parsed.get(role)?.at(-1);
+    const [targets, snapshot, timestamp] = [newest('targets'), newest('snapshot'), newest('timestamp')] as [
+      Metadata<Targets> | undefined,
+      Metadata<Snapshot> | undefined,
+      Metadata<Timestamp> | undefined,
+    ];
+    if (!targets || !snapshot || !timestamp) return 'targets, snapshot or timestamp metadata is missing';
+    if (snapshot.signed.meta['targets.json']?.version !== targets.signed.version) {
+      return `snapshot v${snapshot.signed.version} does not list the newest targets (v${targets.signed.version})`;
+    }
+    if (timestamp.signed.snapshotMeta.version !== snapshot.signed.version) {
+      return `timestamp v${timestamp.signed.version} does not list the newest snapshot (v${snapshot.signed.version})`;
+    }
+    for (const [role, metadata] of [
+      ['root', roots.at(-1)!],
+      ['targets', targets],
+      ['snapshot', snapshot],
+      ['timestamp', timestamp],
+    ] as const) {
+      if (metadata.signed.isExpired(new Date(now))) {
+        check.expired.push(`${repository}: ${role} v${metadata.signed.version} expired ${metadata.signed.expires}`);
+      }
+    }
+    return null;
   }
 
   /** Signs whatever role is missing, out of date or close to expiry, in one transaction (one signer across instances). */

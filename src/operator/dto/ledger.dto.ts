@@ -36,9 +36,44 @@ export class ChainBreakResponse {
   reason: string;
 }
 
+/** Where the TUF metadata does not hold. */
+export class TufBreakResponse {
+  @ApiProperty({ description: 'the repository: tenant id and device type', example: 'tenant 1 ESP32' })
+  repository: string;
+
+  @ApiProperty({ description: 'what does not hold', example: 'root v2 is not signed by a threshold of the root keys of root v1' })
+  reason: string;
+}
+
+/** The TUF part of `GET /ledger/verify`: every repository's metadata checked as a TUF client would. */
+export class TufVerifyResponse {
+  @ApiProperty({ description: 'whether every repository’s metadata holds (signatures, versions, links)', example: true })
+  ok: boolean;
+
+  @ApiProperty({ description: 'repositories (tenant and device type) checked', example: 3 })
+  repositories: number;
+
+  @ApiProperty({ description: 'metadata files checked', example: 14 })
+  files: number;
+
+  @ApiProperty({
+    description: 'newest metadata past its expiry: signed again at the repository’s next read, refused by clients until then',
+    type: [String],
+    example: ['tenant 1 ESP32: timestamp v3 expired 2026-11-20T10:00:00Z'],
+  })
+  expired: string[];
+
+  @ApiProperty({ type: TufBreakResponse, nullable: true, description: 'the first thing that does not hold, or null', example: null })
+  first_break: TufBreakResponse | null;
+}
+
 /** The answer of `GET /ledger/verify`: the chain recomputed from the first entry (docs/decisions.md §7). */
 export class LedgerVerifyResponse {
-  @ApiProperty({ description: 'whether every entry matches its content and its predecessor', example: true })
+  @ApiProperty({
+    description:
+      'whether every entry matches its content and its predecessor, every checkpoint and cosignature verifies, and the TUF metadata holds',
+    example: true,
+  })
   ok: boolean;
 
   @ApiProperty({ description: 'entries checked (up to the first break)', example: 1234 })
@@ -63,6 +98,13 @@ export class LedgerVerifyResponse {
 
   @ApiProperty({ description: 'witness cosignatures checked', example: 2 })
   cosignatures: number;
+
+  @ApiProperty({
+    type: TufVerifyResponse,
+    description: 'the signed update metadata (TUF) of every repository',
+    example: { ok: true, repositories: 3, files: 14, expired: [], first_break: null },
+  })
+  tuf: TufVerifyResponse;
 }
 
 /** One ledger entry (docs/decisions.md §7). */

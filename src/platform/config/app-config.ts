@@ -91,6 +91,17 @@ export interface AppConfig {
   ledgerWitnessKeys: string[];
   /** Cosignatures of {@link ledgerWitnessKeys} a checkpoint needs before it is published (`LEDGER_WITNESS_QUORUM`, default 0). */
   ledgerWitnessQuorum: number;
+  /**
+   * C2SP tlog-witness submission prefixes (`LEDGER_WITNESS_URLS`): the server sends each new
+   * checkpoint to `<url>/add-checkpoint` and keeps the cosignatures of {@link ledgerWitnessKeys} it gets back.
+   */
+  ledgerWitnessUrls: URL[];
+  /**
+   * Whether `GET {bc_url}/tile/entries/…` serves the ledger's entry bundles to anyone
+   * (`LEDGER_PUBLIC_ENTRIES`, default false): the entries name tenants, devices, groups and
+   * operators. Hash tiles are always public; operators always read the bundles.
+   */
+  ledgerPublicEntries: boolean;
   /** An operator console session ends after this long without a request, seconds. */
   operatorSessionIdleSeconds: number;
   /** An operator console session ends this long after sign-in whatever its activity, seconds. */
@@ -219,6 +230,16 @@ export const ENVIRONMENT: readonly Variable[] = [
     description: 'Comma-separated witness verifier keys (<name>+<id>+<key>) whose checkpoint cosignatures are accepted',
   },
   { name: 'LEDGER_WITNESS_QUORUM', default: '0', description: 'Cosignatures of those witnesses a checkpoint needs before it is published' },
+  {
+    name: 'LEDGER_WITNESS_URLS',
+    default: '(none)',
+    description: 'Comma-separated C2SP tlog-witness URLs: each new checkpoint is sent to <url>/add-checkpoint for a cosignature',
+  },
+  {
+    name: 'LEDGER_PUBLIC_ENTRIES',
+    default: 'false',
+    description: 'true: serve the ledger entry bundles (GET {bc_url}/tile/entries/…) to anyone, not only to operators',
+  },
   { name: 'AUTH_MAX_SKEW_SECONDS', default: '300', description: 'Accepted clock skew of a login timestamp, seconds' },
   { name: 'LOGIN_RATE_LIMIT', default: '10', description: 'Logins per client IP and device key per window' },
   { name: 'LOGIN_RATE_WINDOW_SECONDS', default: '60', description: 'Login rate-limit window, seconds' },
@@ -324,6 +345,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .map((path) => resolve(path)),
     firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', setting('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
     ...operatorSession(setting),
+    ledgerPublicEntries: flag('LEDGER_PUBLIC_ENTRIES', setting('LEDGER_PUBLIC_ENTRIES')),
   };
 }
 
@@ -347,7 +369,7 @@ export function prepareDataDir(config: AppConfig): AppConfig {
 /** The ledger's signing key, origin and witnesses, checked: a malformed key stops the start. */
 function ledgerKeys(
   get: (name: string) => string | undefined,
-): Pick<AppConfig, 'ledgerSigningKey' | 'ledgerOrigin' | 'ledgerWitnessKeys' | 'ledgerWitnessQuorum'> {
+): Pick<AppConfig, 'ledgerSigningKey' | 'ledgerOrigin' | 'ledgerWitnessKeys' | 'ledgerWitnessQuorum' | 'ledgerWitnessUrls'> {
   const origin = get('LEDGER_ORIGIN');
   if (origin !== undefined && /[\s+]/u.test(origin)) throw new ConfigError('LEDGER_ORIGIN must not contain spaces or "+"');
   const secret = get('LEDGER_SIGNING_KEY');
@@ -371,7 +393,19 @@ function ledgerKeys(
       throw new ConfigError(`LEDGER_WITNESS_KEYS: "${key}" is not a witness verifier key: ${(error as Error).message}`);
     }
   }
+  const witnessUrls = (get('LEDGER_WITNESS_URLS') ?? '')
+    .split(/[\s,]+/)
+    .filter((url) => url !== '')
+    .map((text) => {
+      const url = baseUrl('LEDGER_WITNESS_URLS', text);
+      url.pathname = url.pathname.replace(/\/+$/, '');
+      return url;
+    });
+  if (witnessUrls.length > 0 && witnessKeys.length === 0) {
+    throw new ConfigError('LEDGER_WITNESS_URLS needs LEDGER_WITNESS_KEYS: only cosignatures of known witness keys are kept');
+  }
   return {
+    ledgerWitnessUrls: witnessUrls,
     ledgerSigningKey: signingKey,
     ledgerOrigin: origin ?? (signingKey ? parseSigner(signingKey).name : undefined),
     ledgerWitnessKeys: witnessKeys,
@@ -527,6 +561,12 @@ function integer(name: string, text: string, min: number, max: number): number {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
   return value;
+}
+
+function flag(name: string, text: string): boolean {
+  if (/^(false|0|no|off)$/i.test(text)) return false;
+  if (/^(true|1|yes|on)$/i.test(text)) return true;
+  throw new ConfigError(`${name} must be true or false (got "${text}")`);
 }
 
 function trustProxy(text: string): boolean | number | string {

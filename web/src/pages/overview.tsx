@@ -154,9 +154,18 @@ function LedgerStatus() {
 export function VerifyResult({ result, error }: { result: LedgerVerify | undefined; error: unknown }) {
   if (error) return <ErrorText error={error} />;
   if (!result) return null;
+  if (!result.ok && !result.first_break && result.tuf.first_break) {
+    return (
+      <p className="error" role="alert">
+        The signed update metadata (TUF) does not verify: {result.tuf.first_break.repository} — {result.tuf.first_break.reason}. The{' '}
+        {count(result.entries)} ledger entries match their hashes.
+      </p>
+    );
+  }
   return result.ok ? (
     <p className="ok" role="status">
-      Verified: all {count(result.entries)} entries match their hashes; head <code title={result.head}>{shortHash(result.head)}</code>.
+      Verified: all {count(result.entries)} entries match their hashes; head <code title={result.head}>{shortHash(result.head)}</code>; the
+      TUF metadata of {count(result.tuf.repositories)} repositories holds.
     </p>
   ) : (
     <p className="error" role="alert">

@@ -1,4 +1,7 @@
 import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
+import { entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
+import { PROOF_BUNDLE_FORMAT, type ProofBundleResponse } from './dto/proof-bundle.dto.js';
+import type { FirmwareBundleView } from './chain.service.js';
 
 /*
  * Every answer shape of the blockchain lookup API (`/device/…`, `/firmware/…`), built here from
@@ -17,4 +20,23 @@ export function chainDeviceRecord(mac: string, firmwareId: number | null, device
 /** A firmware record: `md` the lowercase hex MD5 of the binary, its CIDv0, its version. */
 export function chainFirmwareRecord(firmware: { md5: string; cid: string; version: string }): ChainFirmwareRecord {
   return { md: firmware.md5, cid: firmware.cid, version: firmware.version };
+}
+
+/** A firmware's offline proof bundle ({@link ProofBundleResponse}): the entry proof, the firmware, its TUF metadata. */
+export function proofBundleResponse(bundle: FirmwareBundleView): ProofBundleResponse {
+  const { firmware, tuf } = bundle;
+  return {
+    format: PROOF_BUNDLE_FORMAT,
+    ...entryProofResponse(bundle.proof),
+    firmware: {
+      id: firmware.id,
+      version: firmware.version,
+      device_type: firmware.deviceType,
+      size: firmware.size,
+      sha256: firmware.sha256,
+      md5: firmware.md5,
+      cid: firmware.cid,
+    },
+    tuf: { target: firmware.cid, root: tuf.root, targets: tuf.targets, snapshot: tuf.snapshot, timestamp: tuf.timestamp },
+  };
 }

@@ -1,5 +1,7 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { encode as cborEncode } from 'cborg';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { DeviceTokenGuard } from '#src/protocols/asvin/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/protocols/asvin/auth/device-principal.js';
 import { MAC_INPUT_DESCRIPTION } from '#src/protocols/asvin/device/dto/device.dto.js';
@@ -8,6 +10,8 @@ import { ApiDeviceAuth } from '#src/protocols/asvin/auth/api-device-auth.js';
 import { EntryProofResponse, entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
 import { ProofMessages } from '#src/domain/ledger/ledger-proof.service.js';
 import { ChainMessages, ChainService } from './chain.service.js';
+import { proofBundleResponse } from './chain-responses.js';
+import { ProofBundleResponse } from './dto/proof-bundle.dto.js';
 import { ChainDeviceRecord, ChainFirmwareRecord, LedgerLookupDto } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
 
 const DEVICE_LOOKUP = {
@@ -165,5 +169,45 @@ export class ChainController {
   @ApiIdBody(FIRMWARE)
   async firmwareProofByBody(@Principal() principal: DevicePrincipal, @Body() body: LedgerLookupDto): Promise<EntryProofResponse> {
     return entryProofResponse(await this.chain.firmwareProof(principal.tenantId, body.id));
+  }
+
+  /**
+   * `GET /firmware/:id/bundle` → the offline proof bundle ({@link ProofBundleResponse}) as JSON, or
+   * as CBOR (RFC 8949, the same structure) with `Accept: application/cbor`; 404 `Firmware not found`;
+   * 409 while its entry is newer than the published checkpoint.
+   */
+  @Get('firmware/:id/bundle')
+  @ApiOperation({
+    summary: 'Everything to verify a firmware record offline',
+    description:
+      'The firmware’s ledger entry, the exact text its Merkle leaf covers, the inclusion proof against the published checkpoint ' +
+      '(with the witnesses’ cosignatures) and the TUF metadata naming the same binary, in one document: JSON, or CBOR (RFC 8949, ' +
+      'the same structure) with `Accept: application/cbor`. scripts/verify-proof.py checks it with no network (docs/transparency.md).',
+  })
+  @ApiProduces('application/json', 'application/cbor')
+  @ApiExtraModels(ProofBundleResponse)
+  @ApiOkResponse({
+    description: 'The bundle.',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ProofBundleResponse) } },
+      'application/cbor': { schema: { type: 'string', format: 'binary', description: 'the same structure, CBOR-encoded' } },
+    },
+  })
+  @ApiMessageResponse(404, FIRMWARE_ABSENT, ChainMessages.firmwareNotFound)
+  @ApiMessageResponse(409, NOT_YET, ProofMessages.beyondCheckpoint(9, 8))
+  @ApiIdParam(FIRMWARE)
+  async firmwareBundle(
+    @Principal() principal: DevicePrincipal,
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const bundle = proofBundleResponse(await this.chain.firmwareBundle(principal.tenantId, id));
+    reply.header('Vary', 'Accept').header('Cache-Control', 'no-store');
+    if (/\bapplication\/cbor\b/i.test(request.headers.accept ?? '')) {
+      await reply.header('Content-Type', 'application/cbor').send(Buffer.from(cborEncode(bundle)));
+      return;
+    }
+    await reply.header('Content-Type', 'application/json; charset=utf-8').send(bundle);
   }
 }

@@ -5,13 +5,14 @@ import { ChainController } from './chain.controller.js';
 import { ChainService } from './chain.service.js';
 import { TransparencyController } from './transparency.controller.js';
 import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
+import { TufModule } from '#src/domain/tuf/tuf.module.js';
 
 /**
  * The blockchain component: the two ledger lookups (docs/decisions.md §7), the proofs behind them, and
  * the public Merkle log (checkpoints, cosignatures, proofs of hashes).
  */
 @Module({
-  imports: [AuthModule, LedgerModule, FirmwareModule],
+  imports: [AuthModule, LedgerModule, FirmwareModule, TufModule],
   controllers: [ChainController, TransparencyController],
   providers: [ChainService],
 })

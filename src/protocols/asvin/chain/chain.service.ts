@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { canonicalMac } from '#src/platform/common/mac.js';
-import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { FIRMWARE_NOT_FOUND, FirmwareService, type FirmwareView } from '#src/domain/firmware/firmware.service.js';
+import { TufService, type TufMetadataSet } from '#src/domain/tuf/tuf.service.js';
 import { chainDeviceRecord, chainFirmwareRecord } from './chain-responses.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
 import { LedgerProofService, type EntryProofView } from '#src/domain/ledger/ledger-proof.service.js';
@@ -11,6 +12,13 @@ export const ChainMessages = {
   deviceNotFound: 'Device not found',
   firmwareNotFound: FIRMWARE_NOT_FOUND,
 } as const;
+
+/** A firmware's offline proof bundle: its ledger entry with the proof, the firmware, its TUF metadata. */
+export interface FirmwareBundleView {
+  proof: EntryProofView;
+  firmware: FirmwareView;
+  tuf: TufMetadataSet;
+}
 
 /**
  * Read-only lookups of the current state the ledger defines. Each is one rule
@@ -23,7 +31,20 @@ export class ChainService {
     private readonly ledger: LedgerService,
     private readonly firmware: FirmwareService,
     private readonly proofs: LedgerProofService,
+    private readonly tuf: TufService,
   ) {}
+
+  /**
+   * Everything to check a firmware record offline: its ledger entry and inclusion proof against the
+   * published checkpoint (with its cosignatures), and the TUF metadata of its repository.
+   * @param id decimal id text.
+   * @throws NotFoundException `Firmware not found`; ConflictException while the entry is newer than the published checkpoint.
+   */
+  async firmwareBundle(tenantId: number, id: string): Promise<FirmwareBundleView> {
+    const proof = await this.firmwareProof(tenantId, id);
+    const firmware = await this.firmware.get(tenantId, Number(id));
+    return { proof, firmware, tuf: await this.tuf.metadataSet(tenantId, firmware.deviceType) };
+  }
 
   /**
    * The newest ledger entry of a device, with its inclusion proof against the published checkpoint.

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CheckpointMessages, CheckpointService } from '#src/domain/ledger/checkpoint.service.js';
 import {
@@ -13,6 +14,8 @@ import {
   TreeSizeQuery,
 } from '#src/domain/ledger/dto/proof.dto.js';
 import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
+import { LedgerTileService } from '#src/domain/ledger/ledger-tile.service.js';
+import { ApiTile, sendTile, tilePathParam } from '#src/domain/ledger/tile-http.js';
 import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/domain/ledger/proof-docs.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/platform/openapi/api-responses.js';
 
@@ -34,6 +37,7 @@ export class TransparencyController {
   constructor(
     private readonly checkpoints: CheckpointService,
     private readonly proofs: LedgerProofService,
+    private readonly tiles: LedgerTileService,
   ) {}
 
   /** `GET /checkpoint` → 200 text/plain: the published checkpoint; 404 while a witness quorum is not met. */
@@ -98,5 +102,16 @@ export class TransparencyController {
   @ApiConsistencyProof()
   async consistency(@Query() query: ConsistencyQuery): Promise<ConsistencyProofResponse> {
     return consistencyProofResponse(await this.proofs.consistency(query.from, query.to));
+  }
+
+  /**
+   * `GET /tile/<L>/<N>[.p/<W>]`, `GET /tile/entries/<N>[.p/<W>]` → 200 application/octet-stream: a
+   * tile of the tree or an entry bundle (C2SP tlog-tiles); 400 malformed path, 403 entry bundle while
+   * `LEDGER_PUBLIC_ENTRIES` is false, 404 beyond the tree.
+   */
+  @Get('tile/*')
+  @ApiTile('public')
+  async tile(@Param('*') path: string | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    await sendTile(reply, request, await this.tiles.tile(tilePathParam(path), 'public'), 'public');
   }
 }

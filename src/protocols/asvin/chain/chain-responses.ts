@@ -1,7 +1,16 @@
 import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
 import { entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
 import { PROOF_BUNDLE_FORMAT, type ProofBundleResponse } from './dto/proof-bundle.dto.js';
-import type { FirmwareBundleView } from './chain.service.js';
+import type { EntryProofView } from '#src/domain/ledger/ledger-proof.service.js';
+import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
+import type { TufMetadataSet } from '#src/domain/tuf/tuf.service.js';
+
+/** A firmware's offline proof bundle: its ledger entry with the proof, the firmware, its TUF metadata. */
+export interface FirmwareBundleView {
+  proof: EntryProofView;
+  firmware: FirmwareView;
+  tuf: TufMetadataSet;
+}
 
 /*
  * Every answer shape of the blockchain lookup API (`/device/…`, `/firmware/…`), built here from

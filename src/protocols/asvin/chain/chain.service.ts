@@ -1,8 +1,8 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { canonicalMac } from '#src/platform/common/mac.js';
-import { FIRMWARE_NOT_FOUND, FirmwareService, type FirmwareView } from '#src/domain/firmware/firmware.service.js';
-import { TufService, type TufMetadataSet } from '#src/domain/tuf/tuf.service.js';
-import { chainDeviceRecord, chainFirmwareRecord } from './chain-responses.js';
+import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { TufService } from '#src/domain/tuf/tuf.service.js';
+import { chainDeviceRecord, chainFirmwareRecord, type FirmwareBundleView } from './chain-responses.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
 import { LedgerProofService, type EntryProofView } from '#src/domain/ledger/ledger-proof.service.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
@@ -12,13 +12,6 @@ export const ChainMessages = {
   deviceNotFound: 'Device not found',
   firmwareNotFound: FIRMWARE_NOT_FOUND,
 } as const;
-
-/** A firmware's offline proof bundle: its ledger entry with the proof, the firmware, its TUF metadata. */
-export interface FirmwareBundleView {
-  proof: EntryProofView;
-  firmware: FirmwareView;
-  tuf: TufMetadataSet;
-}
 
 /**
  * Read-only lookups of the current state the ledger defines. Each is one rule

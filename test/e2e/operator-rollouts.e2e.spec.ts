@@ -224,7 +224,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
         ],
         ['start_date as a number', { start_date: 1764576000 }, 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)'],
         ['downgrade "yes"', { downgrade: 'yes' }, 'downgrade must be true or false'],
-        ['a wave bound of 0%', { waves: ['0%'] }, 'wave bound 0% must be a share above 0% and at most 100%'],
+        ['a wave bound of 0%', { waves: ['0%'] }, 'wave 1 ("0%") must be a share above 0% and at most 100%'],
       ];
       for (const [what, overrides, message] of cases) {
         it(`for ${what}: ${message}`, async () => {

@@ -506,14 +506,24 @@ describe('operator console in a browser', () => {
       ['rollout.wave_started', 'user:admin'],
     ]) {
       const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: change, exact: true }) });
-      for (let pages = 1; (await row.count()) === 0; pages++) {
+      // The row's text once it is on the page shown; `null` while it is not (a page being replaced counts as not yet).
+      const shown = async (): Promise<string | null> =>
+        (await row.count()) === 0
+          ? null
+          : row
+              .first()
+              .innerText({ timeout: 2000 })
+              .catch(() => null);
+      let text = await shown();
+      for (let pages = 1; text === null; pages++) {
         assert.ok(pages < 20, `${change} not found`);
         const next = page.getByRole('button', { name: 'Next page' });
         const first = await page.getByRole('row').nth(1).innerText();
         await next.click();
         await page.getByRole('row').nth(1).filter({ hasNotText: first }).waitFor();
+        text = await shown();
       }
-      assert.ok((await row.first().innerText()).includes(`\t${actor}\t`), `${change} by ${actor}`);
+      assert.ok(text.includes(`\t${actor}\t`), `${change} by ${actor}`);
     }
   });
 

@@ -63,7 +63,7 @@ export class DeviceController {
   })
   @ApiOkResponse({ description: 'Every device of the token’s tenant.', type: DeviceResponse, isArray: true })
   async list(@Principal() principal: DevicePrincipal): Promise<DeviceResponse[]> {
-    return (await this.devices.list(principal.tenantId)).map(deviceResponse);
+    return (await this.devices.list(principal.tenantId, 'asvin')).map(deviceResponse);
   }
 
   /** `GET /api/device/:mac` (any notation) → 200 device; 404 `Device does't exist!`. */

@@ -200,6 +200,9 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
         device_type: 'ESP32',
         last_seen_at: reportedAt,
         created_at: registeredAt,
+        protocol: 'asvin',
+        has_target_token: false,
+        attributes: null,
         groups: [{ id: north.id, name: 'north' }],
         rollouts: [
           {

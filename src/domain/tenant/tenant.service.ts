@@ -7,6 +7,7 @@ import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import { DEFAULT_DDI_POLLING_SECONDS, DDI_POLLING_SECONDS, INVALID_POLLING_SLEEP } from './ddi-polling.js';
 import type { DeviceKey } from './device-key.entity.js';
 import type { Tenant } from './tenant.entity.js';
 import { TenantRepository } from './tenant.repository.js';
@@ -20,9 +21,6 @@ export interface TenantView {
   /** Seconds between the polls of its hawkBit DDI devices (docs/decisions.md §12). */
   ddiPollingSeconds: number;
 }
-
-/** Shortest and longest DDI polling interval, seconds (the interval is told as `HH:MM:SS`; `00:00:00` means 45 s to SWUpdate). */
-export const DDI_POLLING_SECONDS = { min: 1, max: 86_399 } as const;
 
 /** A new tenant, or one whose customer key was just rotated: the only times the key is shown. */
 export interface CreatedTenant extends TenantView {
@@ -68,7 +66,7 @@ export class TenantService {
           name,
           customerKey: newCustomerKey(),
           createdAt: this.clock.now(),
-          ddiPollingSeconds: 300,
+          ddiPollingSeconds: DEFAULT_DDI_POLLING_SECONDS,
         });
         await this.ledger.append(manager, {
           tenantId: created.id,
@@ -140,9 +138,7 @@ export class TenantService {
    */
   async setDdiPolling(idOrName: string | number, seconds: number, actor?: Actor): Promise<TenantView> {
     if (!Number.isSafeInteger(seconds) || seconds < DDI_POLLING_SECONDS.min || seconds > DDI_POLLING_SECONDS.max) {
-      throw new BadRequestException(
-        `ddi_polling_sleep must be from 00:00:0${DDI_POLLING_SECONDS.min} to 23:59:59 (HH:MM:SS, ${DDI_POLLING_SECONDS.min} to ${DDI_POLLING_SECONDS.max} seconds)`,
-      );
+      throw new BadRequestException(INVALID_POLLING_SLEEP);
     }
     const tenant = await this.resolveTenant(idOrName);
     await this.unitOfWork.transaction(async (manager) => {

@@ -1,3 +1,4 @@
+import { formatPollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import type { DdiArtifact as FirmwareArtifact } from '#src/domain/firmware/firmware.service.js';
 import type { DeviceAction } from '#src/domain/rollout/policy/device-actions.js';
 import type { DdiActionType } from '#src/domain/rollout/rollout.entity.js';
@@ -14,12 +15,6 @@ export interface DeviceLinks {
   controller: string;
   /** Whether the device polled over plain HTTP (then the `-http` links are given too). */
   http: boolean;
-}
-
-/** `HH:MM:SS` of a number of seconds below a day (DDI `config.polling.sleep`). */
-export function pollingSleep(seconds: number): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(Math.floor(seconds / 3600))}:${two(Math.floor((seconds % 3600) / 60))}:${two(seconds % 60)}`;
 }
 
 /**
@@ -52,7 +47,7 @@ export function controllerBase(
   }
   if (installed !== null) _links.installedBase = { href: `${links.controller}/installedBase/${installed}` };
   if (wantsAttributes) _links.configData = { href: `${links.controller}/configData` };
-  return { config: { polling: { sleep: pollingSleep(sleepSeconds) } }, _links };
+  return { config: { polling: { sleep: formatPollingSleep(sleepSeconds) } }, _links };
 }
 
 /** How an action type is told (hawkBit `calculateDownloadType` / `calculateUpdateType`). */

@@ -49,7 +49,7 @@ export function registerFirmwareCommands(program: Command): void {
             ),
           !!o.json,
           (f) =>
-            `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes, file ${f.filename}\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
+            `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nfile ${f.filename}\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
           firmwareResponse,
         );
       }),

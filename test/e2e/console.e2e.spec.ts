@@ -283,7 +283,7 @@ describe('operator console in a browser', () => {
     // A header, then macs in two notations, a second column the console ignores.
     const csv = ['mac,name', ...macs.map((mac, i) => `${i % 2 ? mac.toLowerCase().replace(/:/g, '-') : mac},sim-${i + 1}`)].join('\r\n');
     await page
-      .getByLabel('or a CSV file (macs in the first column)')
+      .getByLabel('or a CSV file (macs or controller ids in the first column)')
       .setInputFiles({ name: 'fleet.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Create group' }).click();
     await heading('Group field-test').waitFor();
@@ -291,9 +291,15 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'group');
 
     expectedErrors.push(provoked(400));
-    await page.getByLabel('Paste macs (one per line, or separated by spaces)').first().fill('AC:67:B2:01:02:03\nzz:not:a:mac');
+    await page
+      .getByLabel('Paste macs or controller ids (one per line, or separated by spaces)')
+      .first()
+      .fill('AC:67:B2:01:02:03\nzz/not/a/mac');
     await page.getByRole('button', { name: 'Add members' }).click();
-    await page.getByRole('alert').filter({ hasText: '"zz:not:a:mac" is not a hardware address (EUI-48 or EUI-64)' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: '"zz/not/a/mac" is not a device identifier: a hardware address (EUI-48 or EUI-64) or a controller id' })
+      .waitFor();
     await page.getByRole('heading', { name: `${FLEET} members` }).waitFor();
   });
 
@@ -518,7 +524,7 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'overview');
 
     await nav('Devices');
-    await page.getByLabel('Search mac or name').fill(macs[FLEET - 1].slice(-5).replace(':', ''));
+    await page.getByLabel('Search mac, controller id or name').fill(macs[FLEET - 1].slice(-5).replace(':', ''));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('1 device', { exact: true }).waitFor();
     await screenshots(page, 'devices');

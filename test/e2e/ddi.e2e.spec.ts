@@ -168,7 +168,7 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
       assert.equal((await ddi('GET', base(tenant, 'AC67B20DD101'), token)).status, 200);
       assert.equal((await operator('GET', `/tenants/${tenant}/devices/AC:67:B2:0D:D1:01`)).protocol, 'ddi');
       const spaced = await ddi('GET', base(tenant, 'two%20words'), token);
-      assert.deepEqual([spaced.status, (spaced.body as { message: string }).message.startsWith('controller_id must be')], [400, true]);
+      assert.deepEqual([spaced.status, (spaced.body as { message: string }).message.startsWith('controllerId must be')], [400, true]);
     });
   });
 

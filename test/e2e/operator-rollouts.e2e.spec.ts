@@ -18,6 +18,10 @@ const ROLLOUT_KEYS = [
   'start_date',
   'downgrade',
   'targeted',
+  'confirmed',
+  'unsettled',
+  'not_applicable',
+  'not_registered',
   'updated',
   'pending',
   'last_activity_at',
@@ -29,6 +33,7 @@ const ROLLOUT_KEYS = [
   'approval',
   'awaiting_approval',
   'pause_reason',
+  'ddi_action_type',
 ];
 
 /** State counts of no device (README "Rollout semantics"). */
@@ -164,6 +169,10 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           start_date: '2026-12-01 08:00:00',
           downgrade: true,
           targeted: 3,
+          confirmed: 0,
+          unsettled: 3,
+          not_applicable: 0,
+          not_registered: 0,
           updated: 0,
           pending: 3,
           last_activity_at: null,
@@ -175,6 +184,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           approval: 'auto',
           awaiting_approval: false,
           pause_reason: null,
+          ddi_action_type: 'forced',
         },
       );
       assert.deepEqual(await read(body.id), body);

@@ -24,8 +24,12 @@ export const INVALID_IDENTIFIER =
   'device must be a hardware address (EUI-48 or EUI-64, e.g. AC:67:B2:01:02:03) or a controller id ' +
   "(1 to 256 letters, digits or -._~!$&'()*+,;=:@)";
 
-/** 400 text of a controller id that is not one. */
-export const INVALID_CONTROLLER_ID = "controller_id must be 1 to 256 letters, digits or -._~!$&'()*+,;=:@ (no spaces, no /, ?, # or %)";
+/** 400 text of a controller id that is not one, naming the field or parameter that held it. */
+export const controllerIdMessage = (field: string): string =>
+  `${field} must be 1 to 256 letters, digits or -._~!$&'()*+,;=:@ (no spaces, no /, ?, # or %)`;
+
+/** 400 text of a `controller_id` body field that is not a controller id. */
+export const INVALID_CONTROLLER_ID = controllerIdMessage('controller_id');
 
 /** Whether text is a controller id (see {@link CONTROLLER_ID}). */
 export function isControllerId(text: unknown): text is string {

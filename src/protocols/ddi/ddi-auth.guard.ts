@@ -8,7 +8,7 @@ import {
   createParamDecorator,
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { canonicalIdentifier, INVALID_CONTROLLER_ID } from '#src/platform/common/device-identifier.js';
+import { canonicalIdentifier, controllerIdMessage } from '#src/platform/common/device-identifier.js';
 import { isStorableText, unstorableTextMessage } from '#src/platform/common/input-rules.js';
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
@@ -73,7 +73,7 @@ export class DdiAuthGuard implements CanActivate {
     const { tenant: tenantPath, controllerId } = request.params as { tenant: string; controllerId: string };
     if (!isStorableText(tenantPath)) throw new BadRequestException(unstorableTextMessage('tenant'));
     const identifier = canonicalIdentifier(controllerId);
-    if (identifier === null) throw new BadRequestException(INVALID_CONTROLLER_ID);
+    if (identifier === null) throw new BadRequestException(controllerIdMessage('controllerId'));
     const [, scheme, token] = SCHEME.exec(request.headers.authorization ?? '') ?? [];
     const subject = scheme === 'TargetToken' ? `target ${tenantPath}/${identifier}` : `gateway ${tenantPath}`;
     const principal = scheme === undefined ? null : await this.authenticate(scheme, token, tenantPath, identifier);

@@ -57,7 +57,7 @@ export function readFeedback(body: unknown): DdiFeedback | { error: string } {
   if (details !== undefined && details !== null && !(Array.isArray(details) && details.every((d) => typeof d === 'string'))) {
     return { error: FeedbackMessages.details };
   }
-  return { execution, finished, details: (details) ?? [] };
+  return { execution, finished, details: details ?? [] };
 }
 
 /**
@@ -69,10 +69,8 @@ function readUnparsed(text: string): DdiFeedback | { error: string } {
   const finished = /"finished"\s*:\s*"([a-z]+)"/.exec(text)?.[1];
   if (!isOneOf(execution, DDI_EXECUTIONS)) return { error: FeedbackMessages.execution };
   if (!isOneOf(finished, DDI_FINISHED)) return { error: FeedbackMessages.finished };
-  const after = text.slice(text.indexOf('"details"') + 1);
-  const details = text.includes('"details"')
-    ? [...after.matchAll(/"((?:[^"\\]|\\.)*)"/g)].slice(1).map((match) => match[1].replace(/\\(.)/g, '$1'))
-    : [];
+  const list = text.indexOf('"details"') < 0 ? -1 : text.indexOf('[', text.indexOf('"details"'));
+  const details = list < 0 ? [] : [...text.slice(list).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1].replace(/\\(.)/g, '$1'));
   return { execution, finished, details };
 }
 
@@ -84,7 +82,8 @@ export interface DdiConfigDataBody {
 
 /**
  * A configData body: `data` (1 to 100 string attributes, keys of 1 to 128 characters, values of
- * at most 128: hawkBit's limits) and an optional `mode` (default `merge`; clients may send none).
+ * at most 128: hawkBit's limits) and an optional `mode` (default `merge`; clients may send none;
+ * `null` is not an absent mode).
  * @returns the body, or the 400 text of what is wrong.
  */
 export function readConfigData(body: unknown): DdiConfigDataBody | { error: string } {
@@ -100,7 +99,7 @@ export function readConfigData(body: unknown): DdiConfigDataBody | { error: stri
   ) {
     return { error: ConfigDataMessages.data };
   }
-  const mode = object?.['mode'] ?? 'merge';
+  const mode = object !== undefined && 'mode' in object ? object['mode'] : 'merge';
   if (mode !== 'merge' && mode !== 'replace' && mode !== 'remove') return { error: ConfigDataMessages.mode };
   return { data: data as Record<string, string>, mode };
 }

@@ -2,7 +2,10 @@ import { applyDecorators, Body, Controller, Get, HttpCode, Inject, Param, Post, 
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { INVALID_CONTROLLER_ID } from '#src/platform/common/device-identifier.js';
+import { controllerIdMessage } from '#src/platform/common/device-identifier.js';
+
+/** 400 text of a `controllerId` path parameter that cannot be one. */
+const INVALID_CONTROLLER_ID = controllerIdMessage('controllerId');
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
 import { ErrorMessages } from '#src/platform/http/http-error.filter.js';
@@ -55,7 +58,10 @@ function ApiAction(): MethodDecorator {
   return applyDecorators(
     ApiParam({ name: 'actionId', description: 'the action id: the rollout id', example: '7' }),
     ApiMessageResponse(400, 'The controller id or the action id cannot be one.', [INVALID_CONTROLLER_ID, INVALID_ACTION_ID]),
-    ApiMessageResponse(404, 'The device has no such action (or, for deploymentBase, it is being cancelled).', actionNotFound('7')),
+    ApiMessageResponse(404, 'The device has no such action (or, for deploymentBase, it is being cancelled), or an empty path segment.', [
+      actionNotFound('7'),
+      ErrorMessages.notFound,
+    ]),
   );
 }
 
@@ -122,6 +128,7 @@ export class DdiController {
   @ApiDdiRoute()
   @ApiOkResponse({ type: DdiControllerBase, description: 'What the device should do next.' })
   @ApiMessageResponse(400, 'The controller id cannot be one.', INVALID_CONTROLLER_ID)
+  @ApiMessageResponse(404, 'An empty path segment: no route.', ErrorMessages.notFound)
   root(@DdiCaller() caller: DdiPrincipal, @Req() request: FastifyRequest): Promise<DdiControllerBase> {
     return this.ddi.root(caller, this.links(caller, request));
   }
@@ -160,7 +167,7 @@ export class DdiController {
   @ApiParam({ name: 'actionId', description: 'the action id: the rollout id', example: '7' })
   @ApiFeedbackBody()
   @ApiResponse({ status: 200, description: 'Recorded (no body).' })
-  @ApiMessageResponse(404, 'The device has no such action.', actionNotFound('7'))
+  @ApiMessageResponse(404, 'The device has no such action, or an empty path segment.', [actionNotFound('7'), ErrorMessages.notFound])
   @ApiMessageResponse(410, 'The device already closed the action.', actionClosed('7'))
   async feedback(@DdiCaller() caller: DdiPrincipal, @Param('actionId') actionId: string, @Body() body: unknown): Promise<void> {
     await this.ddi.feedback(caller, actionId, body);
@@ -188,7 +195,7 @@ export class DdiController {
   @ApiParam({ name: 'actionId', description: 'the action id: the rollout id', example: '7' })
   @ApiFeedbackBody()
   @ApiResponse({ status: 200, description: 'Recorded (no body).' })
-  @ApiMessageResponse(404, 'The device has no such action.', actionNotFound('7'))
+  @ApiMessageResponse(404, 'The device has no such action, or an empty path segment.', [actionNotFound('7'), ErrorMessages.notFound])
   async cancelFeedback(@DdiCaller() caller: DdiPrincipal, @Param('actionId') actionId: string, @Body() body: unknown): Promise<void> {
     await this.ddi.cancelFeedback(caller, actionId, body);
   }
@@ -209,6 +216,7 @@ export class DdiController {
     ConfigDataMessages.data,
     ConfigDataMessages.mode,
   ])
+  @ApiMessageResponse(404, 'An empty path segment: no route.', ErrorMessages.notFound)
   @ApiMessageResponse(413, 'The body is over the device body limit (16 KiB).', ErrorMessages.tooLarge)
   @ApiMessageResponse(415, 'The body is not `application/json`.', ErrorMessages.unsupportedMediaType)
   async configData(@DdiCaller() caller: DdiPrincipal, @Body() body: unknown): Promise<void> {
@@ -238,7 +246,10 @@ export class DdiController {
   @ApiParam({ name: 'softwareModuleId', description: 'the firmware id', example: '3' })
   @ApiOkResponse({ type: [DdiArtifact], description: 'Its one artifact.' })
   @ApiMessageResponse(400, 'The ids cannot be ones.', [INVALID_CONTROLLER_ID, INVALID_MODULE_ID])
-  @ApiMessageResponse(404, 'No such firmware of the tenant for the device’s type.', FIRMWARE_NOT_FOUND)
+  @ApiMessageResponse(404, 'No such firmware of the tenant for the device’s type, or an empty path segment.', [
+    FIRMWARE_NOT_FOUND,
+    ErrorMessages.notFound,
+  ])
   artifacts(
     @DdiCaller() caller: DdiPrincipal,
     @Param('softwareModuleId') moduleId: string,
@@ -273,7 +284,10 @@ export class DdiController {
     content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
   })
   @ApiMessageResponse(400, 'The ids cannot be ones.', [INVALID_CONTROLLER_ID, INVALID_MODULE_ID])
-  @ApiMessageResponse(404, 'No such firmware of the tenant for the device’s type, or another file name.', FIRMWARE_NOT_FOUND)
+  @ApiMessageResponse(404, 'No such firmware of the tenant for the device’s type, another file name, or an empty path segment.', [
+    FIRMWARE_NOT_FOUND,
+    ErrorMessages.notFound,
+  ])
   @ApiMessageResponse(416, 'The range lies outside the artifact.', RANGE_NOT_SATISFIABLE)
   async download(
     @DdiCaller() caller: DdiPrincipal,

@@ -233,7 +233,7 @@ export class DdiService {
 
   /** The tenant's firmware `moduleId` for the device's type. */
   private async module(caller: DdiPrincipal, moduleId: string): Promise<FirmwareArtifact> {
-    if (!/^\d{1,15}$/.test(moduleId)) throw new BadRequestException(INVALID_MODULE_ID);
+    if (!/^\d+$/.test(moduleId)) throw new BadRequestException(INVALID_MODULE_ID);
     const id = Number(moduleId);
     if (!isStoredId(id)) throw new NotFoundException(FIRMWARE_NOT_FOUND);
     const artifact = await this.firmware.ddiArtifact(caller.tenant.id, id);
@@ -263,7 +263,7 @@ export class DdiService {
    * @throws BadRequestException {@link INVALID_ACTION_ID}; NotFoundException {@link actionNotFound}.
    */
   private async action(caller: DdiPrincipal, actionId: string): Promise<ReportedRollout> {
-    if (!/^\d{1,15}$/.test(actionId)) throw new BadRequestException(INVALID_ACTION_ID);
+    if (!/^\d+$/.test(actionId)) throw new BadRequestException(INVALID_ACTION_ID);
     try {
       return await this.deviceRollouts.reported(caller.tenant.id, actionId, caller.device.mac);
     } catch (error) {

@@ -40,12 +40,23 @@ export interface DeviceKey {
 }
 
 export interface Device {
+  /** Its identifier: a canonical mac, or a hawkBit controller id. */
   mac: string;
   name: string;
   firmware_version: string;
   device_type: string;
   last_seen_at: string | null;
   created_at: string;
+  /** `asvin` (the version controller) or `ddi` (a hawkBit client). */
+  protocol: 'asvin' | 'ddi';
+  has_target_token: boolean;
+  /** What it reported about itself (DDI configData), `null` before it did. */
+  attributes: Record<string, string> | null;
+}
+
+/** A device just created, or whose target token was just replaced: the only answers with the token. */
+export interface DeviceWithToken extends Device {
+  target_token: string;
 }
 
 export interface GroupRef {
@@ -114,6 +125,8 @@ export interface Firmware {
   sha256: string;
   cid: string;
   created_at: string;
+  /** The artifact's file name for hawkBit DDI devices. */
+  filename: string;
 }
 
 export interface Group {
@@ -172,8 +185,13 @@ export interface Rollout {
   awaiting_approval?: boolean;
   /** Why the rollout paused itself; `null` when it did not (cleared on resume). */
   pause_reason?: string | null;
+  /** How hawkBit DDI devices are told to take it. */
+  ddi_action_type?: DdiActionType;
   finished?: boolean;
 }
+
+/** How hawkBit DDI devices are told to take a rollout. */
+export type DdiActionType = 'forced' | 'soft' | 'download-only';
 
 /** `POST …/rollouts/:id/retry`. */
 export interface RetryResult {

@@ -14,7 +14,7 @@ export async function draftMacs(draft: MacsDraft): Promise<string[]> {
   return [...macsFromText(draft.text), ...(draft.file ? macsFromText(await draft.file.text()) : [])];
 }
 
-/** A text area to paste macs into and a CSV file to take them from (first column, header optional). */
+/** A text area to paste device identifiers (macs, controller ids) into and a CSV file to take them from (first column, header optional). */
 export function MacsInput({ legend, draft, onChange }: { legend: string; draft: MacsDraft; onChange: (draft: MacsDraft) => void }) {
   const id = useId();
   const [fileKey, setFileKey] = useState(0);
@@ -22,7 +22,7 @@ export function MacsInput({ legend, draft, onChange }: { legend: string; draft: 
     <fieldset className="macs">
       <legend>{legend}</legend>
       <div className="field">
-        <label htmlFor={`${id}-text`}>Paste macs (one per line, or separated by spaces)</label>
+        <label htmlFor={`${id}-text`}>Paste macs or controller ids (one per line, or separated by spaces)</label>
         <textarea
           id={`${id}-text`}
           rows={4}
@@ -33,7 +33,7 @@ export function MacsInput({ legend, draft, onChange }: { legend: string; draft: 
         />
       </div>
       <div className="field">
-        <label htmlFor={`${id}-file`}>or a CSV file (macs in the first column)</label>
+        <label htmlFor={`${id}-file`}>or a CSV file (macs or controller ids in the first column)</label>
         <input
           key={fileKey}
           id={`${id}-file`}

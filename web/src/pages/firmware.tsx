@@ -46,7 +46,7 @@ function Upload({ tenant }: { tenant: string }) {
     try {
       const firmware = await upload<Firmware>(
         `tenants/${segment(tenant)}/firmware`,
-        { version, device_type: deviceType },
+        { version, device_type: deviceType, filename: file.name },
         file,
         (done, total) => setSent({ sent: done, total }),
       );

@@ -5,7 +5,7 @@ import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { fieldOfMessage, parsePercentText, parseWavesText, type PlanField } from '#src/operator/console/rollout-progress';
 import { ApiError, post, segment } from '#web/api/client';
 import { useNames, useRollouts } from '#web/api/queries';
-import { ROLLOUT_STATUSES, type Approval, type Rollout, type RolloutStatus } from '#web/api/types';
+import { ROLLOUT_STATUSES, type Approval, type DdiActionType, type Rollout, type RolloutStatus } from '#web/api/types';
 import { ErrorText, ViewerNote } from '#web/components/feedback';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StatusBadge } from '#web/components/status';
@@ -48,10 +48,18 @@ interface Plan {
   success_threshold: string;
   error_threshold: string;
   approval: Approval;
+  /** How hawkBit DDI devices take it. */
+  ddi_action_type: DdiActionType;
 }
 
 /** The waves, thresholds and approval the operator API takes when none are given. */
-const DEFAULT_STAGING = { waves: '100%', success_threshold: '90', error_threshold: '', approval: 'auto' } as const;
+const DEFAULT_STAGING = {
+  waves: '100%',
+  success_threshold: '90',
+  error_threshold: '',
+  approval: 'auto',
+  ddi_action_type: 'forced',
+} as const;
 
 /** Reads the staging fields of the form: the body's values, or a message per field in words. */
 function readStaging(plan: Plan): { body: Record<string, unknown>; errors: Partial<Record<PlanField, string>> } {
@@ -75,6 +83,7 @@ function readStaging(plan: Plan): { body: Record<string, unknown>; errors: Parti
     body.error_threshold = error.value;
     body.approval = plan.approval;
   }
+  if (plan.ddi_action_type !== DEFAULT_STAGING.ddi_action_type) body.ddi_action_type = plan.ddi_action_type;
   return { body, errors };
 }
 
@@ -281,6 +290,14 @@ function PlanRollout({ tenant }: { tenant: string }) {
               <option value="manual">waits for an admin to approve it</option>
             </select>
             {fieldError('approval')}
+          </div>
+          <div className="field">
+            <label htmlFor="rollout-ddi-action-type">hawkBit devices</label>
+            <select id="rollout-ddi-action-type" value={plan.ddi_action_type} onChange={set('ddi_action_type')}>
+              <option value="forced">install at once (forced)</option>
+              <option value="soft">may postpone (soft)</option>
+              <option value="download-only">download only, do not install</option>
+            </select>
           </div>
         </fieldset>
         {apiField ? null : <ErrorText error={create.error} />}

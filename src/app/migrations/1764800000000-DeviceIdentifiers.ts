@@ -33,10 +33,13 @@ export class DeviceIdentifiers1764800000000 implements MigrationInterface {
   /**
    * Removes what the old schema cannot hold: devices (with their states, successes and downloads)
    * and group members named by a controller id, devices and downloads without a device key. The
-   * ledger's subject column stays wide: ledger entries are never rewritten.
+   * ledger's subject column stays wide: ledger entries are never rewritten. On SQLite the columns
+   * keep their new definitions (a revert runs with foreign keys on, so rebuilding `device` would
+   * delete every row that references it; SQLite ignores a `varchar`'s length, and the remaining
+   * rows all have a device key).
    */
   async down(q: QueryRunner): Promise<void> {
-    for (const column of ['attributes', 'target_token_hash', 'protocol']) await q.dropColumn('device', column);
+    for (const column of ['attributes', 'target_token_hash', 'protocol']) await q.query(`ALTER TABLE device DROP COLUMN ${column}`);
     await q.query('DELETE FROM firmware_download WHERE device_key_id IS NULL OR LENGTH(mac) > 23');
     await q.query('DELETE FROM device WHERE device_key_id IS NULL OR LENGTH(mac) > 23');
     await q.query('DELETE FROM group_member WHERE LENGTH(mac) > 23');
@@ -44,9 +47,6 @@ export class DeviceIdentifiers1764800000000 implements MigrationInterface {
       await q.query('ALTER TABLE device ALTER COLUMN mac TYPE varchar(23), ALTER COLUMN device_key_id SET NOT NULL');
       await q.query('ALTER TABLE group_member ALTER COLUMN mac TYPE varchar(23)');
       await q.query('ALTER TABLE firmware_download ALTER COLUMN mac TYPE varchar(23), ALTER COLUMN device_key_id SET NOT NULL');
-    } else {
-      await narrow(q, 'device');
-      await narrow(q, 'firmware_download');
     }
   }
 }
@@ -55,23 +55,17 @@ function isPostgres(q: QueryRunner): boolean {
   return q.connection.driver.options.type === 'postgres';
 }
 
-/** SQLite: `mac` up to 256 characters and `device_key_id` nullable, in one rebuild of `table`. */
+/**
+ * SQLite: `mac` up to 256 characters and `device_key_id` nullable, in one rebuild of `table`
+ * (migrations run with foreign keys off: the rows that reference it stay).
+ */
 async function widen(q: QueryRunner, table: 'device' | 'firmware_download'): Promise<void> {
-  await rebuild(q, table, 256, true);
-}
-
-/** SQLite: the columns as they were before {@link widen}. */
-async function narrow(q: QueryRunner, table: 'device' | 'firmware_download'): Promise<void> {
-  await rebuild(q, table, 23, false);
-}
-
-async function rebuild(q: QueryRunner, table: string, macLength: number, keyNullable: boolean): Promise<void> {
   const current = await q.getTable(table);
   if (!current) throw new Error(`table ${table} is missing`);
   const mac = current.findColumnByName('mac')!;
   const key = current.findColumnByName('device_key_id')!;
   await q.changeColumns(table, [
-    { oldColumn: mac, newColumn: new TableColumn({ ...mac, length: String(macLength) }) },
-    { oldColumn: key, newColumn: new TableColumn({ ...key, isNullable: keyNullable }) },
+    { oldColumn: mac, newColumn: new TableColumn({ ...mac, length: '256' }) },
+    { oldColumn: key, newColumn: new TableColumn({ ...key, isNullable: true }) },
   ]);
 }

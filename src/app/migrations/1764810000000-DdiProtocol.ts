@@ -18,10 +18,15 @@ export class DdiProtocol1764810000000 implements MigrationInterface {
     await q.query('ALTER TABLE tenant ADD COLUMN ddi_polling_seconds integer NOT NULL DEFAULT 300');
   }
 
+  /**
+   * `ALTER TABLE … DROP COLUMN` on both engines (SQLite since 3.35): TypeORM's `dropColumn` rebuilds
+   * a table on SQLite, and a revert runs with foreign keys on, so rebuilding `tenant` would delete
+   * every row that references it.
+   */
   async down(q: QueryRunner): Promise<void> {
-    await q.dropColumn('tenant', 'ddi_polling_seconds');
-    await q.dropColumn('firmware', 'sha1');
-    await q.dropColumn('firmware', 'filename');
-    await q.dropColumn('rollout', 'ddi_action_type');
+    await q.query('ALTER TABLE tenant DROP COLUMN ddi_polling_seconds');
+    await q.query('ALTER TABLE firmware DROP COLUMN sha1');
+    await q.query('ALTER TABLE firmware DROP COLUMN filename');
+    await q.query('ALTER TABLE rollout DROP COLUMN ddi_action_type');
   }
 }

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { writeTestCertificate } from '#test/support/test-certificates.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
@@ -245,5 +246,78 @@ describe('hawkBit DDI with the real SWUpdate client (docs/decisions.md §12)', (
     await Promise.all(secondRebooted.map(stop));
     const done = await rollout(rolloutId);
     assert.deepEqual([done.status, done.devices['confirmed'], done.waves.map((w) => w.status)], ['finished', 4, ['passed', 'passed']]);
+  });
+});
+
+describe('hawkBit DDI over TLS with the real SWUpdate client, sharing a listener with the IPFS component under a path prefix', () => {
+  let app: TestApp;
+  let work: string;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'firmledger-swupdate-tls-'));
+    const certificate = await writeTestCertificate(work, 'ddi', '127.0.0.1');
+    app = await startTestApp(
+      { TLS_CERT_FILE: certificate.certFile, TLS_KEY_FILE: certificate.keyFile },
+      { IPFS_URL: 'https://127.0.0.1:{port4}', DDI_URL: 'https://127.0.0.1:{port4}/ddi' },
+    );
+  });
+  after(async () => {
+    await app.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('takes a whole update over https, its links on the listener and prefix it polled', async () => {
+    const bearer = await app.createOperatorToken('ddi-tls-spec');
+    const operator = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+      const answer = await request(method, `${app.urls.operator}${path}`, { bearer, body });
+      assert.ok(answer.status < 300, `${method} ${path}: ${answer.text}`);
+      return answer.body as Record<string, unknown>;
+    };
+    await operator('POST', '/tenants', { name: 'tls' });
+    await operator('PUT', '/tenants/tls/ddi-polling', { sleep: '00:00:01' });
+    const swu = buildSwu(work, 'secure', '2.0.0');
+    const upload = await request('POST', `${app.urls.operator}/tenants/tls/firmware?version=2.0.0&device_type=board&filename=secure.swu`, {
+      bearer,
+      rawBody: swu.bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(upload.status, 201, upload.text);
+    const token = (await operator('POST', '/tenants/tls/devices', { controller_id: 'tls-pump', device_type: 'board' }))
+      .target_token as string;
+    await operator('POST', '/tenants/tls/groups', { name: 'tls', macs: ['tls-pump'] });
+    const rollout = await operator('POST', '/tenants/tls/rollouts', {
+      name: 'tls',
+      firmware_id: (upload.body as { id: number }).id,
+      group: 'tls',
+      start_date: '2020-01-01 00:00:00',
+    });
+    await operator('POST', `/tenants/tls/rollouts/${String(rollout.id)}/start`);
+    const state = async () =>
+      ((await operator('GET', '/tenants/tls/devices/tls-pump/rollouts')) as unknown as DeviceRolloutBody[]).find(
+        (r) => r.rollout_id === rollout.id,
+      )?.state;
+    assert.equal(app.urls.ddi.startsWith('https://'), true);
+
+    const options = {
+      workDir: deviceDir(work, 'tls-pump', work),
+      url: app.urls.ddi,
+      tenant: 'tls',
+      controllerId: 'tls-pump',
+      targetToken: token,
+      insecure: true,
+    };
+    const first = startSwupdate(options);
+    try {
+      await until('installed over https', async () => (await state()) === 'installed');
+    } finally {
+      await first.stop();
+    }
+    const rebooted = startSwupdate({ ...options, confirm: 2 });
+    try {
+      await until('confirmed over https', async () => (await state()) === 'confirmed');
+    } finally {
+      await rebooted.stop();
+    }
+    assert.ok(existsSync(join(work, 'tls-pump', 'target', 'secure.bin')));
   });
 });

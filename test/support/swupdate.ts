@@ -150,6 +150,8 @@ export interface SwupdateOptions {
   gatewayToken?: string;
   /** `-c 2`: the device restarted on the new image (closes the action with success); `-c 3`: on the old one (failure). */
   confirm?: 2 | 3;
+  /** Accept the server's certificate unchecked (`-x`), for a self-signed test certificate. */
+  insecure?: boolean;
   /** Attributes SWUpdate sends as `configData` (its `identify` section). */
   identify?: Record<string, string>;
   /** Host file every output line is appended to. */
@@ -187,6 +189,7 @@ export function startSwupdate(options: SwupdateOptions): Swupdate {
   if (options.targetToken) suricatta.push('-k', options.targetToken);
   if (options.gatewayToken) suricatta.push('-g', options.gatewayToken);
   if (options.confirm) suricatta.push('-c', String(options.confirm));
+  if (options.insecure) suricatta.push('-x');
   const identify = Object.entries(options.identify ?? {});
   writeFileSync(
     join(options.workDir, 'swupdate.cfg'),

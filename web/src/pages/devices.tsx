@@ -174,7 +174,7 @@ function CreateDevice({ tenant, types }: { tenant: string; types: string[] }) {
       ) : null}
       <form className="filters" aria-label="Add a hawkBit device" onSubmit={(event) => void submit(event)}>
         <div className="field">
-          <label htmlFor="device-controller-id">Controller id</label>
+          <label htmlFor="device-controller-id">Controller id of the new device</label>
           <input
             id="device-controller-id"
             required
@@ -184,7 +184,7 @@ function CreateDevice({ tenant, types }: { tenant: string; types: string[] }) {
         </div>
         <SuggestField
           id="device-type"
-          label="Device type"
+          label="Device type of the new device"
           value={draft.device_type}
           suggestions={types}
           onChange={(event) => setDraft({ ...draft, device_type: event.target.value })}

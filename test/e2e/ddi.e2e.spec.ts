@@ -321,7 +321,7 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
       );
     });
 
-    it('a failure closes the action failed with its details and the errors reported before', async () => {
+    it('a failure closes the action failed with its details and the errors reported before; a retry offers it again', async () => {
       const { tenant, firmwareId } = await setUp();
       const token = await create(tenant, 'fail-1');
       const id = await rollOut(tenant, firmwareId, ['fail-1']);
@@ -334,6 +334,13 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
       const failed = await stateIn(tenant, 'fail-1', id);
       assert.equal(failed?.state, 'failed');
       assert.equal(failed?.failure_message, 'No suitable .swu image found (ERROR : HASH mismatch : a <--> b)');
+      const closed = ((await ddi('GET', base(tenant, 'fail-1'), token)).body as { _links: Record<string, unknown> })._links;
+      assert.ok(!('deploymentBase' in closed), 'a failed device is not offered the rollout again until a retry');
+
+      await operator('POST', `/tenants/${tenant}/rollouts/${id}/retry`);
+      assert.equal((await stateIn(tenant, 'fail-1', id))?.state, 'pending', 'a retry sends it back');
+      const again = (await ddi('GET', base(tenant, 'fail-1'), token)).body as { _links: Record<string, unknown> };
+      assert.ok('deploymentBase' in again._links, 'and the device is offered the rollout again');
     });
 
     it('download-only: confirmed once the device reports it downloaded, its version unchanged; closing without a download fails', async () => {

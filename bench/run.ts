@@ -50,7 +50,15 @@ interface App {
 }
 
 async function startApp(dataDir: string, driver: string): Promise<App> {
-  const [a, v, b, o, i, t] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [a, v, b, o, i, t, d] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const env = {
     AUTH_URL: `http://127.0.0.1:${a}`,
     VC_URL: `http://127.0.0.1:${v}`,
@@ -58,6 +66,7 @@ async function startApp(dataDir: string, driver: string): Promise<App> {
     OPERATOR_URL: `http://127.0.0.1:${o}`,
     IPFS_URL: `http://127.0.0.1:${i}`,
     TOOLS_URL: `http://127.0.0.1:${t}`,
+    DDI_URL: `http://127.0.0.1:${d}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT,

@@ -21,12 +21,13 @@ import { ReportModule } from '#src/protocols/asvin/report/report.module.js';
 import { RolloutModule } from '#src/protocols/asvin/rollout/rollout.module.js';
 import { ToolsModule } from '#src/protocols/asvin/tools/tools.module.js';
 import { WitnessSubmissionModule } from '#src/domain/ledger/witness-submitter.js';
+import { DdiModule } from '#src/protocols/ddi/ddi.module.js';
 import { SCHEMA } from './schema.js';
 
 /**
  * The feature modules whose controllers each component serves: authentication → `AUTH_URL`;
  * devices, reports, rollouts → `VC_URL`; ledger lookups → `BC_URL`; firmware download by CID →
- * `IPFS_URL`; TLS fingerprints → `TOOLS_URL`; operator API and console sessions → `OPERATOR_URL`. The one source for
+ * `IPFS_URL`; TLS fingerprints → `TOOLS_URL`; hawkBit DDI → `DDI_URL`; operator API and console sessions → `OPERATOR_URL`. The one source for
  * both the routing ({@link AppModule}) and the per-component OpenAPI documents (`src/app/openapi/`).
  */
 export const COMPONENT_MODULES: Readonly<Record<ComponentName, readonly Type[]>> = {
@@ -36,6 +37,7 @@ export const COMPONENT_MODULES: Readonly<Record<ComponentName, readonly Type[]>>
   operator: [OperatorModule, SessionModule],
   ipfs: [IpfsModule],
   tools: [ToolsModule],
+  ddi: [DdiModule],
 };
 
 const componentModules = Object.entries(COMPONENT_MODULES) as [ComponentName, readonly Type[]][];

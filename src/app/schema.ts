@@ -20,6 +20,8 @@ import { SingleDeviceKeys1764300000000 } from '#src/app/migrations/1764300000000
 import { RolloutDeviceStates1764400000000 } from '#src/app/migrations/1764400000000-RolloutDeviceStates.js';
 import { LedgerTree1764500000000 } from '#src/app/migrations/1764500000000-LedgerTree.js';
 import { TufMetadata1764510000000 } from '#src/app/migrations/1764510000000-TufMetadata.js';
+import { DeviceIdentifiers1764800000000 } from '#src/app/migrations/1764800000000-DeviceIdentifiers.js';
+import { DdiProtocol1764810000000 } from '#src/app/migrations/1764810000000-DdiProtocol.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -50,6 +52,8 @@ export const MIGRATIONS = [
   RolloutDeviceStates1764400000000,
   LedgerTree1764500000000,
   TufMetadata1764510000000,
+  DeviceIdentifiers1764800000000,
+  DdiProtocol1764810000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -28,8 +28,9 @@ export function registerFirmwareCommands(program: Command): void {
       .addOption(tenantOption())
       .requiredOption('--version <version>', 'firmware version, e.g. 1.2.0')
       .requiredOption('--type <dType>', 'device type it is built for, e.g. ESP32')
+      .option('--filename <name>', 'the artifact’s file name for hawkBit DDI devices (default: the file’s own name)')
       .addOption(jsonOption())
-      .action((file: string, o: { tenant: string; version: string; type: string; json?: boolean }) => {
+      .action((file: string, o: { tenant: string; version: string; type: string; filename?: string; json?: boolean }) => {
         if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
         if (o.version.length > 64) throw new CliError('--version must be 1 to 64 characters');
         const size = statSync(file).size;
@@ -37,11 +38,18 @@ export function registerFirmwareCommands(program: Command): void {
           async (get) =>
             get(FirmwareService).publish(
               // The service applies FIRMWARE_MAX_BYTES: a file over it is refused before it is read.
-              { tenantId: await tenantId(get, o.tenant), version: o.version, deviceType: o.type, declaredBytes: size },
+              {
+                tenantId: await tenantId(get, o.tenant),
+                version: o.version,
+                deviceType: o.type,
+                filename: o.filename ?? basename(file),
+                declaredBytes: size,
+              },
               withProgress(createReadStream(file), `publishing ${basename(file)}`, size),
             ),
           !!o.json,
-          (f) => `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
+          (f) =>
+            `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nfile ${f.filename}\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
           firmwareResponse,
         );
       }),

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { example } from './command-kit.js';
 import { registerDeviceKeyCommands } from './device-key.command.js';
+import { registerDeviceCommands } from './device.command.js';
 import { registerFirmwareCommands } from './firmware.command.js';
 import { registerGroupCommands } from './group.command.js';
 import { registerInitCommand } from './init.command.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerInitCommand(program);
   registerTenantCommands(program);
   registerDeviceKeyCommands(program);
+  registerDeviceCommands(program);
   registerOperatorTokenCommands(program);
   registerOperatorUserCommands(program);
   registerFirmwareCommands(program);

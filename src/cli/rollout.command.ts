@@ -1,10 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { canonicalMac } from '#src/platform/common/mac.js';
+import { canonicalIdentifier } from '#src/platform/common/device-identifier.js';
 import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
 import { deviceRolloutStateResponse, rolloutResponse } from '#src/operator/operator-responses.js';
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
-import { ROLLOUT_APPROVALS, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
+import { DDI_ACTION_TYPES, ROLLOUT_APPROVALS, type DdiActionType, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
@@ -32,6 +32,7 @@ function showRollout(r: RolloutView): string {
     `waves ${r.waves.map((w) => w.bound).join(', ')}; success threshold ${pct(r.successThreshold)}, error threshold ` +
       `${r.errorThreshold === null ? 'none' : pct(r.errorThreshold)}, approval ${r.approval}; current wave ${r.currentWave}` +
       (r.awaitingApproval ? ` (passed; waiting for approval: firmledger rollout approve ${r.id})` : ''),
+    `hawkBit DDI devices take it ${r.ddiActionType}`,
   ];
   if (r.pauseReason !== null) lines.push(`paused by itself: ${r.pauseReason}`);
   const rows: Record<string, string | number>[] = r.waves.map((w) => ({
@@ -62,9 +63,9 @@ function showHistory(rows: DeviceRolloutState[]): string {
 const pct = (value: number): string => `${Math.round(value * 1000) / 10}%`;
 
 function macOf(text: string): string {
-  const mac = canonicalMac(text);
-  if (mac === null) throw new InvalidArgumentError(`${text} is not a hardware address`);
-  return mac;
+  const identifier = canonicalIdentifier(text);
+  if (identifier === null) throw new InvalidArgumentError(`${text} is not a device identifier (a hardware address or a controller id)`);
+  return identifier;
 }
 
 const rolloutColumns: (keyof RolloutResponse)[] = [
@@ -123,6 +124,11 @@ export function registerRolloutCommands(program: Command): void {
         share('--error-threshold'),
       )
       .addOption(new Option('--approval <mode>', 'how the next wave starts').choices(ROLLOUT_APPROVALS).default('auto'))
+      .addOption(
+        new Option('--ddi-action-type <type>', 'how hawkBit DDI devices are told to take it (download-only: download, do not install)')
+          .choices(DDI_ACTION_TYPES)
+          .default('forced'),
+      )
       .addOption(jsonOption())
       .action(
         (o: {
@@ -137,6 +143,7 @@ export function registerRolloutCommands(program: Command): void {
           successThreshold?: number;
           errorThreshold?: number;
           approval: RolloutApproval;
+          ddiActionType: DdiActionType;
           json?: boolean;
         }) =>
           run(
@@ -154,6 +161,7 @@ export function registerRolloutCommands(program: Command): void {
                   successThreshold: o.successThreshold,
                   errorThreshold: o.errorThreshold,
                   approval: o.approval,
+                  ddiActionType: o.ddiActionType,
                 }),
                 { Firmware: o.firmware },
               ),
@@ -241,7 +249,7 @@ export function registerRolloutCommands(program: Command): void {
   example(
     rollout
       .command('history')
-      .argument('<mac>', 'hardware address, any notation', macOf)
+      .argument('<device>', 'the device: a hardware address in any notation, or a controller id', macOf)
       .description("a device's state in each rollout, with every change's time and message")
       .addOption(tenantOption())
       .addOption(jsonOption())

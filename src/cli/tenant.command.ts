@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { INVALID_POLLING_SLEEP, parsePollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import { tenantResponse, tenantWithKeyResponse } from '#src/operator/operator-responses.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { example, jsonOption, run } from './command-kit.js';
@@ -59,5 +60,22 @@ export function registerTenantCommands(program: Command): void {
         ),
       ),
     'firmledger tenant rotate-key acme',
+  );
+  example(
+    tenant
+      .command('set-ddi-polling <tenant> <sleep>')
+      .description('how often the tenant’s hawkBit DDI devices poll (HH:MM:SS, default 00:05:00), from their next poll on')
+      .addOption(jsonOption())
+      .action((ref: string, sleep: string, o: { json?: boolean }) => {
+        const seconds = parsePollingSleep(sleep);
+        if (seconds === null) throw new InvalidArgumentError(INVALID_POLLING_SLEEP);
+        return run(
+          (get) => get(TenantService).setDdiPolling(ref, seconds),
+          !!o.json,
+          (t) => `tenant ${t.id} "${t.name}": DDI devices poll every ${tenantResponse(t).ddi_polling_sleep}`,
+          tenantResponse,
+        );
+      }),
+    'firmledger tenant set-ddi-polling acme 00:01:00',
   );
 }

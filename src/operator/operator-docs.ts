@@ -21,8 +21,8 @@ export const OperatorExamples = {
   groupName: 'group name must be 1 to 128 characters and not only digits',
   groupMacs: 'macs must be an array of mac strings',
   groupNoMacs: 'macs must name at least one mac',
-  /** A member that is not a hardware address: the first bad one is named and nothing changes. */
-  badMember: '"AC:67-B2" is not a hardware address (EUI-48 or EUI-64)',
+  /** A member that is not a device identifier: the first bad one is named and nothing changes. */
+  badMember: '"AC 67 B2" is not a device identifier: a hardware address (EUI-48 or EUI-64) or a controller id',
   rolloutNotFound: 'Rollout not found',
 } as const;
 

@@ -38,7 +38,7 @@ export class OperatorFirmwareController {
   constructor(private readonly firmware: FirmwareService) {}
 
   /**
-   * `POST /tenants/:tenant/firmware?version=&device_type=` with the binary as an
+   * `POST /tenants/:tenant/firmware?version=&device_type=[&filename=]` with the binary as an
    * `application/octet-stream` body (with `Content-Length` or chunked). The body is streamed to
    * storage (then md5, sha256, size and the CID are computed from the stored file); it is never
    * held whole in memory.
@@ -70,6 +70,7 @@ export class OperatorFirmwareController {
     UploadFirmwareMessages.version.length,
     UploadFirmwareMessages.deviceType.required,
     UploadFirmwareMessages.deviceType.printable,
+    UploadFirmwareMessages.filename,
     FIRMWARE_EMPTY,
   ])
   @ApiTenantNotFound()
@@ -92,7 +93,7 @@ export class OperatorFirmwareController {
     const tenantId = tenant.id;
     const declaredBytes = contentLength !== undefined && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
     const published = await this.firmware.publish(
-      { tenantId, version: query.version, deviceType: query.device_type, declaredBytes, actor },
+      { tenantId, version: query.version, deviceType: query.device_type, filename: query.filename, declaredBytes, actor },
       body,
     );
     return firmwareResponse(published);

@@ -1,7 +1,8 @@
 import type { Counted } from '#src/platform/common/paging.js';
 import type { LedgerEntryView, VerifyResult } from '#src/domain/ledger/ledger.service.js';
 import type { TufCheck } from '#src/domain/tuf/tuf.service.js';
-import type { DeviceView } from '#src/domain/device/device.service.js';
+import type { DeviceView, DeviceWithToken } from '#src/domain/device/device.service.js';
+import { formatPollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
 import type { GroupDetail, GroupView } from '#src/domain/group/group.service.js';
 import type { DeviceDetail, DeviceRolloutView, FleetSummary } from '#src/domain/rollout/fleet.service.js';
@@ -14,6 +15,7 @@ import type {
   DeviceDetailResponse,
   DeviceRolloutResponse,
   DeviceSummaryResponse,
+  DeviceWithTokenResponse,
   FleetSummaryResponse,
 } from '#src/operator/dto/fleet.dto.js';
 import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group.dto.js';
@@ -36,7 +38,7 @@ export function pageAnswer<V, R>(counted: Counted<V>, query: PageQuery, map: (vi
 
 /** A tenant as the API answers it (no customer key). */
 export function tenantResponse(view: TenantView): TenantResponse {
-  return { id: view.id, name: view.name, created_at: view.createdAt };
+  return { id: view.id, name: view.name, created_at: view.createdAt, ddi_polling_sleep: formatPollingSleep(view.ddiPollingSeconds) };
 }
 
 /** A tenant with its customer key: only when the key is created or rotated. */
@@ -68,6 +70,7 @@ export function firmwareResponse(view: FirmwareView): FirmwareResponse {
     sha256: view.sha256,
     cid: view.cid,
     created_at: view.createdAt,
+    filename: view.filename,
   };
 }
 
@@ -80,7 +83,15 @@ export function deviceSummaryResponse(view: DeviceView): DeviceSummaryResponse {
     device_type: view.deviceType,
     last_seen_at: view.lastSeenAt,
     created_at: view.createdAt,
+    protocol: view.protocol,
+    has_target_token: view.hasTargetToken,
+    attributes: view.attributes,
   };
+}
+
+/** A device just created or whose target token was just replaced, with the token (shown only here). */
+export function deviceWithTokenResponse(created: DeviceWithToken): DeviceWithTokenResponse {
+  return { ...deviceSummaryResponse(created.device), target_token: created.targetToken };
 }
 
 /** A rollout that targets a device, with the device's success report for it. */
@@ -199,6 +210,7 @@ export function rolloutResponse(view: RolloutView): RolloutResponse {
     approval: view.approval,
     awaiting_approval: view.awaitingApproval,
     pause_reason: view.pauseReason,
+    ddi_action_type: view.ddiActionType,
   };
 }
 

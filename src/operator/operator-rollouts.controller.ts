@@ -79,6 +79,7 @@ export class OperatorRolloutsController {
     'wave 2 ("abc") is neither a share like "10%" nor a whole number of devices like 50',
     RolloutFieldMessages.successThreshold,
     RolloutFieldMessages.approval,
+    RolloutFieldMessages.ddiActionType,
   ])
   @ApiTenantNotFound('the tenant has no such firmware or group', FIRMWARE_NOT_FOUND, OperatorExamples.groupNotFound)
   @ApiOperatorChange()
@@ -100,6 +101,7 @@ export class OperatorRolloutsController {
       successThreshold: body.success_threshold,
       errorThreshold: body.error_threshold,
       approval: body.approval,
+      ddiActionType: body.ddi_action_type,
       actor,
     });
     return rolloutResponse(created);

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
-import { CreateTenantDto, TenantPage, TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
+import { CreateTenantDto, DdiPollingDto, TenantPage, TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
+import { INVALID_POLLING_SLEEP, parsePollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import { ApiListQueryErrors, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { ApiOperatorChange } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
@@ -71,5 +72,29 @@ export class OperatorTenantsController {
   @ApiOperatorChange()
   async rotate(@Param('tenant') tenant: string, @OperatorActor() actor: Actor): Promise<TenantWithKeyResponse> {
     return tenantWithKeyResponse(await this.tenants.rotateCustomerKey(tenant, actor));
+  }
+
+  /**
+   * `PUT /tenants/:tenant/ddi-polling` `{sleep: "HH:MM:SS"}` → 200 tenant; 400 bad interval; 404.
+   * Its hawkBit DDI devices are told the interval from their next poll on (docs/decisions.md §12).
+   */
+  @Put(':tenant/ddi-polling')
+  @ApiOperation({
+    summary: 'Set how often the tenant’s hawkBit DDI devices poll',
+    description: 'The interval is `config.polling.sleep` of every DDI root answer from now on (default 00:05:00). Recorded on the ledger.',
+  })
+  @ApiTenantParam()
+  @ApiOkResponse({ type: TenantResponse, description: 'The tenant.' })
+  @ApiJsonBodyErrors([INVALID_POLLING_SLEEP])
+  @ApiTenantNotFound()
+  @ApiOperatorChange()
+  async setDdiPolling(
+    @Param('tenant') tenant: string,
+    @Body() body: DdiPollingDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<TenantResponse> {
+    const seconds = parsePollingSleep(body.sleep);
+    if (seconds === null) throw new BadRequestException(INVALID_POLLING_SLEEP);
+    return tenantResponse(await this.tenants.setDdiPolling(tenant, seconds, actor));
   }
 }

@@ -665,7 +665,15 @@ describe('JWT secret kept in the data directory, instances sharing one database 
 
   /** Starts another instance on the first app's data directory, without JWT_SECRET. */
   async function startOnSameDataDir(env: Record<string, string> = {}): Promise<Started> {
-    const ports = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    const ports = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const config = loadConfig({
       AUTH_URL: `http://127.0.0.1:${ports[0]}`,
       VC_URL: `http://127.0.0.1:${ports[1]}`,
@@ -673,6 +681,7 @@ describe('JWT secret kept in the data directory, instances sharing one database 
       OPERATOR_URL: `http://127.0.0.1:${ports[3]}`,
       IPFS_URL: `http://127.0.0.1:${ports[4]}`,
       TOOLS_URL: `http://127.0.0.1:${ports[5]}`,
+      DDI_URL: `http://127.0.0.1:${ports[6]}`,
       ...first.database.env,
       LOG_LEVEL: 'error',
       ...env,

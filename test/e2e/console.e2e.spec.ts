@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { simulatedMacs } from '#src/cli/simulate/macs.js';
 import { openBrowser, screenshots, type TestBrowser } from '#test/support/browser.js';
-import { startTestApp, type TestApp } from '#test/support/harness.js';
+import { request, startTestApp, type TestApp } from '#test/support/harness.js';
 import { runCli, runCliWithInput } from '#test/support/operator.js';
 
 const ADMIN_PASSWORD = 'correct horse battery';
@@ -283,7 +283,7 @@ describe('operator console in a browser', () => {
     // A header, then macs in two notations, a second column the console ignores.
     const csv = ['mac,name', ...macs.map((mac, i) => `${i % 2 ? mac.toLowerCase().replace(/:/g, '-') : mac},sim-${i + 1}`)].join('\r\n');
     await page
-      .getByLabel('or a CSV file (macs in the first column)')
+      .getByLabel('or a CSV file (macs or controller ids in the first column)')
       .setInputFiles({ name: 'fleet.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Create group' }).click();
     await heading('Group field-test').waitFor();
@@ -291,10 +291,12 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'group');
 
     expectedErrors.push(provoked(400));
-    const pasted = page.getByLabel('Paste macs (one per line, or separated by spaces)').first();
-    await pasted.fill('AC:67:B2:01:02:03\nzz:not:a:mac');
+    const pasted = page.getByLabel('Paste macs or controller ids (one per line, or separated by spaces)').first();
+    await pasted.fill('AC:67:B2:01:02:03\nzz/not/a/mac');
     await page.getByRole('button', { name: 'Add members' }).click();
-    const refusal = page.getByRole('alert').filter({ hasText: '"zz:not:a:mac" is not a hardware address (EUI-48 or EUI-64)' });
+    const refusal = page
+      .getByRole('alert')
+      .filter({ hasText: '"zz/not/a/mac" is not a device identifier: a hardware address (EUI-48 or EUI-64) or a controller id' });
     await refusal.waitFor();
     // The API's answer names the field (`macs`): the refusal is shown at the macs, tied to them.
     assert.equal(await pasted.getAttribute('aria-invalid'), 'true');
@@ -546,7 +548,7 @@ describe('operator console in a browser', () => {
     await screenshots(page, 'overview');
 
     await nav('Devices');
-    await page.getByLabel('Search mac or name').fill(macs[FLEET - 1].slice(-5).replace(':', ''));
+    await page.getByLabel('Search mac, controller id or name').fill(macs[FLEET - 1].slice(-5).replace(':', ''));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('1 device', { exact: true }).waitFor();
     await screenshots(page, 'devices');
@@ -604,6 +606,31 @@ describe('operator console in a browser', () => {
       assert.match(steps.at(-1)!, /^confirmed /, steps.join(' | '));
       if (bad === 'failed') await screenshots(page, 'device-retried');
     }
+  });
+
+  it('adds a hawkBit device, its target token shown once, and shows it as a DDI device', async () => {
+    await nav('Devices');
+    await heading('Devices').waitFor();
+    await page.getByText('Add a hawkBit device (SWUpdate, rauc-hawkbit-updater, Zephyr…)').click();
+    await page.getByLabel('Controller id of the new device').fill('console-pump-1');
+    await page.getByLabel('Device type of the new device').fill('pump-board');
+    await page.getByRole('button', { name: 'Add device' }).click();
+    const shown = page.getByRole('region', { name: 'Target token of console-pump-1' });
+    await shown.getByText('You will not see this again.').waitFor();
+    const token = await shown.getByRole('textbox').inputValue();
+    assert.match(token, /^[A-Za-z0-9_-]{32}$/);
+    await shown.getByRole('button', { name: 'I have kept it: close' }).click();
+    assert.ok(!(await page.content()).includes(token), 'the target token is gone from the page');
+    const polled = await request('GET', `${app.urls.ddi}/acme/controller/v1/console-pump-1`, {
+      headers: { authorization: `TargetToken ${token}` },
+    });
+    assert.equal(polled.status, 200, 'the device polls with the token the console showed');
+    await page.getByLabel('Search mac, controller id or name').fill('console-pump');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('link', { name: 'console-pump-1' }).click();
+    await heading('Device console-pump-1').waitFor();
+    await page.getByText('hawkBit DDI, with a target token').waitFor();
+    await page.getByRole('region', { name: 'Attributes' }).getByText('None reported.').waitFor();
   });
 
   it('labels every control, fits every page on a phone, and moves by keyboard', async () => {

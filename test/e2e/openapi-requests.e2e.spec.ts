@@ -164,6 +164,8 @@ async function send(
     : schemes.some((scheme) => scheme.startsWith('device'))
       ? { token: fixture.deviceToken }
       : {};
+  // A DDI operation: the target token of the fixture's DDI device (the documents' examples name it: acme, pump-7).
+  if (schemes.includes('targetToken')) headers['authorization'] ??= fixture.ddiAuthorization;
   const binary = operation.requestBody?.content['application/octet-stream'] !== undefined;
   const target = `${base}${url}${query.length > 0 ? `?${query.join('&')}` : ''}`;
   try {

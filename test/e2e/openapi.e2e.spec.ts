@@ -8,8 +8,8 @@ import { get, request, startTestApp, type TestApp } from '#test/support/harness.
 
 // Issue 3 "OpenAPI": every component serves its own document and Swagger UI under its own base URL.
 
-type Component = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools';
-const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools'];
+type Component = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools' | 'ddi';
+const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools', 'ddi'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const NOT_FOUND = { message: 'Not Found' };
 
@@ -121,6 +121,17 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     ]);
     assert.deepEqual(Object.keys(documents.ipfs.paths), ['/firmware/download', '/firmware/{cid}', '/ipfs/{cid}', '/tuf/{file}']);
     assert.deepEqual(Object.keys(documents.tools.paths), ['/fingerprints']);
+    assert.deepEqual(Object.keys(documents.ddi.paths), [
+      '/{tenant}/controller/v1/{controllerId}',
+      '/{tenant}/controller/v1/{controllerId}/cancelAction/{actionId}',
+      '/{tenant}/controller/v1/{controllerId}/cancelAction/{actionId}/feedback',
+      '/{tenant}/controller/v1/{controllerId}/configData',
+      '/{tenant}/controller/v1/{controllerId}/deploymentBase/{actionId}',
+      '/{tenant}/controller/v1/{controllerId}/deploymentBase/{actionId}/feedback',
+      '/{tenant}/controller/v1/{controllerId}/installedBase/{actionId}',
+      '/{tenant}/controller/v1/{controllerId}/softwaremodules/{softwareModuleId}/artifacts',
+      '/{tenant}/controller/v1/{controllerId}/softwaremodules/{softwareModuleId}/artifacts/{fileName}',
+    ]);
     assert.deepEqual(Object.keys(documents.operator.paths), [
       '/ledger/checkpoint',
       '/ledger/consistency',
@@ -134,11 +145,13 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants',
       '/tenants/{tenant}',
       '/tenants/{tenant}/customer-key/rotate',
+      '/tenants/{tenant}/ddi-polling',
       '/tenants/{tenant}/device-keys',
       '/tenants/{tenant}/device-keys/{id}/revoke',
       '/tenants/{tenant}/devices',
       '/tenants/{tenant}/devices/{mac}',
       '/tenants/{tenant}/devices/{mac}/rollouts',
+      '/tenants/{tenant}/devices/{mac}/target-token/rotate',
       '/tenants/{tenant}/firmware',
       '/tenants/{tenant}/firmware/{id}',
       '/tenants/{tenant}/fleet',
@@ -259,6 +272,12 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
         assert.deepEqual(operation.security, [{ deviceToken: [] }, { deviceBearer: [] }], `${component} ${path}`);
       }
     }
+    assert.deepEqual(Object.keys(documents.ddi.components?.securitySchemes ?? {}), ['targetToken', 'gatewayToken']);
+    for (const { path, method, operation } of operations(documents.ddi)) {
+      const where = `ddi ${method.toUpperCase()} ${path}`;
+      assert.deepEqual(operation.security, [{ targetToken: [] }, { gatewayToken: [] }], where);
+      assert.deepEqual(documentedMessages(operation.responses['401']), ['A valid TargetToken or GatewayToken is required'], where);
+    }
     assert.deepEqual(documents.operator.components?.securitySchemes, {
       operatorToken: { type: 'http', scheme: 'bearer', description: 'Operator token as `Authorization: Bearer <token>`.' },
       operatorSession: {
@@ -281,8 +300,8 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
         ['Operator token is not valid', 'Your session has ended: sign in again'],
         where,
       );
-      // Every change (a POST) documents the 403 of a viewer and of a cross-site request.
-      if (method === 'post') {
+      // Every change (a POST or a PUT) documents the 403 of a viewer and of a cross-site request.
+      if (method === 'post' || method === 'put') {
         assert.deepEqual(
           documentedMessages(operation.responses['403']),
           ['Viewers may only read: this change needs the admin role', 'Cross-site request refused'],

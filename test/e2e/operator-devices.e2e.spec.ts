@@ -62,10 +62,35 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
     it("lists the tenant's devices by mac with every field, and none of another tenant's", async () => {
       const page = await list();
       assert.deepEqual({ page: page.page, per_page: page.per_page, total: page.total }, { page: 1, per_page: 50, total: 4 });
+      const asvin = { protocol: 'asvin', has_target_token: false, attributes: null } as const;
       assert.deepEqual(page.items, [
-        { mac: mac(1), name: 'one', firmware_version: '1.0', device_type: 'ESP32', last_seen_at: registeredAt, created_at: registeredAt },
-        { mac: mac(2), name: 'two', firmware_version: '1.0', device_type: 'ESP32', last_seen_at: registeredAt, created_at: registeredAt },
-        { mac: mac(3), name: 'three', firmware_version: '2.0', device_type: 'ESP32', last_seen_at: seenLaterAt, created_at: registeredAt },
+        {
+          mac: mac(1),
+          name: 'one',
+          firmware_version: '1.0',
+          device_type: 'ESP32',
+          last_seen_at: registeredAt,
+          created_at: registeredAt,
+          ...asvin,
+        },
+        {
+          mac: mac(2),
+          name: 'two',
+          firmware_version: '1.0',
+          device_type: 'ESP32',
+          last_seen_at: registeredAt,
+          created_at: registeredAt,
+          ...asvin,
+        },
+        {
+          mac: mac(3),
+          name: 'three',
+          firmware_version: '2.0',
+          device_type: 'ESP32',
+          last_seen_at: seenLaterAt,
+          created_at: registeredAt,
+          ...asvin,
+        },
         {
           mac: mac(4),
           name: 'four',
@@ -73,6 +98,7 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
           device_type: 'ESP8266',
           last_seen_at: registeredAt,
           created_at: registeredAt,
+          ...asvin,
         },
       ]);
       const text = JSON.stringify(page);
@@ -200,6 +226,9 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
         device_type: 'ESP32',
         last_seen_at: reportedAt,
         created_at: registeredAt,
+        protocol: 'asvin',
+        has_target_token: false,
+        attributes: null,
         groups: [{ id: north.id, name: 'north' }],
         rollouts: [
           {
@@ -269,11 +298,12 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
       assert.deepEqual(absent.body, { message: `Device "${mac(98)}" not found` });
     });
 
-    it('answers 400 for a mac that is not a hardware address, and 404 for an unknown tenant', async () => {
-      const bad = await op.get(`/tenants/${a.name}/devices/not-a-mac`);
+    it('answers 400 for text that is neither a mac nor a controller id, 404 for a controller id no device has, and for an unknown tenant', async () => {
+      const bad = await op.get(`/tenants/${a.name}/devices/${encodeURIComponent('not a device')}`);
       assert.equal(bad.status, 400);
-      assert.match((bad.body as { message: string }).message, /^mac must be a hardware address/);
-      assert.equal((bad.body as { field?: string }).field, 'mac');
+      assert.match((bad.body as { message: string }).message, /^device must be a hardware address .* or a controller id/);
+      assert.equal((bad.body as { field?: string }).field, 'device');
+      assert.deepEqual((await op.get(`/tenants/${a.name}/devices/not-a-mac`)).body, { message: 'Device "not-a-mac" not found' });
       assert.deepEqual((await op.get(`/tenants/nosuch/devices/${mac(1)}`)).body, { message: 'Tenant "nosuch" not found' });
     });
   });

@@ -55,10 +55,13 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
     });
 
     it('answers 400 naming a bad initial mac, and creates nothing', async () => {
-      const answer = await op.post(groups(a), { name: 'half-bad', macs: ['AC:67:B2:10:00:01', 'AC:67-B2:10:00:09'] });
+      const answer = await op.post(groups(a), { name: 'half-bad', macs: ['AC:67:B2:10:00:01', 'AC:67 B2:10:00:09'] });
       assert.deepEqual(status(answer), {
         status: 400,
-        body: { message: '"AC:67-B2:10:00:09" is not a hardware address (EUI-48 or EUI-64)', field: 'macs' },
+        body: {
+          message: '"AC:67 B2:10:00:09" is not a device identifier: a hardware address (EUI-48 or EUI-64) or a controller id',
+          field: 'macs',
+        },
       });
       assert.deepEqual(status(await op.get(`${groups(a)}/half-bad`)), { status: 404, body: { message: 'Group "half-bad" not found' } });
     });
@@ -200,10 +203,13 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
 
     it('answers 400 naming a bad mac, and changes nothing', async () => {
       for (const path of ['members', 'members/remove']) {
-        const answer = await op.post(`${groups(a)}/empty/${path}`, { macs: ['AC:67:B2:20:00:07', 'not-a-mac'] });
+        const answer = await op.post(`${groups(a)}/empty/${path}`, { macs: ['AC:67:B2:20:00:07', 'not/a/mac'] });
         assert.deepEqual(status(answer), {
           status: 400,
-          body: { message: '"not-a-mac" is not a hardware address (EUI-48 or EUI-64)', field: 'macs' },
+          body: {
+            message: '"not/a/mac" is not a device identifier: a hardware address (EUI-48 or EUI-64) or a controller id',
+            field: 'macs',
+          },
         });
       }
       assert.equal((await detail(`${groups(a)}/empty`)).members, 2);

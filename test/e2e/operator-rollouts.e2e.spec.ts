@@ -33,6 +33,7 @@ const ROLLOUT_KEYS = [
   'approval',
   'awaiting_approval',
   'pause_reason',
+  'ddi_action_type',
 ];
 
 /** State counts of no device (docs/decisions.md §10). */
@@ -184,6 +185,7 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           approval: 'auto',
           awaiting_approval: false,
           pause_reason: null,
+          ddi_action_type: 'forced',
         },
       );
       assert.deepEqual(await read(body.id), body);

@@ -48,7 +48,8 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       assert.equal(answer.status, 201, answer.text);
       const tenant = answer.body as TenantWithKey;
       keysSeen.push(tenant.customer_key);
-      assert.deepEqual(Object.keys(tenant), ['id', 'name', 'created_at', 'customer_key']);
+      assert.deepEqual(Object.keys(tenant), ['id', 'name', 'created_at', 'ddi_polling_sleep', 'customer_key']);
+      assert.equal(tenant.ddi_polling_sleep, '00:05:00', 'DDI devices poll every five minutes unless told otherwise');
       assert.equal(tenant.name, 'acme');
       assert.equal(typeof tenant.id, 'number');
       assert.equal(tenant.created_at, new Date(app.clock.now()).toISOString());
@@ -109,7 +110,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
         page.items.map((t) => t.name),
         ['acme', 'keys-a', 'keys-b', 'page-1', 'page-2', 'page-3', 'page-4'],
       );
-      assert.deepEqual(Object.keys(page.items[0]), ['id', 'name', 'created_at']);
+      assert.deepEqual(Object.keys(page.items[0]), ['id', 'name', 'created_at', 'ddi_polling_sleep']);
       assertNoCustomerKey(answer.text);
     });
 
@@ -154,7 +155,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       const byId = await op.get(`/tenants/${created.id}`);
       const byName = await op.get(`/tenants/${encodeURIComponent('lookup me')}`);
       assert.equal(byId.status, 200);
-      assert.deepEqual(byId.body, { id: created.id, name: 'lookup me', created_at: created.created_at });
+      assert.deepEqual(byId.body, { id: created.id, name: 'lookup me', created_at: created.created_at, ddi_polling_sleep: '00:05:00' });
       assert.deepEqual(byName.body, byId.body);
       assertNoCustomerKey(byId.text);
     });
@@ -181,7 +182,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       keysSeen.push(rotated.customer_key);
       assert.deepEqual(
         { ...rotated, customer_key: undefined },
-        { id: tenant.id, name: 'rotating', created_at: tenant.created_at, customer_key: undefined },
+        { id: tenant.id, name: 'rotating', created_at: tenant.created_at, ddi_polling_sleep: '00:05:00', customer_key: undefined },
       );
       assert.notEqual(rotated.customer_key, tenant.customer_key);
 

@@ -67,7 +67,7 @@ describe('rollout targets: mixed device types and unregistered members (docs/dec
     const f: Fleet = { tenant, token, macs: [a, b], firmwareId: firmware.id, cid: firmware.cid };
     const id = await start(f);
 
-    let body = (await operator('GET', `/tenants/${tenant.name}/rollouts/${id}`)).body as Record<string, unknown>;
+    const body = (await operator('GET', `/tenants/${tenant.name}/rollouts/${id}`)).body as Record<string, unknown>;
     assert.deepEqual(
       [body['targeted'], body['unsettled'], body['not_applicable'], body['not_registered']],
       [2, 2, 1, 0],

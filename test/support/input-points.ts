@@ -35,6 +35,8 @@ export interface InputFixture {
   cid: string;
   group: string;
   rolloutId: number;
+  /** `Authorization` of the hawkBit DDI device `pump-7` of tenant `acme` (a member of `group`, so the rollout is its action). */
+  ddiAuthorization: string;
 }
 
 /** Seeds an {@link InputFixture} in a started app. */
@@ -52,12 +54,20 @@ export async function createInputFixture(app: TestApp): Promise<InputFixture> {
     body: { mac, firmware_version: '1.0.0', name: 'pump-7' },
   });
   if (registered.status !== 200) throw new Error(`register failed: ${registered.text}`);
+  const operatorToken = await app.createOperatorToken();
+  const ddi = await request('POST', `${app.urls.operator}/tenants/acme/devices`, {
+    bearer: operatorToken,
+    body: { controller_id: 'pump-7', device_type: tenant.deviceType },
+  });
+  if (ddi.status !== 201) throw new Error(`DDI device creation failed: ${ddi.text}`);
+  await request('POST', `${app.urls.operator}/tenants/acme/groups/${group}/members`, { bearer: operatorToken, body: { macs: ['pump-7'] } });
   return {
     app,
     tenant,
     spare,
     deviceToken,
-    operatorToken: await app.createOperatorToken(),
+    operatorToken,
+    ddiAuthorization: `TargetToken ${(ddi.body as { target_token: string }).target_token}`,
     mac,
     firmwareId: firmware.id,
     cid: firmware.cid,
@@ -165,6 +175,29 @@ export function inputPoints(f: InputFixture): InputPoint[] {
       ['firmware_id', 'group'],
     ],
   ];
+  const controller = `${app.urls.ddi}/acme/controller/v1/pump-7`;
+  const ddi = (method: string, url: string) => (body: unknown) =>
+    request(method, url, { headers: { authorization: f.ddiAuthorization }, body });
+  bodies.push(
+    [
+      'POST /{tenant}/controller/v1/{controllerId}/deploymentBase/{actionId}/feedback',
+      '',
+      ddi('POST', `${controller}/deploymentBase/${f.rolloutId}/feedback`),
+      { status: { execution: 'scheduled', result: { finished: 'none' } } },
+    ],
+    [
+      'POST /{tenant}/controller/v1/{controllerId}/cancelAction/{actionId}/feedback',
+      '',
+      ddi('POST', `${controller}/cancelAction/${f.rolloutId}/feedback`),
+      { status: { execution: 'rejected', result: { finished: 'none' } } },
+    ],
+    [
+      'PUT /{tenant}/controller/v1/{controllerId}/configData',
+      '',
+      ddi('PUT', `${controller}/configData`),
+      { data: { serial: 'SN-1' }, mode: 'merge' },
+    ],
+  );
   for (const [route, , send, valid, ids = []] of bodies) {
     for (const field of Object.keys(valid)) {
       points.push({ route, place: 'body', field, id: ids.includes(field), send: (value) => send({ ...valid, [field]: value }) });
@@ -217,6 +250,42 @@ export function inputPoints(f: InputFixture): InputPoint[] {
       true,
     ]),
   ];
+  const ddiGet = (url: (value: string) => string) => (value: unknown) =>
+    request('GET', url(urlText(value)), { headers: { authorization: f.ddiAuthorization } });
+  const ddiRoot = `${app.urls.ddi}/acme/controller/v1`;
+  paths.push(
+    ['GET /{tenant}/controller/v1/{controllerId}', 'tenant', ddiGet((v) => `${app.urls.ddi}/${v}/controller/v1/pump-7`)],
+    ['GET /{tenant}/controller/v1/{controllerId}', 'controllerId', ddiGet((v) => `${ddiRoot}/${v}`)],
+    [
+      'GET /{tenant}/controller/v1/{controllerId}/deploymentBase/{actionId}',
+      'actionId',
+      ddiGet((v) => `${ddiRoot}/pump-7/deploymentBase/${v}`),
+      true,
+    ],
+    [
+      'GET /{tenant}/controller/v1/{controllerId}/cancelAction/{actionId}',
+      'actionId',
+      ddiGet((v) => `${ddiRoot}/pump-7/cancelAction/${v}`),
+      true,
+    ],
+    [
+      'GET /{tenant}/controller/v1/{controllerId}/installedBase/{actionId}',
+      'actionId',
+      ddiGet((v) => `${ddiRoot}/pump-7/installedBase/${v}`),
+      true,
+    ],
+    [
+      'GET /{tenant}/controller/v1/{controllerId}/softwaremodules/{softwareModuleId}/artifacts',
+      'softwareModuleId',
+      ddiGet((v) => `${ddiRoot}/pump-7/softwaremodules/${v}/artifacts`),
+      true,
+    ],
+    [
+      'GET /{tenant}/controller/v1/{controllerId}/softwaremodules/{softwareModuleId}/artifacts/{fileName}',
+      'fileName',
+      ddiGet((v) => `${ddiRoot}/pump-7/softwaremodules/${f.firmwareId}/artifacts/${v}`),
+    ],
+  );
   for (const [route, field, send, id] of paths) points.push({ route, place: 'path', field, id: id ?? false, send });
 
   // Query parameters: each list with one parameter set to the value.

@@ -1,12 +1,14 @@
-/** Characters no mac notation has: a cell with one is a column header (`mac`, `MAC address`). */
-const NOT_MAC = /[^0-9a-f:.-]/i;
+/**
+ * A first cell that is a column header: a column's name (`mac`, `MAC address`, `controllerId`…), or
+ * text no device identifier can be (a mac, or a controller id of letters, digits and `-._~!$&'()*+,;=:@`).
+ */
+const HEADER = /^(mac( address)?|controller[ _-]?id|identifier|device( id)?|id)$|[^A-Za-z0-9\-._~!$&'()*+,;=:@]/i;
 
 /**
- * Macs from pasted text or a CSV file: the first cell of each line (cells split at `,` or `;`,
- * quotes removed), or each word of a line without those separators (pasted lists). Empty lines,
- * and a first line that is a header (its first cell has characters no mac notation has), are
- * skipped. Whether each is a valid hardware address is the server's call: it names the first one
- * that is not.
+ * Device identifiers (macs, controller ids) from pasted text or a CSV file: the first cell of each
+ * line (cells split at `,` or `;`, quotes removed), or each word of a line without those separators
+ * (pasted lists). Empty lines, and a first line that is a header ({@link HEADER}), are skipped.
+ * Whether each is a valid identifier is the server's call: it names the first one that is not.
  */
 export function macsFromText(text: string): string[] {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
@@ -17,7 +19,7 @@ export function macsFromText(text: string): string[] {
         .replace(/^"(.*)"$/, '$1')
         .trim(),
     );
-  if (lines.length > 0 && NOT_MAC.test(cellsOf(lines[0])[0])) lines.shift();
+  if (lines.length > 0 && HEADER.test(cellsOf(lines[0])[0])) lines.shift();
   return lines.flatMap(cellsOf).filter((cell) => cell !== '');
 }
 

@@ -22,6 +22,7 @@ import { SESSION_COOKIE } from '#src/operator/session-cookie.js';
 import { exampleKey, SecuritySchemes } from '#src/platform/openapi/api-responses.js';
 import { FieldMessageResponse } from '#src/platform/common/dto/message.dto.js';
 import { FIELD_NAMING_COMPONENTS } from '#src/platform/http/http-error.filter.js';
+import { DdiSecuritySchemes } from '#src/protocols/ddi/ddi.controller.js';
 
 /** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
 export const DOCS_PATH = 'docs';
@@ -31,7 +32,7 @@ interface ComponentDocs {
   variable: string;
   description: string;
   /** Security schemes this component's endpoints use. */
-  security: 'device' | 'operator' | 'none';
+  security: 'device' | 'operator' | 'ddi' | 'none';
   tags: { name: string; description: string }[];
 }
 
@@ -87,6 +88,19 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
       'which the ESP8266 SDK pins. No token.',
     security: 'none',
     tags: [{ name: 'Tools', description: 'TLS certificate fingerprints.' }],
+  },
+  ddi: {
+    title: 'firmledger hawkBit DDI component',
+    variable: 'DDI_URL',
+    description:
+      'Eclipse hawkBit’s Direct Device Integration API, as SWUpdate (suricatta), rauc-hawkbit-updater, Zephyr’s hawkBit ' +
+      'subsystem and other hawkBit clients speak it: they poll the root resource of their controller id, take or cancel ' +
+      'actions (an action is a rollout as one device sees it; its id is the rollout id), report feedback and download ' +
+      'artifacts (docs/decisions.md §11, §12, docs/hawkbit-devices.md). Every request carries `Authorization: TargetToken ' +
+      '<the device’s token>` or `Authorization: GatewayToken <a device key of the tenant>`; every POST and PUT is answered ' +
+      '200 without a body.',
+    security: 'ddi',
+    tags: [{ name: 'DDI', description: 'The resources of one device (controller id) of a tenant.' }],
   },
   operator: {
     title: 'firmledger operator API',
@@ -152,6 +166,21 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description: 'The same device JWT as `Authorization: Bearer <token>`.',
+      });
+  }
+  if (docs.some((d) => d.security === 'ddi')) {
+    builder
+      .addSecurity(DdiSecuritySchemes.targetToken, {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description: '`TargetToken <token>`: the device’s own target token, shown once when an operator creates the device.',
+      })
+      .addSecurity(DdiSecuritySchemes.gatewayToken, {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description: '`GatewayToken <device key>`: a device key of the tenant; a device polling with it is registered with its type.',
       });
   }
   if (docs.some((d) => d.security === 'operator')) {

@@ -14,16 +14,19 @@ export class FirmwareDownload {
   @Column({ name: 'tenant_id', type: 'integer' })
   tenantId: number;
 
-  /** The device key of the token that asked. */
-  @Column({ name: 'device_key_id', type: 'integer' })
-  deviceKeyId: number;
+  /** The device key of the credential that asked; `null` for a device's own credential (a DDI target token). */
+  @Column({ name: 'device_key_id', type: 'integer', nullable: true })
+  deviceKeyId: number | null;
 
   /** The tenant's device the MAC header names; `null` without the header or for an unregistered mac. */
   @Column({ name: 'device_id', type: 'integer', nullable: true })
   deviceId: number | null;
 
-  /** Canonical mac from the updater's `x-ESP8266-STA-MAC` / `x-ESP32-STA-MAC` header, when sent. */
-  @Column({ type: 'varchar', length: 23, nullable: true })
+  /**
+   * The device's identifier: the canonical mac from the updater's `x-ESP8266-STA-MAC` /
+   * `x-ESP32-STA-MAC` header, when sent, or the controller id of a DDI device (docs/decisions.md §11).
+   */
+  @Column({ type: 'varchar', length: 256, nullable: true })
   mac: string | null;
 
   @Column({ name: 'firmware_id', type: 'integer' })

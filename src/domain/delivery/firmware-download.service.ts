@@ -25,8 +25,8 @@ export const imageTooLarge = (size: number, free: { bytes: number; header: strin
 /** Who asks for a firmware binary, as the device protocol's adapter knows it. */
 export interface Downloader {
   tenantId: number;
-  /** The device key of the credential. */
-  deviceKeyId: number;
+  /** The device key of the credential; `null` for a device's own credential (a DDI target token). */
+  deviceKeyId: number | null;
   /**
    * The device the download is for, when known: by id (the credential is the device's own) or
    * by the mac an updater reports in its headers; `null` when not known.
@@ -153,7 +153,7 @@ export class FirmwareDownloadService {
       }),
     );
     if (device) await this.rolloutStates.downloading(device, artifact.firmwareId);
-    this.logger.debug(`${artifact.cid} bytes ${start}-${end} to ${named?.mac ?? `device key ${downloader.deviceKeyId}`}`);
+    this.logger.debug(`${artifact.cid} bytes ${start}-${end} to ${named?.mac ?? `device key ${String(downloader.deviceKeyId)}`}`);
   }
 }
 

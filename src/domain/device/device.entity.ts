@@ -1,7 +1,15 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
-/** A registered device of a tenant; `mac` is canonical and unique per tenant (docs/decisions.md §6). */
+/** The device protocols a device may speak (docs/decisions.md §11). */
+export const DEVICE_PROTOCOLS = ['asvin', 'ddi'] as const;
+export type DeviceProtocol = (typeof DEVICE_PROTOCOLS)[number];
+
+/**
+ * A device of a tenant, named by its identifier, unique per tenant (docs/decisions.md §11): the
+ * canonical mac of an asvin device (§6), the controller id of a hawkBit DDI device. The column
+ * keeps the name `mac`.
+ */
 @Entity('device')
 export class Device {
   @PrimaryGeneratedColumn()
@@ -10,7 +18,8 @@ export class Device {
   @Column({ name: 'tenant_id', type: 'integer' })
   tenantId: number;
 
-  @Column({ type: 'varchar', length: 23 })
+  /** The device's identifier: a canonical mac or a controller id (up to 256 characters). */
+  @Column({ type: 'varchar', length: 256 })
   mac: string;
 
   @Column({ type: 'varchar', length: 128 })
@@ -19,9 +28,12 @@ export class Device {
   @Column({ name: 'firmware_version', type: 'varchar', length: 64 })
   firmwareVersion: string;
 
-  /** The key the device registered with; its type is the device's `dType`. */
-  @Column({ name: 'device_key_id', type: 'integer' })
-  deviceKeyId: number;
+  /**
+   * The key the device registered with (its type is the device's `dType`); `null` for a device an
+   * operator created, which authenticates with its own target token.
+   */
+  @Column({ name: 'device_key_id', type: 'integer', nullable: true })
+  deviceKeyId: number | null;
 
   @Column({ name: 'device_type', type: 'varchar', length: 64 })
   deviceType: string;
@@ -31,6 +43,18 @@ export class Device {
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
+
+  /** The device protocol it speaks: `asvin` (registered through the version controller) or `ddi`. */
+  @Column({ type: 'varchar', length: 16, default: 'asvin' })
+  protocol: DeviceProtocol;
+
+  /** Lowercase hex SHA-256 of its target token (DDI `Authorization: TargetToken`), `null` when it has none. */
+  @Column({ name: 'target_token_hash', type: 'varchar', length: 64, nullable: true })
+  targetTokenHash: string | null;
+
+  /** JSON object of the attributes it reported (DDI `configData`), `null` before it reported any. */
+  @Column({ type: 'text', nullable: true })
+  attributes: string | null;
 }
 
 /** A device as far as reporting its firmware version needs it: the id and what it ran so far. */

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PreparedRead } from '#src/platform/database/prepared-read.js';
 import { query } from '#src/platform/database/sql.js';
-import { Device } from './device.entity.js';
+import { Device, type DeviceProtocol } from './device.entity.js';
 
 /** Operator filters of a device list (docs/decisions.md §9); every one given must hold. */
 export interface DeviceFilter {
@@ -15,7 +15,7 @@ export interface DeviceFilter {
   seenSince?: number;
   /** Not seen since this time (last seen before it, or never), epoch milliseconds. */
   notSeenSince?: number;
-  /** Part of the name (any case), or hex digits of the mac (separators ignored). */
+  /** Part of the name or of the identifier (any case), or hex digits of the mac (separators ignored). */
   text?: string;
 }
 
@@ -47,22 +47,27 @@ interface DeviceRow {
   mac: string;
   name: string;
   firmware_version: string;
-  device_key_id: number;
+  device_key_id: number | null;
   device_type: string;
   last_seen_at: number | string | null;
   created_at: number | string;
+  protocol: DeviceProtocol;
+  target_token_hash: string | null;
+  attributes: string | null;
 }
 
 /** Every column of {@link DeviceRow}, from the `device` table aliased `d`, for {@link toDevice}. */
 const DEVICE_COLUMNS = `d.id AS id, d.tenant_id AS tenant_id, d.mac AS mac, d.name AS name,
     d.firmware_version AS firmware_version, d.device_key_id AS device_key_id, d.device_type AS device_type,
-    d.last_seen_at AS last_seen_at, d.created_at AS created_at`;
+    d.last_seen_at AS last_seen_at, d.created_at AS created_at, d.protocol AS protocol,
+    d.target_token_hash AS target_token_hash, d.attributes AS attributes`;
 
 const FIND_BY_MAC = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.tenant_id = $1 AND d.mac = $2`;
 
 const FIND_BY_ID = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.id = $1`;
 
-const PAGE_AFTER = 'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND mac > $2 ORDER BY mac LIMIT $3';
+const PAGE_AFTER =
+  'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND protocol = $4 AND mac > $2 ORDER BY mac LIMIT $3';
 
 /** Database access for devices. */
 @Injectable()
@@ -88,11 +93,11 @@ export class DeviceRepository {
     return row ? toDevice(row) : null;
   }
 
-  /** All devices of a tenant, by mac. */
-  list(tenantId: number): Promise<Device[]> {
+  /** All devices of a tenant that speak `protocol`, by identifier. */
+  list(tenantId: number, protocol: DeviceProtocol): Promise<Device[]> {
     return this.dataSource.getRepository(Device).find({
       select: { mac: true, name: true, firmwareVersion: true },
-      where: { tenantId },
+      where: { tenantId, protocol },
       order: { mac: 'ASC' },
     });
   }
@@ -116,10 +121,11 @@ export class DeviceRepository {
     if (filter.text !== undefined) {
       const name = `%${likeLiteral(filter.text.toLowerCase())}%`;
       const hex = filter.text.replace(/[:.\-\s]/g, '').toUpperCase();
+      const byText = `LOWER(d.name) LIKE :name ESCAPE '\\' OR LOWER(d.mac) LIKE :name ESCAPE '\\'`;
       if (/^[0-9A-F]+$/.test(hex)) {
-        query.andWhere(`(LOWER(d.name) LIKE :name ESCAPE '\\' OR REPLACE(d.mac, ':', '') LIKE :hex)`, { name, hex: `%${hex}%` });
+        query.andWhere(`(${byText} OR REPLACE(d.mac, ':', '') LIKE :hex)`, { name, hex: `%${hex}%` });
       } else {
-        query.andWhere(`LOWER(d.name) LIKE :name ESCAPE '\\'`, { name });
+        query.andWhere(`(${byText})`, { name });
       }
     }
     return query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getManyAndCount();
@@ -142,14 +148,21 @@ export class DeviceRepository {
   }
 
   /**
-   * Up to `limit` devices of a tenant whose mac sorts after `afterMac`, by mac: one range scan of
-   * the `(tenant_id, mac)` index per page, so a report never holds more than a page.
+   * Up to `limit` devices of a tenant that speak `protocol` whose identifier sorts after
+   * `afterMac`, by identifier: one range scan of the `(tenant_id, mac)` index per page, so a
+   * report never holds more than a page.
    */
-  async pageAfter(tenantId: number, afterMac: string, limit: number): Promise<Pick<Device, 'mac' | 'name' | 'firmwareVersion'>[]> {
+  async pageAfter(
+    tenantId: number,
+    afterMac: string,
+    limit: number,
+    protocol: DeviceProtocol,
+  ): Promise<Pick<Device, 'mac' | 'name' | 'firmwareVersion'>[]> {
     const rows = await query<{ mac: string; name: string; firmware_version: string }[]>(this.dataSource.manager, PAGE_AFTER, [
       tenantId,
       afterMac,
       limit,
+      protocol,
     ]);
     return rows.map((row) => ({ mac: row.mac, name: row.name, firmwareVersion: row.firmware_version }));
   }
@@ -166,6 +179,16 @@ export class DeviceRepository {
   async setFirmwareVersion(manager: EntityManager, id: number, firmwareVersion: string, lastSeenAt: number): Promise<void> {
     await manager.update(Device, { id }, { firmwareVersion, lastSeenAt });
   }
+
+  /** Replaces the hash of a device's target token (`null`: it has none). */
+  async setTargetTokenHash(manager: EntityManager, id: number, targetTokenHash: string | null): Promise<void> {
+    await manager.update(Device, { id }, { targetTokenHash });
+  }
+
+  /** Replaces a device's attributes (JSON text). */
+  async setAttributes(manager: EntityManager, id: number, attributes: string): Promise<void> {
+    await manager.update(Device, { id }, { attributes });
+  }
 }
 
 /** A {@link Device} from its row as a driver returns it. */
@@ -176,9 +199,12 @@ function toDevice(row: DeviceRow): Device {
     mac: row.mac,
     name: row.name,
     firmwareVersion: row.firmware_version,
-    deviceKeyId: Number(row.device_key_id),
+    deviceKeyId: row.device_key_id === null ? null : Number(row.device_key_id),
     deviceType: row.device_type,
     lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at),
     createdAt: Number(row.created_at),
+    protocol: row.protocol,
+    targetTokenHash: row.target_token_hash,
+    attributes: row.attributes,
   };
 }

@@ -1,12 +1,16 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { NO_CONTROL } from '#src/platform/common/dto-fields.js';
+import { canonicalIdentifier, INVALID_CONTROLLER_ID } from '#src/platform/common/device-identifier.js';
+import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import type { DeviceKeyScope } from '#src/domain/tenant/device-key-scope.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
-import type { Device, DeviceVersion } from './device.entity.js';
+import type { Device, DeviceProtocol, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/platform/common/dto/message.dto.js';
 import { DeviceRepository, type DeviceFilter, type VersionCountRow } from './device.repository.js';
 import { DeviceVersionReports } from './device-version-reports.js';
@@ -23,9 +27,16 @@ export const DeviceMessages = {
 /** Devices per page of {@link DeviceService.pages} (the streamed reports). */
 const REPORT_PAGE_ROWS = 200;
 
-/** A device as operators see it (docs/decisions.md §9). */
+/** A device as operators see it (docs/decisions.md §9, §11). */
 export interface DeviceView {
+  /** Its identifier: a canonical mac, or a controller id (docs/decisions.md §11). */
   mac: string;
+  /** The device protocol it speaks. */
+  protocol: DeviceProtocol;
+  /** Whether it has a target token (a DDI device's own credential). */
+  hasTargetToken: boolean;
+  /** What it reported about itself (DDI `configData`), `null` before it reported anything. */
+  attributes: Record<string, string> | null;
   name: string;
   firmwareVersion: string;
   /** `dType`: the type of the key it registered with. */
@@ -46,7 +57,46 @@ export interface DeviceRegistration {
   firmwareVersion: string;
 }
 
-/** Devices of a tenant (docs/decisions.md §6); every change is recorded on the ledger. */
+/** What an operator gives to create a device that authenticates with its own target token (docs/decisions.md §11). */
+export interface NewDevice {
+  tenantId: number;
+  /** Its controller id (or a hardware address, which is canonicalized). */
+  controllerId: string;
+  /** Its device type (`dType`): which firmware it is offered. 1 to 64 printable characters. */
+  deviceType: string;
+  /** 1 to 128 characters; the identifier when absent. */
+  name?: string;
+  /** The version it runs, if known (1 to 64 printable characters); `''` (none reported yet) when absent. */
+  firmwareVersion?: string;
+  /**
+   * The target token to keep (a fleet moved from a hawkBit server keeps its tokens: 1 to 128
+   * printable characters without spaces); a new random one when absent.
+   */
+  targetToken?: string;
+  /** Who creates it (recorded on the ledger). */
+  actor?: Actor;
+}
+
+/** A device just created, or whose target token was just replaced: the only times the token is shown. */
+export interface DeviceWithToken {
+  device: DeviceView;
+  /** The target token, in clear, shown once (only its SHA-256 is kept). */
+  targetToken: string;
+}
+
+/** 409 text of creating a device whose identifier the tenant has. */
+export const deviceExists = (identifier: string): string => `Device "${identifier}" exists`;
+
+/** 400 text of a target token that cannot be one. */
+export const INVALID_TARGET_TOKEN = 'target_token must be 1 to 128 printable characters without spaces';
+
+/** Most attributes a device may keep (hawkBit's default quota of controller attributes). */
+export const MAX_ATTRIBUTES = 100;
+
+/** How reported attributes change the kept ones (hawkBit `DdiUpdateMode`; absent: `merge`). */
+export type AttributesMode = 'merge' | 'replace' | 'remove';
+
+/** Devices of a tenant (docs/decisions.md §6, §11); every change is recorded on the ledger. */
 @Injectable()
 export class DeviceService {
   constructor(
@@ -78,6 +128,9 @@ export class DeviceService {
           deviceType: principal.deviceType,
           lastSeenAt: now,
           createdAt: now,
+          protocol: 'asvin',
+          targetTokenHash: null,
+          attributes: null,
         });
         await this.record(manager, device, 'device.registered');
       });
@@ -111,9 +164,9 @@ export class DeviceService {
     return this.require(tenantId, mac);
   }
 
-  /** All devices of the tenant by mac, `[]` when none. */
-  list(tenantId: number): Promise<Device[]> {
-    return this.devices.list(tenantId);
+  /** All devices of the tenant that speak `protocol`, by identifier, `[]` when none. */
+  list(tenantId: number, protocol: DeviceProtocol): Promise<Device[]> {
+    return this.devices.list(tenantId, protocol);
   }
 
   /**
@@ -144,9 +197,13 @@ export class DeviceService {
    * 14 to 46 MiB (the young generation grows with what survives each scavenge), with 200 by 11 to
    * 23 MiB, in the same time (bench/RESULTS.md).
    */
-  async *pages(tenantId: number, pageSize = REPORT_PAGE_ROWS): AsyncGenerator<Pick<Device, 'mac' | 'name' | 'firmwareVersion'>[]> {
+  async *pages(
+    tenantId: number,
+    protocol: DeviceProtocol,
+    pageSize = REPORT_PAGE_ROWS,
+  ): AsyncGenerator<Pick<Device, 'mac' | 'name' | 'firmwareVersion'>[]> {
     for (let after = ''; ;) {
-      const page = await this.devices.pageAfter(tenantId, after, pageSize);
+      const page = await this.devices.pageAfter(tenantId, after, pageSize, protocol);
       if (page.length > 0) yield page;
       if (page.length < pageSize) return;
       after = page[page.length - 1].mac;
@@ -198,20 +255,187 @@ export class DeviceService {
     await (manager ? update(manager) : this.unitOfWork.transaction(update));
   }
 
-  private async record(manager: EntityManager, device: Device, type: string): Promise<void> {
+  /**
+   * Creates a device that authenticates with its own target token (a hawkBit DDI device,
+   * docs/decisions.md §11), with the given token or a new random one, kept only as its SHA-256.
+   * @returns the device and its target token, shown this once.
+   * @throws BadRequestException naming a bad controller id, device type, name, version or token;
+   *   ConflictException {@link deviceExists} when the tenant has a device with that identifier.
+   */
+  async create(request: NewDevice): Promise<DeviceWithToken> {
+    const identifier = canonicalIdentifier(request.controllerId);
+    if (identifier === null) throw new BadRequestException(INVALID_CONTROLLER_ID);
+    requirePrintable('device_type', request.deviceType, 64);
+    if (request.name !== undefined && (request.name.length < 1 || request.name.length > 128 || !NO_CONTROL.test(request.name))) {
+      throw new BadRequestException('name must be 1 to 128 characters without control characters');
+    }
+    if (request.firmwareVersion !== undefined) requirePrintable('firmware_version', request.firmwareVersion, 64);
+    const targetToken = request.targetToken ?? newTargetToken();
+    if (!isTargetToken(targetToken)) throw new BadRequestException(INVALID_TARGET_TOKEN);
+    try {
+      const device = await this.unitOfWork.transaction(async (manager) => {
+        if (await this.devices.findByMac(request.tenantId, identifier, manager)) throw new DeviceExists();
+        const now = this.clock.now();
+        const created = await this.devices.insert(manager, {
+          tenantId: request.tenantId,
+          mac: identifier,
+          name: request.name ?? identifier,
+          firmwareVersion: request.firmwareVersion ?? '',
+          deviceKeyId: null,
+          deviceType: request.deviceType,
+          lastSeenAt: null,
+          createdAt: now,
+          protocol: 'ddi',
+          targetTokenHash: tokenHash(targetToken),
+          attributes: null,
+        });
+        await this.record(manager, created, 'device.created', request.actor);
+        return created;
+      });
+      return { device: deviceView(device), targetToken };
+    } catch (error) {
+      if (error instanceof DeviceExists || isUniqueViolation(error)) throw new ConflictException(deviceExists(identifier));
+      throw error;
+    }
+  }
+
+  /**
+   * Gives the tenant's device a new random target token (the old one stops working at once).
+   * @returns the device and its new token, shown this once.
+   * @throws NotFoundException `Device "x" not found`.
+   */
+  async rotateTargetToken(tenantId: number, identifier: string, actor?: Actor): Promise<DeviceWithToken> {
+    const targetToken = newTargetToken();
+    const device = await this.unitOfWork.transaction(async (manager) => {
+      const found = await this.devices.findByMac(tenantId, identifier, manager);
+      if (!found) throw new NotFoundException(`Device "${identifier}" not found`);
+      await this.devices.setTargetTokenHash(manager, found.id, tokenHash(targetToken));
+      await this.record(manager, found, 'device.target-token-rotated', actor);
+      return { ...found, targetTokenHash: tokenHash(targetToken) };
+    });
+    return { device: deviceView(device), targetToken };
+  }
+
+  /**
+   * Registers a device that polled for the first time with a gateway token (a device key of the
+   * tenant, docs/decisions.md §11): a DDI device of the key's type, named by its identifier. A
+   * device registered at the same moment by another request is found, never a 500.
+   * @returns the device, new or found.
+   */
+  async registerByGateway(principal: DeviceKeyScope, identifier: string): Promise<Device> {
+    try {
+      return await this.unitOfWork.transaction(async (manager) => {
+        const found = await this.devices.findByMac(principal.tenantId, identifier, manager);
+        if (found) return found;
+        const now = this.clock.now();
+        const device = await this.devices.insert(manager, {
+          tenantId: principal.tenantId,
+          mac: identifier,
+          name: identifier,
+          firmwareVersion: '',
+          deviceKeyId: principal.deviceKeyId,
+          deviceType: principal.deviceType,
+          lastSeenAt: now,
+          createdAt: now,
+          protocol: 'ddi',
+          targetTokenHash: null,
+          attributes: null,
+        });
+        await this.record(manager, device, 'device.registered');
+        return device;
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      return this.require(principal.tenantId, identifier);
+    }
+  }
+
+  /**
+   * Whether `token` is the target token of `device` (compared as SHA-256 digests, in constant time).
+   * A device without a target token accepts none.
+   */
+  hasTargetToken(device: Pick<Device, 'targetTokenHash'>, token: string): boolean {
+    if (device.targetTokenHash === null) return false;
+    return timingSafeEqual(Buffer.from(device.targetTokenHash, 'hex'), createHash('sha256').update(token, 'utf8').digest());
+  }
+
+  /**
+   * Records the attributes a device reports about itself (DDI `configData`, docs/decisions.md
+   * §11): `merge` (the default) adds and replaces keys, `replace` keeps only the reported ones,
+   * `remove` drops the reported keys. Written, with a ledger entry, only when they change; the
+   * device counts as seen.
+   * @throws BadRequestException when the result would hold more than {@link MAX_ATTRIBUTES} keys.
+   */
+  async reportAttributes(device: Device, data: Record<string, string>, mode: AttributesMode = 'merge'): Promise<void> {
+    const current = attributesOf(device) ?? {};
+    let next: Record<string, string>;
+    if (mode === 'replace') next = { ...data };
+    else if (mode === 'remove') next = Object.fromEntries(Object.entries(current).filter(([key]) => !(key in data)));
+    else next = { ...current, ...data };
+    if (Object.keys(next).length > MAX_ATTRIBUTES) throw new BadRequestException(`a device keeps at most ${MAX_ATTRIBUTES} attributes`);
+    const text = JSON.stringify(Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+    this.lastSeen.seen(device.id, this.clock.now());
+    if (text === device.attributes) return;
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.devices.setAttributes(manager, device.id, text);
+      await this.ledger.append(manager, {
+        tenantId: device.tenantId,
+        type: 'device.attributes-reported',
+        subject: Subject.device(device.mac),
+        state: { mac: device.mac, attributes: next },
+      });
+    });
+  }
+
+  /** Records that a device was seen now (written behind, within a second). */
+  seen(device: Pick<Device, 'id'>): void {
+    this.lastSeen.seen(device.id, this.clock.now());
+  }
+
+  private async record(manager: EntityManager, device: Device, type: string, actor?: Actor): Promise<void> {
     await this.ledger.append(manager, {
       tenantId: device.tenantId,
       type,
       subject: Subject.device(device.mac),
+      actor,
       state: { mac: device.mac, name: device.name, firmwareVersion: device.firmwareVersion, deviceType: device.deviceType },
     });
   }
+}
+
+/** A new target token: 24 random bytes, base64url (32 characters, no blank: an update client's option parser splits on blanks). */
+function newTargetToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** Lowercase hex SHA-256 of a target token: what is kept of it. */
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Whether text may be a target token: 1 to 128 printable ASCII characters without spaces (hawkBit `Target.SECURITY_TOKEN_MAX_SIZE`). */
+function isTargetToken(text: string): boolean {
+  return /^[\x21-\x7e]{1,128}$/.test(text);
+}
+
+function requirePrintable(field: string, value: string, max: number): void {
+  if (value.length < 1 || value.length > max || !NO_CONTROL.test(value)) {
+    throw new BadRequestException(`${field} must be 1 to ${max} printable characters`);
+  }
+}
+
+/** The attributes a device reported, or `null` before it reported any. */
+export function attributesOf(device: Pick<Device, 'attributes'>): Record<string, string> | null {
+  return device.attributes === null ? null : (JSON.parse(device.attributes) as Record<string, string>);
 }
 
 /** The operator view of a device. */
 export function deviceView(device: Device): DeviceView {
   return {
     mac: device.mac,
+    protocol: device.protocol,
+    hasTargetToken: device.targetTokenHash !== null,
+    attributes: attributesOf(device),
     name: device.name,
     firmwareVersion: device.firmwareVersion,
     deviceType: device.deviceType,
@@ -220,5 +444,5 @@ export function deviceView(device: Device): DeviceView {
   };
 }
 
-/** Aborts a registration transaction whose mac exists. */
+/** Aborts a registration or creation transaction whose identifier exists. */
 class DeviceExists extends Error {}

@@ -11,6 +11,8 @@ export interface FirmwareDigests {
   size: number;
   /** Lowercase hex MD5. */
   md5: string;
+  /** Lowercase hex SHA-1 (what hawkBit DDI clients check an artifact against). */
+  sha1: string;
   /** Lowercase hex SHA-256. */
   sha256: string;
   /** CIDv0 (`Qm…`) that `ipfs add` with its defaults gives the same bytes. */
@@ -47,18 +49,19 @@ const KUBO_DEFAULT_IMPORT: ImporterOptions = {
 };
 
 /**
- * Computes size, MD5, SHA-256 and the `ipfs add` CIDv0 of a firmware binary in one pass
+ * Computes size, MD5, SHA-1, SHA-256 and the `ipfs add` CIDv0 of a firmware binary in one pass
  * (docs/decisions.md §7). The source is streamed: each chunk updates both hashes as the UnixFS
  * importer pulls it, and the importer's blocks are discarded once hashed, so memory stays
  * flat whatever the size of the binary.
  * @param source the bytes, whole or as a stream of chunks (e.g. a `fs.ReadStream`).
- * @returns `size` in bytes, lowercase hex `md5` and `sha256`, and `cid` (`Qm…`).
+ * @returns `size` in bytes, lowercase hex `md5`, `sha1` and `sha256`, and `cid` (`Qm…`).
  * @throws TypeError when the stream yields something other than a Uint8Array; any error
  *   the source throws is passed on; Error if the importer did not give a CIDv0 (cannot
  *   happen with the options above).
  */
 export async function computeDigests(source: Uint8Array | AsyncIterable<Uint8Array>): Promise<FirmwareDigests> {
   const md5 = createHash('md5');
+  const sha1 = createHash('sha1');
   const sha256 = createHash('sha256');
   let size = 0;
 
@@ -69,6 +72,7 @@ export async function computeDigests(source: Uint8Array | AsyncIterable<Uint8Arr
         throw new TypeError('firmware stream must yield Uint8Array chunks');
       }
       md5.update(chunk);
+      sha1.update(chunk);
       sha256.update(chunk);
       size += chunk.byteLength;
       yield chunk;
@@ -78,7 +82,7 @@ export async function computeDigests(source: Uint8Array | AsyncIterable<Uint8Arr
   const root = await importFile({ content: tee() }, new BlackHoleBlockstore(), KUBO_DEFAULT_IMPORT);
   const cid = root.cid.toString();
   if (!isCidV0(cid)) throw new Error(`UnixFS importer gave ${cid}, not a CIDv0`);
-  return { size, md5: md5.digest('hex'), sha256: sha256.digest('hex'), cid };
+  return { size, md5: md5.digest('hex'), sha1: sha1.digest('hex'), sha256: sha256.digest('hex'), cid };
 }
 
 /**

@@ -34,4 +34,15 @@ export class Firmware {
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
+
+  /**
+   * The name of the file it was published from (`fw-1.2.0.swu`): the artifact's file name for
+   * hawkBit DDI devices (docs/decisions.md §12); `null` for firmware published without one.
+   */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  filename: string | null;
+
+  /** Lowercase hex SHA-1 of the binary (DDI clients check it); `null` until first needed for firmware published before it was kept. */
+  @Column({ type: 'varchar', length: 40, nullable: true })
+  sha1: string | null;
 }

@@ -33,6 +33,11 @@ export class FirmwareRepository {
     return this.dataSource.getRepository(Firmware).findAndCount({ where: { tenantId }, order: { id: 'ASC' }, skip: offset, take: limit });
   }
 
+  /** Keeps the SHA-1 of a firmware published before SHA-1s were kept. */
+  async setSha1(id: number, sha1: string): Promise<void> {
+    await this.dataSource.getRepository(Firmware).update({ id }, { sha1 });
+  }
+
   list(tenantId: number): Promise<Firmware[]> {
     return this.dataSource.getRepository(Firmware).find({ where: { tenantId }, order: { id: 'ASC' } });
   }

@@ -1,4 +1,5 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
@@ -33,6 +34,11 @@ export interface PublishFirmware {
   /** Device type it is built for, e.g. `ESP32`. */
   deviceType: string;
   /**
+   * Name of the file it comes from (`fw-1.2.0.swu`), kept for hawkBit DDI devices
+   * (docs/decisions.md §12): 1 to 255 characters, no `/`, `\\` or control character, not `.` or `..`.
+   */
+  filename?: string;
+  /**
    * Size the sender announced, bytes (an HTTP `Content-Length`, a file's size): over the limit,
    * publishing is refused before a byte is read.
    */
@@ -61,6 +67,37 @@ export interface FirmwareView {
   sha256: string;
   cid: string;
   createdAt: string;
+  /** The file name DDI devices see ({@link artifactFilename}). */
+  filename: string;
+}
+
+/** A firmware as a hawkBit DDI artifact (docs/decisions.md §12): its file, size and digests. */
+export interface DdiArtifact extends StoredArtifact {
+  version: string;
+  deviceType: string;
+  /** {@link artifactFilename}. */
+  filename: string;
+  /** Lowercase hex SHA-1. */
+  sha1: string;
+  /** Lowercase hex SHA-256. */
+  sha256: string;
+}
+
+/** 400 text of a bad firmware file name. */
+export const INVALID_FILENAME = 'filename must be 1 to 255 characters without /, \\ or control characters, and not . or ..';
+
+/** Whether text may be a firmware's file name (see {@link PublishFirmware.filename}). */
+export function isFirmwareFilename(text: string): boolean {
+  return text.length >= 1 && text.length <= 255 && !/[/\\\p{Cc}]/u.test(text) && text !== '.' && text !== '..';
+}
+
+/**
+ * The file name DDI devices see for a firmware: the one it was published from, or, for firmware
+ * published without one, `<device type>-<version>.bin` with characters a file name cannot hold
+ * replaced by `_`.
+ */
+export function artifactFilename(firmware: Pick<Firmware, 'filename' | 'deviceType' | 'version'>): string {
+  return firmware.filename ?? `${firmware.deviceType}-${firmware.version}.bin`.replace(/[/\\\p{Cc}]/gu, '_');
 }
 
 /** Firmware artifacts: publishing (digests, CID, storage, ledger) and lookups. */
@@ -89,6 +126,7 @@ export class FirmwareService {
    */
   async publish(request: PublishFirmware, bytes: Readable): Promise<FirmwareView> {
     const maxBytes = this.config.firmwareMaxBytes;
+    if (request.filename !== undefined && !isFirmwareFilename(request.filename)) throw new BadRequestException(INVALID_FILENAME);
     if (request.declaredBytes !== undefined && request.declaredBytes > maxBytes) {
       throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
     }
@@ -111,6 +149,7 @@ export class FirmwareService {
           deviceType: request.deviceType,
           ...digests,
           createdAt: this.clock.now(),
+          filename: request.filename ?? null,
         });
         await this.ledger.append(manager, {
           tenantId: request.tenantId,
@@ -125,6 +164,7 @@ export class FirmwareService {
             md5: created.md5,
             sha256: created.sha256,
             cid: created.cid,
+            ...(created.filename === null ? {} : { filename: created.filename }),
           },
         });
         return created;
@@ -172,6 +212,35 @@ export class FirmwareService {
   }
 
   /**
+   * The tenant's firmware `id` as a DDI artifact, its SHA-1 computed from the stored bytes (and
+   * kept) for firmware published before SHA-1s were kept.
+   * @throws NotFoundException `Firmware not found` (also another tenant's, or bytes gone from storage).
+   */
+  async ddiArtifact(tenantId: number, id: number): Promise<DdiArtifact> {
+    const firmware = await this.firmware.findById(tenantId, id);
+    const size = firmware ? await this.artifacts.size(firmware.cid) : null;
+    if (!firmware || size === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
+    let sha1 = firmware.sha1;
+    if (sha1 === null) {
+      const hash = createHash('sha1');
+      for await (const chunk of this.artifacts.open(firmware.cid)) hash.update(chunk as Buffer);
+      sha1 = hash.digest('hex');
+      await this.firmware.setSha1(firmware.id, sha1);
+    }
+    return {
+      firmwareId: firmware.id,
+      cid: firmware.cid,
+      size,
+      md5: firmware.md5,
+      sha1,
+      sha256: firmware.sha256,
+      version: firmware.version,
+      deviceType: firmware.deviceType,
+      filename: artifactFilename(firmware),
+    };
+  }
+
+  /**
    * The tenant's stored artifact with this CID, for download.
    * @throws NotFoundException `Firmware not found` (also for another tenant's CID, or bytes gone from storage).
    */
@@ -193,5 +262,6 @@ function toView(f: Firmware): FirmwareView {
     sha256: f.sha256,
     cid: f.cid,
     createdAt: new Date(f.createdAt).toISOString(),
+    filename: artifactFilename(f),
   };
 }

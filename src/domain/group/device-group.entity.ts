@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
-/** A named set of devices (by mac) that rollouts target. */
+/** A named set of devices (by identifier) that rollouts target. */
 @Entity('device_group')
 export class DeviceGroup {
   @PrimaryGeneratedColumn()
@@ -18,14 +18,14 @@ export class DeviceGroup {
 }
 
 /**
- * Membership is by canonical mac, so operators can plan a group before its devices first
- * register.
+ * Membership is by device identifier (a canonical mac or a controller id, docs/decisions.md §11),
+ * so operators can plan a group before its devices first register. The column keeps its name.
  */
 @Entity('group_member')
 export class GroupMember {
   @PrimaryColumn({ name: 'group_id', type: 'integer' })
   groupId: number;
 
-  @PrimaryColumn({ type: 'varchar', length: 23 })
+  @PrimaryColumn({ type: 'varchar', length: 256 })
   mac: string;
 }

@@ -1,7 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { Clock } from '#src/platform/common/clock.js';
-import { canonicalMac } from '#src/platform/common/mac.js';
+import { canonicalIdentifier } from '#src/platform/common/device-identifier.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
@@ -42,7 +42,7 @@ export interface GroupDetail extends GroupView {
   memberMacs: Counted<GroupMemberView>;
 }
 
-/** Device groups and membership by mac; membership can be planned before devices register. */
+/** Device groups and membership by device identifier; membership can be planned before devices register. */
 @Injectable()
 export class GroupService {
   constructor(
@@ -54,17 +54,17 @@ export class GroupService {
   ) {}
 
   /**
-   * Creates a group, with initial members when `macs` (any accepted notation) are given: all in
-   * one transaction, so a bad mac creates nothing.
-   * @throws FieldException (400, field `name` or `macs`) for a bad name or naming the first mac that is not a
-   *   hardware address; ConflictException when the tenant has a group of that name.
+   * Creates a group, with initial members when `macs` (device identifiers: hardware addresses in
+   * any notation, or controller ids) are given: all in one transaction, so a bad one creates nothing.
+   * @throws FieldException (400, field `name` or `macs`) for a bad name or naming the first member that is not a device
+   *   identifier; ConflictException when the tenant has a group of that name.
    * @param actor who creates it (recorded on the ledger).
    */
   async create(tenantId: number, name: string, macs: readonly string[] = [], actor?: Actor): Promise<GroupView> {
     if (name.length < 1 || name.length > 128 || /^\d+$/.test(name)) {
       throw new FieldException('name', 'group name must be 1 to 128 characters and not only digits');
     }
-    const members = canonicalMacs(macs);
+    const members = canonicalIdentifiers(macs);
     try {
       const group = await this.unitOfWork.transaction(async (manager) => {
         const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
@@ -97,8 +97,8 @@ export class GroupService {
   }
 
   /**
-   * Adds macs (any accepted notation) to a group.
-   * @throws FieldException (400, field `macs`) naming the first mac that is not a hardware address.
+   * Adds devices by identifier (hardware addresses in any notation, controller ids) to a group.
+   * @throws FieldException (400, field `macs`) naming the first one that is not a device identifier.
    * @param actor who adds them (recorded on the ledger).
    */
   async addMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
@@ -144,7 +144,7 @@ export class GroupService {
   }
 
   private async changeMembers(tenantId: number, groupRef: string, macs: string[], type: string, actor?: Actor): Promise<GroupView> {
-    const unique = canonicalMacs(macs);
+    const unique = canonicalIdentifiers(macs);
     const group = await this.require(tenantId, groupRef);
     const members = await this.unitOfWork.transaction(async (manager) => {
       if (type === 'group.members-added') await this.repository.addMembers(manager, group.id, unique);
@@ -165,15 +165,20 @@ export class GroupService {
   }
 }
 
+/** 400 text of a member that is neither a hardware address nor a controller id (docs/decisions.md §11). */
+export const notAnIdentifier = (text: string): string =>
+  `"${text}" is not a device identifier: a hardware address (EUI-48 or EUI-64) or a controller id`;
+
 /**
- * Canonical, de-duplicated macs (docs/decisions.md §6).
- * @throws FieldException (400, field `macs`) naming the first text that is not a hardware address.
+ * Canonical, de-duplicated device identifiers (docs/decisions.md §6, §11): hardware addresses in
+ * any notation become canonical macs, controller ids stay as they are.
+ * @throws FieldException (400, field `macs`) naming the first text that is neither ({@link notAnIdentifier}).
  */
-function canonicalMacs(macs: readonly string[]): string[] {
-  const canonical = macs.map((text) => {
-    const mac = canonicalMac(text.trim());
-    if (!mac) throw new FieldException('macs', `"${text}" is not a hardware address (EUI-48 or EUI-64)`);
-    return mac;
+function canonicalIdentifiers(texts: readonly string[]): string[] {
+  const canonical = texts.map((text) => {
+    const identifier = canonicalIdentifier(text.trim());
+    if (!identifier) throw new FieldException('macs', notAnIdentifier(text));
+    return identifier;
   });
   return [...new Set(canonical)];
 }

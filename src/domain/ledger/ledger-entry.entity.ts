@@ -19,7 +19,7 @@ export class LedgerEntry {
   type: string;
 
   /** What it changed, e.g. `device:AC:67:B2:01:02:03` or `firmware:7`. */
-  @Column({ type: 'varchar', length: 128 })
+  @Column({ type: 'varchar', length: 320 })
   subject: string;
 
   /** Canonical JSON (RFC 8785) of the new state of the subject. */

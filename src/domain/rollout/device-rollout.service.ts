@@ -5,11 +5,13 @@ import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Device, DeviceVersion } from '#src/domain/device/device.entity.js';
 import { DeviceService } from '#src/domain/device/device.service.js';
 import { DeviceStateService, type TrackedDevice } from './device-state.service.js';
-import type { InstalledRollout } from './device-state.repository.js';
+import { DeviceStateRepository, type InstalledRollout } from './device-state.repository.js';
 import { chooseNextRollout, type RolloutCandidate } from './policy/next-rollout.js';
+import { chooseAction, isOpenAction, type DeviceAction } from './policy/device-actions.js';
+import type { DeviceState } from './policy/device-states.js';
 import { wavesOf } from './rollout-plan.service.js';
 import type { Rollout } from './rollout.entity.js';
-import { RolloutRepository } from './rollout.repository.js';
+import { RolloutRepository, type ActionView } from './rollout.repository.js';
 
 /** 404 text of a report about a rollout that is not the tenant's or does not target the device (docs/decisions.md §6). */
 export const ROLLOUT_NOT_FOUND = 'Rollout not found';
@@ -41,6 +43,7 @@ export class DeviceRolloutService {
   constructor(
     private readonly rollouts: RolloutRepository,
     private readonly states: DeviceStateService,
+    private readonly stateRows: DeviceStateRepository,
     private readonly devices: DeviceService,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
@@ -59,6 +62,84 @@ export class DeviceRolloutService {
     const chosen = chooseNextRollout(poll.candidates, runningVersion);
     if (chosen && (chosen.state === null || chosen.state === 'pending')) this.states.offered(chosen.id, poll.device, chosen.waveCount);
     return chosen;
+  }
+
+  /**
+   * What a device that reports per action (hawkBit DDI, docs/decisions.md §12) is asked to do now
+   * ({@link chooseAction}): cancel, or take a rollout (then `offered` in it, written behind, when it
+   * was `pending` or had no state). Records when the device was seen; its version is not reported
+   * by such a device, so it is not changed.
+   * @param device the device as the adapter read it, with its tenant and identifier.
+   * @returns the action, or `null` when there is nothing to do.
+   */
+  pollAction(device: TrackedDevice, view: ActionView): DeviceAction | null {
+    this.devices.seen(device);
+    const action = chooseAction(view.rollouts, view.device.firmwareVersion);
+    if (action?.kind === 'deploy' && (action.rollout.state === null || action.rollout.state === 'pending')) {
+      this.states.offered(action.rollout.id, device, action.rollout.waveCount);
+    }
+    return action;
+  }
+
+  /**
+   * The tenant's device with identifier `mac` and the rollouts that concern it, as a device that
+   * reports per action sees them at this moment; `null` when the tenant has no such device.
+   */
+  actionView(tenantId: number, mac: string): Promise<ActionView | null> {
+    return this.rollouts.actionView(tenantId, mac, this.clock.now());
+  }
+
+  /** The rollout a device that reports per action most recently confirmed (DDI `installedBase`), or `null`. */
+  lastConfirmed(device: TrackedDevice): Promise<number | null> {
+    return this.rollouts.lastConfirmed(device.tenantId, device.id);
+  }
+
+  /**
+   * The device's state in the reported rollout and the problem kept with it (offers held back
+   * written first); `null` when it has no state yet.
+   */
+  attemptOf({ rollout, device }: ReportedRollout): Promise<{ state: DeviceState; message: string | null } | null> {
+    return this.states.attemptOf(rollout.id, device.id);
+  }
+
+  /**
+   * Whether a device that reports per action may still report on its action in this rollout:
+   * not once it is confirmed, failed or fell back there ({@link isOpenAction}).
+   */
+  async isOpen(reported: ReportedRollout): Promise<boolean> {
+    return isOpenAction((await this.attemptOf(reported))?.state ?? null);
+  }
+
+  /** The device says it is installing the rollout: `installed` once it fetched the firmware (policy/device-actions.ts). */
+  installing({ rollout, device }: ReportedRollout): Promise<boolean> {
+    return this.states.installing(rollout, device, wavesOf(rollout).length);
+  }
+
+  /** The device acknowledged the cancellation of its action: back to `pending` (policy/device-actions.ts). */
+  withdrawn({ rollout, device }: ReportedRollout, message: string): Promise<boolean> {
+    return this.states.withdrawn(rollout, device, message);
+  }
+
+  /**
+   * The device holds the firmware of a download-only rollout (docs/decisions.md §12): `confirmed`
+   * there, its version unchanged.
+   */
+  downloaded({ rollout, device }: ReportedRollout, message: string): Promise<boolean> {
+    return this.states.downloadConfirmed(rollout, device, device.firmwareVersion, wavesOf(rollout).length, message);
+  }
+
+  /** The device's state changes in the reported rollout, newest first, at most `limit` (offers held back written first). */
+  async history(
+    { rollout, device }: ReportedRollout,
+    limit: number,
+  ): Promise<{ state: DeviceState; at: number; message: string | null }[]> {
+    await this.states.flushOffers();
+    return (await this.stateRows.history(rollout.id, device.id, limit)).map((t) => ({ state: t.state, at: t.at, message: t.message }));
+  }
+
+  /** Keeps a problem the device reported while its attempt is open; a later failure report names it. */
+  noteProblem({ rollout, device }: ReportedRollout, message: string): Promise<void> {
+    return this.states.noteProblem(rollout.id, device.id, message);
   }
 
   /**

@@ -141,6 +141,7 @@ export class DeviceStateRepository {
     to: Exclude<DeviceState, 'pending'>,
     now: number,
     details: MoveDetails = {},
+    from: readonly DeviceState[] = REACHED_FROM[to],
   ): Promise<boolean> {
     const set: Record<string, unknown> = { state: to, updatedAt: now, [TIME_COLUMN[to]]: now };
     if (to === 'offered') set['attempts'] = () => 'attempts + 1';
@@ -151,16 +152,62 @@ export class DeviceStateRepository {
       .update(RolloutDeviceState)
       .set(set)
       .where('rollout_id = :rolloutId AND device_id = :deviceId', { rolloutId, deviceId })
-      .andWhere('state IN (:...from)', { from: REACHED_FROM[to] })
+      .andWhere('state IN (:...from)', { from })
       .execute();
     if (!result.affected) return false;
     await manager.insert(RolloutDeviceTransition, { rolloutId, deviceId, state: to, at: now, message: details.message ?? null });
     return true;
   }
 
+  /**
+   * Sends the device back to `pending` if its state is one of `from` (it acknowledged a
+   * cancellation, policy/device-actions.ts), with the message in its history. A guarded update.
+   * @returns whether the device moved.
+   */
+  async withdraw(
+    manager: EntityManager,
+    rolloutId: number,
+    deviceId: number,
+    from: readonly DeviceState[],
+    now: number,
+    message: string,
+  ): Promise<boolean> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(RolloutDeviceState)
+      .set({ state: 'pending', updatedAt: now })
+      .where('rollout_id = :rolloutId AND device_id = :deviceId', { rolloutId, deviceId })
+      .andWhere('state IN (:...from)', { from })
+      .execute();
+    if (!result.affected) return false;
+    await manager.insert(RolloutDeviceTransition, { rolloutId, deviceId, state: 'pending', at: now, message });
+    return true;
+  }
+
+  /**
+   * Keeps a problem the device reported while its attempt is open (`offered`, `downloading`,
+   * `installed`) as its message, without moving it; a later failure report can name it.
+   */
+  async noteMessage(rolloutId: number, deviceId: number, message: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(RolloutDeviceState)
+      .set({ failureMessage: message })
+      .where('rollout_id = :rolloutId AND device_id = :deviceId', { rolloutId, deviceId })
+      .andWhere('state IN (:...open)', { open: ['offered', 'downloading', 'installed'] })
+      .execute();
+  }
+
   /** The device's state in the rollout, or `null`. */
-  find(manager: EntityManager, rolloutId: number, deviceId: number): Promise<RolloutDeviceState | null> {
+  find(manager: EntityManager = this.dataSource.manager, rolloutId: number, deviceId: number): Promise<RolloutDeviceState | null> {
     return manager.findOneBy(RolloutDeviceState, { rolloutId, deviceId });
+  }
+
+  /** The device's state changes in the rollout, newest first, at most `limit`. */
+  history(rolloutId: number, deviceId: number, limit: number): Promise<RolloutDeviceTransition[]> {
+    return this.dataSource
+      .getRepository(RolloutDeviceTransition)
+      .find({ where: { rolloutId, deviceId }, order: { id: 'DESC' }, take: limit });
   }
 
   /** Rollouts of the tenant's device with `mac` that it reported success for and has not confirmed, with their target versions. */

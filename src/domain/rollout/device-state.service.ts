@@ -8,6 +8,7 @@ import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { DeviceVersionReports } from '#src/domain/device/device-version-reports.js';
 import { GroupChanges } from '#src/domain/group/group-changes.js';
 import { afterInstalled, afterSuccessReport, type DeviceState } from './policy/device-states.js';
+import { INSTALLING_FROM, WITHDRAWN_FROM } from './policy/device-actions.js';
 import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
@@ -126,6 +127,69 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
       if (moved) await this.afterMove(manager, rollout.id, device, 'failed', version);
       return moved;
     });
+  }
+
+  /**
+   * A device that reports per action says it is installing `rollout`: `installed` if it fetched
+   * the firmware (`downloading`, policy/device-actions.ts {@link INSTALLING_FROM}); otherwise
+   * nothing changes.
+   * @returns whether the device moved.
+   */
+  async installing(rollout: Rollout, device: TrackedDevice, lastWave: number): Promise<boolean> {
+    await this.flushOffers();
+    return this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
+      const moved = await this.states.move(manager, rollout.id, device.id, 'installed', now, {}, INSTALLING_FROM);
+      if (moved) await this.afterMove(manager, rollout.id, device, 'installed', '');
+      return moved;
+    });
+  }
+
+  /**
+   * A device acknowledged the cancellation of its action in a paused or cancelled rollout: back to
+   * `pending` from `offered` or `downloading` ({@link WITHDRAWN_FROM}), offered again if the rollout
+   * resumes.
+   * @returns whether the device moved.
+   */
+  async withdrawn(rollout: Rollout, device: TrackedDevice, message: string): Promise<boolean> {
+    await this.flushOffers();
+    return this.unitOfWork.transaction(async (manager) => {
+      const moved = await this.states.withdraw(manager, rollout.id, device.id, WITHDRAWN_FROM, this.clock.now(), message);
+      if (moved) await this.plans.settle(manager, rollout.id, device.tenantId);
+      return moved;
+    });
+  }
+
+  /**
+   * A device reported that it holds the firmware of a download-only rollout (docs/decisions.md
+   * §12): `confirmed` there, which is all such a rollout asks; its version is not changed.
+   * @returns whether the device moved.
+   */
+  async downloadConfirmed(rollout: Rollout, device: TrackedDevice, version: string, lastWave: number, message: string): Promise<boolean> {
+    await this.flushOffers();
+    return this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
+      const moved = await this.states.move(manager, rollout.id, device.id, 'confirmed', now, { reportedVersion: version, message });
+      if (moved) await this.afterMove(manager, rollout.id, device, 'confirmed', version);
+      return moved;
+    });
+  }
+
+  /**
+   * The device's state in the rollout and the message kept with it (offers held back written
+   * first); `null` when it has none.
+   */
+  async attemptOf(rolloutId: number, deviceId: number): Promise<{ state: DeviceState; message: string | null } | null> {
+    await this.flushOffers();
+    const row = await this.states.find(undefined, rolloutId, deviceId);
+    return row ? { state: row.state, message: row.failureMessage } : null;
+  }
+
+  /** Keeps a problem the device reported during its open attempt as its message (a later failure names it). */
+  noteProblem(rolloutId: number, deviceId: number, message: string): Promise<void> {
+    return this.states.noteMessage(rolloutId, deviceId, message);
   }
 
   /**

@@ -11,7 +11,7 @@ import { RETRIED_STATES, type DeviceState, type StateCounts } from './policy/dev
 import { nextStep, sumCounts } from './policy/next-step.js';
 import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.repository.js';
 import { transition, type RolloutAction } from './policy/lifecycle.js';
-import type { Rollout, RolloutApproval, RolloutStatus } from './rollout.entity.js';
+import { DDI_ACTION_TYPES, type DdiActionType, type Rollout, type RolloutApproval, type RolloutStatus } from './rollout.entity.js';
 import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
@@ -41,6 +41,8 @@ export interface PlanRollout {
   errorThreshold?: number | null;
   /** How the next wave starts; default `auto`. */
   approval?: RolloutApproval;
+  /** How hawkBit DDI devices are told to take it (docs/decisions.md §12); default `forced`. */
+  ddiActionType?: DdiActionType;
   /** Who plans it (recorded on the ledger). */
   actor?: Actor;
 }
@@ -95,6 +97,8 @@ export interface RolloutView {
   approval: RolloutApproval;
   awaitingApproval: boolean;
   pauseReason: string | null;
+  /** How hawkBit DDI devices are told to take it (docs/decisions.md §12). */
+  ddiActionType: DdiActionType;
 }
 
 /** Operators' side of rollouts: plan, lifecycle, progress. Every change goes to the ledger. */
@@ -135,6 +139,10 @@ export class RolloutPlanService {
     ] as const) {
       if (!Number.isFinite(value) || value < 0 || value > 1) throw new FieldException(name, `${name} must be a share from 0 to 1`);
     }
+    const ddiActionType = plan.ddiActionType ?? 'forced';
+    if (!DDI_ACTION_TYPES.includes(ddiActionType)) {
+      throw new FieldException('ddi_action_type', `ddi_action_type must be one of ${DDI_ACTION_TYPES.join(', ')}`);
+    }
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
     const group = await this.groups.require(plan.tenantId, plan.group);
     const rollout = await this.unitOfWork.transaction(async (manager) => {
@@ -156,6 +164,7 @@ export class RolloutPlanService {
         awaitingApproval: false,
         pauseReason: null,
         waveStarts: '[]',
+        ddiActionType,
       });
       await this.record(manager, created, 'rollout.created', plan.actor);
       return created;
@@ -424,6 +433,7 @@ function snapshot(rollout: Rollout): Snapshot {
     approval: rollout.approval,
     awaitingApproval: rollout.awaitingApproval,
     pauseReason: rollout.pauseReason,
+    ddiActionType: rollout.ddiActionType,
   };
 }
 

@@ -1,9 +1,16 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
-import type { RolloutApproval, RolloutStatus } from './policy/lifecycle.js';
+import type { DdiActionType, RolloutApproval, RolloutStatus } from './policy/lifecycle.js';
 
-export { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from './policy/lifecycle.js';
+export {
+  DDI_ACTION_TYPES,
+  ROLLOUT_APPROVALS,
+  ROLLOUT_STATUSES,
+  type DdiActionType,
+  type RolloutApproval,
+  type RolloutStatus,
+} from './policy/lifecycle.js';
 
 /** A planned firmware update for a group of devices (docs/device-interface.md "Rollout", docs/decisions.md §8). */
 @Entity('rollout')
@@ -75,6 +82,10 @@ export class Rollout {
   /** JSON array of the start time (epoch ms) of each wave started so far. */
   @Column({ name: 'wave_starts', type: 'varchar', length: 1024, default: '[]' })
   waveStarts: string;
+
+  /** How DDI devices are told to take it: `forced`, `soft` (hawkBit `attempt`) or `download-only` (docs/decisions.md §12). */
+  @Column({ name: 'ddi_action_type', type: 'varchar', length: 16, default: 'forced' })
+  ddiActionType: DdiActionType;
 }
 
 /** A device's first success report for a rollout (docs/decisions.md §6). */

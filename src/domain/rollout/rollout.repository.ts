@@ -8,7 +8,8 @@ import type { DeviceVersion } from '#src/domain/device/device.entity.js';
 import { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
 import type { RolloutCandidate } from './policy/next-rollout.js';
-import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
+import { Rollout, RolloutSuccess, type DdiActionType, type RolloutStatus } from './rollout.entity.js';
+import type { ActionRollout } from './policy/device-actions.js';
 import type { DeviceState } from './policy/device-states.js';
 import { targetCondition } from './policy/targets.js';
 import type { InstalledRollout } from './device-state.repository.js';
@@ -35,6 +36,17 @@ export interface DeviceRolloutRow {
 }
 
 /**
+ * The database filters of docs/decisions.md §8 for a device `d` and a rollout `r` at time
+ * `now` (a placeholder): active, started, the device is a target (policy/targets.ts), no success
+ * record of the device (also one written without a state, e.g. before device states).
+ */
+function offerable(now: string): string {
+  return `(r.status = 'active' AND r.start_date <= ${now}
+      AND ${targetCondition('d', 'r')}
+      AND NOT EXISTS (SELECT 1 FROM rollout_success u WHERE u.rollout_id = r.id AND u.device_id = d.id))`;
+}
+
+/**
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
  * token's device key if it is of the token's tenant ($1 key id, $2 tenant id), the id and version
  * of the tenant's device with mac $3 (NULL when absent) and, one row each, (a) the rollouts that
@@ -54,13 +66,52 @@ const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS 
     s.state AS s_state, s.wave AS s_wave
   FROM device_key k
   LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
-  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND ((r.status = 'active' AND r.start_date <= $4
-      AND ${targetCondition('d', 'r')}
-      AND NOT EXISTS (SELECT 1 FROM rollout_success u WHERE u.rollout_id = r.id AND u.device_id = d.id))
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND (${offerable('$4')}
     OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
   LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
   LEFT JOIN firmware f ON f.id = r.firmware_id
   WHERE k.id = $1`;
+
+/**
+ * What a device that reports per action (hawkBit DDI) is asked when it polls, in one statement:
+ * the id and version of the tenant's ($1) device with identifier $2 and, one row each, the
+ * rollouts that pass the database filters of docs/decisions.md §8 at time $3 (as
+ * {@link NEXT_ROLLOUT_VIEW}), those the device is `installed` in (kept offered until it closes
+ * the action), and paused or cancelled ones it is `offered` or `downloading` in (to cancel), each
+ * with the device's state and wave and the rollout's status and DDI action type
+ * (policy/device-actions.ts decides). No row: no such device. Columns in the order of
+ * {@link ActionViewRow}.
+ */
+const ACTION_VIEW = `SELECT d.id AS device_id, d.firmware_version AS device_version,
+    r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
+    f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
+    s.state AS s_state, s.wave AS s_wave, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type
+  FROM device d
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND (${offerable('$3')}
+    OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id
+      AND (i.state = 'installed' OR (r.status IN ('paused', 'cancelled') AND i.state IN ('offered', 'downloading')))))
+  LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
+  LEFT JOIN firmware f ON f.id = r.firmware_id
+  WHERE d.tenant_id = $1 AND d.mac = $2`;
+
+/** A row of {@link ACTION_VIEW} as an array: the device, then one rollout (or NULLs) as in {@link NextRolloutViewRow}, its status and DDI action type. */
+type ActionViewRow = [
+  deviceId: number | string,
+  deviceVersion: string,
+  id: number | string | null,
+  name: string | null,
+  priority: number | string | null,
+  startDate: number | string | null,
+  downgrade: boolean | number | null,
+  firmwareId: number | string | null,
+  version: string | null,
+  waves: string | null,
+  currentWave: number | string | null,
+  state: DeviceState | null,
+  wave: number | string | null,
+  status: RolloutStatus | null,
+  ddiActionType: DdiActionType | null,
+];
 
 /**
  * A row of {@link NEXT_ROLLOUT_VIEW} as an array (rows as arrays cost less to build): the key's
@@ -110,13 +161,71 @@ export interface NextRolloutView {
   installed: InstalledRollout[];
 }
 
+/** What a device that reports per action asks when it polls (see {@link RolloutRepository.actionView}). */
+export interface ActionView {
+  /** Id and firmware version of the device. */
+  device: DeviceVersion;
+  /** The rollouts of {@link ACTION_VIEW}, with the device's state in each. */
+  rollouts: ActionRollout[];
+  /** DDI action type of each of those rollouts, by id. */
+  ddiActionTypes: ReadonlyMap<number, DdiActionType>;
+}
+
 /** Database access for rollouts and success records (groups: {@link GroupRepository}). */
 @Injectable()
 export class RolloutRepository {
   private readonly nextRolloutRead: PreparedRead<NextRolloutViewRow>;
+  private readonly actionRead: PreparedRead<ActionViewRow>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.nextRolloutRead = new PreparedRead(dataSource, NEXT_ROLLOUT_VIEW, { batched: true, rowMode: 'array' });
+    this.actionRead = new PreparedRead(dataSource, ACTION_VIEW, { batched: true, rowMode: 'array' });
+  }
+
+  /**
+   * The tenant's device with identifier `mac` and the rollouts that concern it at `nowMs` (epoch
+   * ms) as a device that reports per action sees them ({@link ACTION_VIEW}); `null` when the
+   * tenant has no such device.
+   */
+  async actionView(tenantId: number, mac: string, nowMs: number): Promise<ActionView | null> {
+    const rows = await this.actionRead.all([tenantId, mac, nowMs]);
+    if (rows.length === 0) return null;
+    const [[deviceId, deviceVersion]] = rows;
+    const rollouts: ActionRollout[] = [];
+    const ddiActionTypes = new Map<number, DdiActionType>();
+    for (const [, , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave, status, type] of rows) {
+      if (id === null) continue;
+      rollouts.push({
+        id: Number(id),
+        name: name!,
+        priority: Number(priority),
+        startDate: Number(startDate),
+        downgrade: downgrade === true || downgrade === 1,
+        firmwareId: Number(firmwareId),
+        version: version!,
+        state,
+        wave: wave === null ? null : Number(wave),
+        currentWave: Number(currentWave),
+        waveCount: waveCount(waves!),
+        status: status!,
+      });
+      ddiActionTypes.set(Number(id), type!);
+    }
+    return { device: { id: Number(deviceId), firmwareVersion: deviceVersion }, rollouts, ddiActionTypes };
+  }
+
+  /**
+   * The rollout of the tenant's device `deviceId` it most recently confirmed (its latest closed
+   * action: DDI `installedBase`), or `null`.
+   */
+  async lastConfirmed(tenantId: number, deviceId: number): Promise<number | null> {
+    const rows = await query<{ id: unknown }[]>(
+      this.dataSource.manager,
+      `SELECT s.rollout_id AS id FROM rollout_device_state s JOIN rollout r ON r.id = s.rollout_id
+        WHERE s.device_id = $1 AND r.tenant_id = $2 AND s.state = 'confirmed' ORDER BY s.confirmed_at DESC, s.rollout_id DESC LIMIT 1`,
+      [deviceId, tenantId],
+    );
+    return rows.length === 0 ? null : Number(rows[0].id);
   }
 
   /**

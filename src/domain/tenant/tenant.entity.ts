@@ -16,4 +16,8 @@ export class Tenant {
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
+
+  /** Seconds between the polls of its hawkBit DDI devices (`config.polling.sleep`, docs/decisions.md §12); default 300. */
+  @Column({ name: 'ddi_polling_seconds', type: 'integer', default: 300 })
+  ddiPollingSeconds: number;
 }

@@ -82,6 +82,11 @@ export class TenantRepository {
     await manager.update(Tenant, { id }, { customerKey });
   }
 
+  /** Sets the polling interval of the tenant's DDI devices, seconds. */
+  async setDdiPolling(manager: EntityManager, id: number, seconds: number): Promise<void> {
+    await manager.update(Tenant, { id }, { ddiPollingSeconds: seconds });
+  }
+
   async insertTenant(manager: EntityManager, tenant: Omit<Tenant, 'id'>): Promise<Tenant> {
     return manager.save(Tenant, manager.create(Tenant, tenant));
   }

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import { DEFAULT_DDI_POLLING_SECONDS, DDI_POLLING_SECONDS, INVALID_POLLING_SLEEP } from './ddi-polling.js';
 import type { DeviceKey } from './device-key.entity.js';
 import type { Tenant } from './tenant.entity.js';
 import { TenantRepository } from './tenant.repository.js';
@@ -18,15 +19,13 @@ export interface TenantView {
   name: string;
   /** ISO 8601, UTC. */
   createdAt: string;
+  /** Seconds between the polls of its hawkBit DDI devices (docs/decisions.md §12). */
+  ddiPollingSeconds: number;
 }
 
 /** A new tenant, or one whose customer key was just rotated: the only times the key is shown. */
-export interface CreatedTenant {
-  id: number;
-  name: string;
+export interface CreatedTenant extends TenantView {
   customerKey: string;
-  /** ISO 8601, UTC. */
-  createdAt: string;
 }
 
 /** A device key as operators see it. */
@@ -68,6 +67,7 @@ export class TenantService {
           name,
           customerKey: newCustomerKey(),
           createdAt: this.clock.now(),
+          ddiPollingSeconds: DEFAULT_DDI_POLLING_SECONDS,
         });
         await this.ledger.append(manager, {
           tenantId: created.id,
@@ -129,6 +129,44 @@ export class TenantService {
       });
     });
     return { ...tenantView(tenant), customerKey };
+  }
+
+  /**
+   * Sets how often the tenant's hawkBit DDI devices poll (`config.polling.sleep`, docs/decisions.md
+   * §12), from their next poll on; recorded on the ledger.
+   * @throws FieldException (400, field `sleep`) for seconds outside {@link DDI_POLLING_SECONDS};
+   *   NotFoundException `Tenant "x" not found`.
+   */
+  async setDdiPolling(idOrName: string | number, seconds: number, actor?: Actor): Promise<TenantView> {
+    if (!Number.isSafeInteger(seconds) || seconds < DDI_POLLING_SECONDS.min || seconds > DDI_POLLING_SECONDS.max) {
+      throw new FieldException('sleep', INVALID_POLLING_SLEEP);
+    }
+    const tenant = await this.resolveTenant(idOrName);
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.setDdiPolling(manager, tenant.id, seconds);
+      await this.ledger.append(manager, {
+        tenantId: tenant.id,
+        type: 'tenant.ddi-polling-set',
+        subject: Subject.tenant(tenant.id),
+        actor,
+        state: { id: tenant.id, name: tenant.name, ddiPollingSeconds: seconds },
+      });
+    });
+    return tenantView({ ...tenant, ddiPollingSeconds: seconds });
+  }
+
+  /** The tenant with exactly this name, or `null` (a DDI path names its tenant so, docs/decisions.md §12). */
+  tenantNamed(name: string): Promise<Tenant | null> {
+    return this.tenants.findTenantByName(name);
+  }
+
+  /**
+   * The tenant's device key with this text, if it admits devices (not revoked): what a DDI
+   * gateway token names (docs/decisions.md §11); `null` otherwise, also for another tenant's key.
+   */
+  async activeDeviceKey(tenantId: number, key: string): Promise<DeviceKey | null> {
+    const found = await this.tenants.findDeviceKeyByKey(key);
+    return found && found.tenantId === tenantId && found.revokedAt === null ? found : null;
   }
 
   /**
@@ -239,7 +277,12 @@ function newCustomerKey(): string {
 }
 
 function tenantView(tenant: Tenant): TenantView {
-  return { id: tenant.id, name: tenant.name, createdAt: new Date(tenant.createdAt).toISOString() };
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    createdAt: new Date(tenant.createdAt).toISOString(),
+    ddiPollingSeconds: tenant.ddiPollingSeconds,
+  };
 }
 
 function toView(key: DeviceKey): DeviceKeyView {

@@ -1,11 +1,24 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { PrintableTextField, printableTextMessages } from '#src/platform/common/dto-fields.js';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { OptionalField, PrintableTextField, printableTextMessages } from '#src/platform/common/dto-fields.js';
+import { INVALID_FILENAME, isFirmwareFilename } from '#src/domain/firmware/firmware.service.js';
+
+@ValidatorConstraint({ name: 'firmwareFilename' })
+class FirmwareFilename implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && isFirmwareFilename(value);
+  }
+  defaultMessage(): string {
+    return INVALID_FILENAME;
+  }
+}
 import { PageOf } from './paging.dto.js';
 
 /** 400 texts of the upload query's fields (the message names the field). */
 export const UploadFirmwareMessages = {
   version: printableTextMessages('version'),
   deviceType: printableTextMessages('device_type'),
+  filename: INVALID_FILENAME,
 } as const;
 
 /**
@@ -22,6 +35,18 @@ export class UploadFirmwareQuery {
   @ApiProperty({ description: 'device type the binary is built for (dType)', example: 'ESP32', minLength: 1, maxLength: 64 })
   @PrintableTextField('device_type', { required: true })
   device_type: string;
+
+  /** The file it comes from, kept for hawkBit DDI devices (docs/decisions.md §12). */
+  @ApiPropertyOptional({
+    description:
+      'the name of the file it comes from, kept as the artifact’s file name for hawkBit DDI devices (SWUpdate installs only `.swu` ' +
+      'files): 1 to 255 characters without /, \\ or control characters; `<device_type>-<version>.bin` when absent',
+    example: 'pump-1.2.0.swu',
+  })
+  @OptionalField()
+  @Validate(FirmwareFilename)
+  @IsString({ message: INVALID_FILENAME })
+  filename?: string;
 }
 
 /** A published firmware (docs/decisions.md §7, §9): digests of the stored binary. */
@@ -55,6 +80,12 @@ export class FirmwareResponse {
 
   @ApiProperty({ description: 'when it was published, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
   created_at: string;
+
+  @ApiProperty({
+    description: 'the artifact’s file name for hawkBit DDI devices: the file it was published from, or `<device_type>-<version>.bin`',
+    example: 'ESP32-1.2.0.bin',
+  })
+  filename: string;
 }
 
 const FIRMWARE_EXAMPLE: FirmwareResponse = {
@@ -66,6 +97,7 @@ const FIRMWARE_EXAMPLE: FirmwareResponse = {
   sha256: 'a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447',
   cid: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o',
   created_at: '2026-11-21T10:00:00.000Z',
+  filename: 'ESP32-1.2.0.bin',
 };
 
 /** One page of `GET /tenants/:tenant/firmware`, oldest first. */

@@ -1,6 +1,10 @@
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsDefined, IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { OptionalField } from '#src/platform/common/dto-fields.js';
+import { INVALID_CONTROLLER_ID } from '#src/platform/common/device-identifier.js';
+import { DEVICE_PROTOCOLS, type DeviceProtocol } from '#src/domain/device/device.entity.js';
+import { INVALID_TARGET_TOKEN } from '#src/domain/device/device.service.js';
 import { parseIsoTime } from '#src/platform/common/iso-time.js';
 import { FLEET_SUMMARY_VERSIONS, type FleetFilter } from '#src/domain/rollout/fleet.service.js';
 import { ROLLOUT_STATUSES } from '#src/domain/rollout/rollout.entity.js';
@@ -61,8 +65,8 @@ export class DeviceListQuery extends PageQuery {
 
   @ApiPropertyOptional({
     description:
-      'text search, any case: devices whose name contains it, or whose mac contains it as hex digits (separators ignored: ' +
-      '`b2:01`, `B201` and `b2-01` find the same devices)',
+      'text search, any case: devices whose name or identifier contains it, or whose mac contains it as hex digits (separators ' +
+      'ignored: `b2:01`, `B201` and `b2-01` find the same devices)',
     example: 'pump',
   })
   @IsOptional()
@@ -84,9 +88,13 @@ export class DeviceListQuery extends PageQuery {
   }
 }
 
-/** A device of a tenant as operators see it (docs/decisions.md §6, §9). */
+/** A device of a tenant as operators see it (docs/decisions.md §6, §9, §11). */
 export class DeviceSummaryResponse {
-  @ApiProperty({ description: 'hardware address, canonical (uppercase, colon-separated)', example: 'AC:67:B2:01:02:03' })
+  @ApiProperty({
+    description:
+      'its identifier (docs/decisions.md §11): a hardware address, canonical (uppercase, colon-separated), or a hawkBit controller id',
+    example: 'AC:67:B2:01:02:03',
+  })
   mac: string;
 
   @ApiProperty({ description: 'device name (the mac when the device registered without one)', example: 'pump-7' })
@@ -108,6 +116,83 @@ export class DeviceSummaryResponse {
 
   @ApiProperty({ description: 'registration time, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
   created_at: string;
+
+  @ApiProperty({
+    description: 'the device protocol it speaks: `asvin` (the version controller) or `ddi` (a hawkBit client)',
+    enum: DEVICE_PROTOCOLS,
+    example: 'asvin',
+  })
+  protocol: DeviceProtocol;
+
+  @ApiProperty({ description: 'whether it has a target token of its own (a DDI device an operator created)', example: false })
+  has_target_token: boolean;
+
+  @ApiProperty({
+    description: 'the attributes it reported about itself (DDI `configData`), or null before it reported any',
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    example: null,
+  })
+  attributes: Record<string, string> | null;
+}
+
+/** A device just created, or whose target token was just replaced: the only answers that show the token. */
+export class DeviceWithTokenResponse extends DeviceSummaryResponse {
+  @ApiProperty({
+    description:
+      'its target token (DDI `Authorization: TargetToken <token>`), shown only here: only its SHA-256 is kept (rotate it if lost)',
+    example: 'Jq3hV0cOq0Wc7o1xA4pQ2mZr9dY8kL5u',
+  })
+  target_token: string;
+}
+
+/** 400 texts of the device creation body. */
+export const CreateDeviceMessages = {
+  controllerId: INVALID_CONTROLLER_ID,
+  deviceType: 'device_type must be 1 to 64 printable characters',
+  name: 'name must be 1 to 128 characters without control characters',
+  firmwareVersion: 'firmware_version must be 1 to 64 printable characters',
+  targetToken: INVALID_TARGET_TOKEN,
+} as const;
+
+/**
+ * Body of `POST /tenants/:tenant/devices`: a device that authenticates with its own target token
+ * (a hawkBit DDI device, docs/decisions.md §11).
+ */
+export class CreateDeviceDto {
+  @ApiProperty({
+    description: "its controller id: 1 to 256 letters, digits or -._~!$&'()*+,;=:@ (a hardware address is stored canonical)",
+    example: 'pump-7',
+  })
+  @IsString({ message: CreateDeviceMessages.controllerId })
+  @IsDefined({ message: CreateDeviceMessages.controllerId })
+  controller_id: string;
+
+  @ApiProperty({ description: 'its device type (`dType`): which firmware it is offered', example: 'pump-board' })
+  @IsString({ message: CreateDeviceMessages.deviceType })
+  @IsDefined({ message: CreateDeviceMessages.deviceType })
+  device_type: string;
+
+  @ApiPropertyOptional({ description: 'a name, 1 to 128 characters; the controller id when absent', example: 'pump 7, hall B' })
+  @OptionalField()
+  @IsString({ message: CreateDeviceMessages.name })
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'the version it runs, if known; none until it confirms an update when absent', example: '1.0.0' })
+  @OptionalField()
+  @IsString({ message: CreateDeviceMessages.firmwareVersion })
+  firmware_version?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'a target token to keep (a device moved from a hawkBit server keeps its security token): 1 to 128 printable characters ' +
+      'without spaces; a new random one when absent',
+    example: 'a0e3b3c1f9d34c5e9c0a7e2b6d4f8a1c',
+  })
+  @OptionalField()
+  @IsString({ message: CreateDeviceMessages.targetToken })
+  target_token?: string;
 }
 
 /** One page of devices, by mac. */
@@ -121,6 +206,9 @@ export class DevicePage extends PageOf(DeviceSummaryResponse, {
       device_type: 'ESP32',
       last_seen_at: '2026-11-21T10:05:00.000Z',
       created_at: '2026-11-21T10:00:00.000Z',
+      protocol: 'asvin',
+      has_target_token: false,
+      attributes: null,
     },
   ],
 }) {}

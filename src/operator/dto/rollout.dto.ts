@@ -19,7 +19,14 @@ import {
 import { parseUtc } from '#src/platform/common/clock.js';
 import { OptionalField, wholeNumberMessages, WholeNumberQueryField } from '#src/platform/common/dto-fields.js';
 import { DEFAULT_SUCCESS_THRESHOLD, MAX_PRIORITY } from '#src/domain/rollout/rollout-plan.service.js';
-import { ROLLOUT_APPROVALS, ROLLOUT_STATUSES, type RolloutApproval, type RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
+import {
+  DDI_ACTION_TYPES,
+  ROLLOUT_APPROVALS,
+  ROLLOUT_STATUSES,
+  type DdiActionType,
+  type RolloutApproval,
+  type RolloutStatus,
+} from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
 import { MAX_WAVES, parseWavePlan } from '#src/domain/rollout/policy/waves.js';
 import { PageOf, PageQuery } from './paging.dto.js';
@@ -44,6 +51,7 @@ export const RolloutFieldMessages = {
   successThreshold: 'success_threshold must be a share from 0 to 1',
   errorThreshold: 'error_threshold must be a share from 0 to 1, or null',
   approval: `approval must be one of ${ROLLOUT_APPROVALS.join(', ')}`,
+  ddiActionType: `ddi_action_type must be one of ${DDI_ACTION_TYPES.join(', ')}`,
   status: `status must be one of ${ROLLOUT_STATUSES.join(', ')}`,
 } as const;
 
@@ -179,6 +187,18 @@ export class CreateRolloutDto {
   @OptionalField()
   @IsIn(ROLLOUT_APPROVALS, { message: RolloutFieldMessages.approval })
   approval?: RolloutApproval;
+
+  @ApiPropertyOptional({
+    description:
+      'how hawkBit DDI devices are told to take it (docs/decisions.md §12): `forced` (install at once), `soft` (DDI ' +
+      '`attempt`: the device may postpone), `download-only` (DDI update `skip`: download, do not install)',
+    enum: DDI_ACTION_TYPES,
+    default: 'forced',
+    example: 'forced',
+  })
+  @OptionalField()
+  @IsIn(DDI_ACTION_TYPES, { message: RolloutFieldMessages.ddiActionType })
+  ddi_action_type?: DdiActionType;
 }
 
 /** `?page=&per_page=&status=` of `GET /tenants/:tenant/rollouts`. */
@@ -370,6 +390,13 @@ export class RolloutResponse {
     example: null,
   })
   pause_reason: string | null;
+
+  @ApiProperty({
+    description: 'how hawkBit DDI devices are told to take it (docs/decisions.md §12)',
+    enum: DDI_ACTION_TYPES,
+    example: 'forced',
+  })
+  ddi_action_type: DdiActionType;
 }
 
 const ROLLOUT_EXAMPLE: RolloutResponse = {
@@ -405,6 +432,7 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
   approval: 'auto',
   awaiting_approval: false,
   pause_reason: null,
+  ddi_action_type: 'forced',
 };
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
+import { INVALID_POLLING_SLEEP } from '#src/domain/tenant/ddi-polling.js';
 import { PageOf } from './paging.dto.js';
 
 /** Body of `POST /tenants`. */
@@ -24,6 +25,22 @@ export class TenantResponse {
 
   @ApiProperty({ description: 'creation time, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
   created_at: string;
+
+  @ApiProperty({
+    description: 'how often its hawkBit DDI devices poll, `HH:MM:SS` (their `config.polling.sleep`, docs/decisions.md §12)',
+    example: '00:05:00',
+  })
+  ddi_polling_sleep: string;
+}
+
+/** Body of `PUT /tenants/:tenant/ddi-polling`. */
+export class DdiPollingDto {
+  @ApiProperty({
+    description: 'how often the tenant’s hawkBit DDI devices poll, `HH:MM:SS` from 00:00:01 to 23:59:59',
+    example: '00:05:00',
+  })
+  @IsString({ message: INVALID_POLLING_SLEEP })
+  sleep: string;
 }
 
 /**
@@ -42,5 +59,5 @@ export class TenantWithKeyResponse extends TenantResponse {
 /** One page of tenants. */
 export class TenantPage extends PageOf(TenantResponse, {
   description: 'tenants by id',
-  example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z' }],
+  example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z', ddi_polling_sleep: '00:05:00' }],
 }) {}

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 
 /**
@@ -11,6 +12,50 @@ export const MALFORMED_JSON = Symbol('malformed JSON');
 /** The JSON text a parsed body object was read from (see {@link jsonNumberLiteral}). */
 const SOURCE = Symbol('JSON source');
 
+/** Route config key that marks a route as taking JSON leniently (see {@link LenientJsonBody}). */
+const LENIENT_JSON = 'firmledgerLenientJson';
+
+/**
+ * Marks a route whose clients are known to send JSON with raw control characters (a line feed)
+ * inside strings, such as SWUpdate's DDI feedback (docs/decisions.md §12): such a body is parsed
+ * with those characters escaped, and a body that is still not JSON reaches the handler as
+ * {@link UnparsedJson} instead of a 400, for it to read what it can.
+ */
+export const LenientJsonBody = (): MethodDecorator => RouteConfig({ [LENIENT_JSON]: true });
+
+/** The text of an `application/json` body of a {@link LenientJsonBody} route that is not JSON even leniently. */
+export class UnparsedJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Parses JSON text whose strings may hold raw control characters (U+0000 to U+001F), which
+ * `JSON.parse` refuses: they are escaped (`\n`, `\u0001`) where they stand inside a string, then
+ * the text is parsed as usual, prototype-poisoning keys refused.
+ * @throws SyntaxError when the text is not JSON even so.
+ */
+export function parseLenientJson(text: string): unknown {
+  let repaired = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') {
+        repaired += char + (text[i + 1] ?? '');
+        i++;
+        continue;
+      }
+      if (char === '"') inString = false;
+      const code = char.charCodeAt(0);
+      repaired += code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+      continue;
+    }
+    if (char === '"') inString = true;
+    repaired += char;
+  }
+  return secureJsonParse.parse(repaired, undefined, { protoAction: 'error', constructorAction: 'error' });
+}
+
 /** Body limit of device endpoints, bytes (docs/decisions.md §3). */
 export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -20,19 +65,28 @@ export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
  */
 export function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEVICE_BODY_LIMIT_BYTES }, (_request, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEVICE_BODY_LIMIT_BYTES }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {
       parsed = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch {
-      return done(null, MALFORMED_JSON);
+      if (!isLenientRoute(request)) return done(null, MALFORMED_JSON);
+      try {
+        parsed = parseLenientJson(text);
+      } catch {
+        return done(null, new UnparsedJson(text));
+      }
     }
     // Non-enumerable: validation, logs and serializers never see it.
     if (typeof parsed === 'object' && parsed !== null) Object.defineProperty(parsed, SOURCE, { value: text });
     done(null, parsed);
   });
+}
+
+function isLenientRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[LENIENT_JSON] === true;
 }
 
 /**

@@ -16,6 +16,9 @@ export type TenantWithKey = Schemas['TenantWithKeyResponse'];
 export type DeviceKey = Schemas['DeviceKeyResponse'];
 
 export type Device = Schemas['DeviceSummaryResponse'];
+/** A device just created, or whose target token was just replaced: the only answers with the token. */
+export type DeviceWithToken = Schemas['DeviceWithTokenResponse'];
+export type CreateDevice = Schemas['CreateDeviceDto'];
 export type DeviceDetail = Schemas['DeviceDetailResponse'];
 /** A rollout that targets a device, and where the device stands in it. */
 export type DeviceRollout = Schemas['DeviceRolloutResponse'];
@@ -34,6 +37,8 @@ export type Rollout = Schemas['RolloutResponse'];
 export type RolloutPlan = Schemas['CreateRolloutDto'];
 export type RolloutStatus = Rollout['status'];
 export type Approval = Rollout['approval'];
+/** hawkBit's action types of a rollout for DDI devices (docs/decisions.md §12). */
+export type DdiActionType = Rollout['ddi_action_type'];
 /** `POST …/rollouts/:id/retry`. */
 export type RetryResult = Schemas['RetryResponse'];
 /** A targeted device of a rollout: `GET …/rollouts/:id/devices`. */

@@ -16,8 +16,9 @@ export async function draftMacs(draft: MacsDraft): Promise<string[]> {
 }
 
 /**
- * A text area to paste macs into and a CSV file to take them from (first column, header optional).
- * @param problem what is wrong with the macs (the API's refusal of one), shown under the text area.
+ * A text area to paste device identifiers (macs, controller ids) into and a CSV file to take them from
+ * (first column, header optional).
+ * @param problem what is wrong with them (the API's refusal of one), shown under the text area.
  */
 export function MacsInput({
   legend,
@@ -36,7 +37,7 @@ export function MacsInput({
     <fieldset className="macs">
       <legend>{legend}</legend>
       <div className="field">
-        <label htmlFor={`${id}-text`}>Paste macs (one per line, or separated by spaces)</label>
+        <label htmlFor={`${id}-text`}>Paste macs or controller ids (one per line, or separated by spaces)</label>
         <textarea
           id={`${id}-text`}
           rows={4}
@@ -49,7 +50,7 @@ export function MacsInput({
         <FieldError id={`${id}-error`} message={problem} />
       </div>
       <div className="field">
-        <label htmlFor={`${id}-file`}>or a CSV file (macs in the first column)</label>
+        <label htmlFor={`${id}-file`}>or a CSV file (macs or controller ids in the first column)</label>
         <input
           key={fileKey}
           id={`${id}-file`}

@@ -1,14 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { answer, api } from '#web/api/client';
+import type { DeviceWithToken } from '#web/api/types';
+import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading } from '#web/components/feedback';
+import { SecretOnce } from '#web/components/secret-once';
+import { useSession } from '#web/session';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { StateBadge, StatusBadge } from '#web/components/status';
 import { ago, utc } from '#web/format';
 import { withTenant } from '#web/tenant';
 
-/** One device: what it runs, when it was seen, its groups and its rollout history. */
+/** What a DDI device does with its target token (the console shows it once). */
+export const TARGET_TOKEN_USE =
+  'The device sends it as `Authorization: TargetToken <token>` (SWUpdate: -k, or targettoken); only its SHA-256 is kept.';
+
+/** One device: what it runs, when it was seen, its attributes, its groups and its rollout history. */
 export function DevicePage() {
   const { mac = '' } = useParams();
   return (
@@ -33,8 +42,10 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
       <section className="card" aria-labelledby="device-facts">
         <h2 id="device-facts">{d.name}</h2>
         <dl className="facts">
-          <dt>MAC</dt>
+          <dt>{d.protocol === 'ddi' ? 'Controller id' : 'MAC'}</dt>
           <dd className="mono">{d.mac}</dd>
+          <dt>Protocol</dt>
+          <dd>{d.protocol === 'ddi' ? `hawkBit DDI${d.has_target_token ? ', with a target token' : ', by gateway token'}` : 'asvin'}</dd>
           <dt>Firmware version</dt>
           <dd>{d.firmware_version}</dd>
           <dt>Device type</dt>
@@ -46,6 +57,22 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
           <dt>Registered</dt>
           <dd>{utc(d.created_at)}</dd>
         </dl>
+        {d.has_target_token ? <RotateToken tenant={tenant} mac={d.mac} /> : null}
+      </section>
+      <section className="card" aria-labelledby="device-attributes">
+        <h2 id="device-attributes">Attributes</h2>
+        {d.attributes === null ? (
+          <p className="muted">None reported.</p>
+        ) : (
+          <dl className="facts">
+            {Object.entries(d.attributes).map(([name, value]) => (
+              <div key={name}>
+                <dt>{name}</dt>
+                <dd className="mono">{value}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
       </section>
       <section className="card" aria-labelledby="device-groups">
         <h2 id="device-groups">Groups</h2>
@@ -63,6 +90,29 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
       </section>
       <History tenant={tenant} mac={d.mac} />
     </div>
+  );
+}
+
+/** Gives the device a new target token (admins only), shown once; the old one stops working at once. */
+function RotateToken({ tenant, mac }: { tenant: string; mac: string }) {
+  const { canChange } = useSession();
+  const [token, setToken] = useState<string>();
+  if (!canChange) return null;
+  const rotate = async () => {
+    const device: DeviceWithToken = await answer(
+      api.POST('/tenants/{tenant}/devices/{mac}/target-token/rotate', { params: { path: { tenant, mac } } }),
+    );
+    setToken(device.target_token);
+  };
+  return (
+    <>
+      {token ? (
+        <SecretOnce title={`Target token of ${mac}`} secret={token} use={TARGET_TOKEN_USE} onDone={() => setToken(undefined)} />
+      ) : null}
+      <ConfirmButton label="Rotate target token" title={`New target token for ${mac}`} confirmLabel="Rotate" danger onConfirm={rotate}>
+        <p>The device’s current target token stops working at once: configure the device with the new one.</p>
+      </ConfirmButton>
+    </>
   );
 }
 

@@ -1,11 +1,14 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { answer, api } from '#web/api/client';
 import { useNames } from '#web/api/queries';
-import type { DeviceListQuery } from '#web/api/types';
+import type { CreateDevice, DeviceListQuery, DeviceWithToken } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';
+import { SecretOnce } from '#web/components/secret-once';
+import { TARGET_TOKEN_USE } from '#web/pages/device';
+import { useSession } from '#web/session';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { InlineSelect, Pager, Table } from '#web/components/table';
 import { ago, utc } from '#web/format';
@@ -78,6 +81,7 @@ function DeviceList({ tenant }: { tenant: string }) {
 
   return (
     <>
+      <CreateDevice tenant={tenant} types={types} />
       <Filters
         initial={filters}
         groups={names.groups.map((g) => g.name)}
@@ -92,10 +96,11 @@ function DeviceList({ tenant }: { tenant: string }) {
       {devices.isPending ? <Loading what="devices" /> : null}
       {devices.data ? (
         <>
-          <Table caption={`Devices of ${tenant}, by mac`} hideCaption>
+          <Table caption={`Devices of ${tenant}, by identifier`} hideCaption>
             <thead>
               <tr>
-                <th scope="col">MAC</th>
+                <th scope="col">MAC or controller id</th>
+                <th scope="col">Protocol</th>
                 <th scope="col">Name</th>
                 <th scope="col">Firmware version</th>
                 <th scope="col">Device type</th>
@@ -109,6 +114,7 @@ function DeviceList({ tenant }: { tenant: string }) {
                   <td className="mono">
                     <Link to={withTenant(CONSOLE_PAGES.device.replace(':mac', encodeURIComponent(device.mac)), tenant)}>{device.mac}</Link>
                   </td>
+                  <td>{device.protocol === 'ddi' ? 'hawkBit DDI' : 'asvin'}</td>
                   <td>{device.name}</td>
                   <td>{device.firmware_version}</td>
                   <td>{device.device_type}</td>
@@ -132,6 +138,66 @@ function DeviceList({ tenant }: { tenant: string }) {
         </>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Creates a hawkBit DDI device (admins only): its controller id and device type; its target token
+ * is shown once. Devices of the asvin interface register themselves.
+ */
+function CreateDevice({ tenant, types }: { tenant: string; types: string[] }) {
+  const { canChange } = useSession();
+  const client = useQueryClient();
+  const [draft, setDraft] = useState<CreateDevice>({ controller_id: '', device_type: '' });
+  const [created, setCreated] = useState<DeviceWithToken>();
+  const [error, setError] = useState<unknown>();
+  if (!canChange) return null;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const device: DeviceWithToken = await answer(api.POST('/tenants/{tenant}/devices', { params: { path: { tenant } }, body: draft }));
+      setCreated(device);
+      setDraft({ controller_id: '', device_type: draft.device_type });
+      await client.invalidateQueries({ queryKey: ['devices', tenant] });
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return (
+    <details className="card">
+      <summary>Add a hawkBit device (SWUpdate, rauc-hawkbit-updater, Zephyr…)</summary>
+      {created ? (
+        <SecretOnce
+          title={`Target token of ${created.mac}`}
+          secret={created.target_token}
+          use={TARGET_TOKEN_USE}
+          onDone={() => setCreated(undefined)}
+        />
+      ) : null}
+      <form className="filters" aria-label="Add a hawkBit device" onSubmit={(event) => void submit(event)}>
+        <div className="field">
+          <label htmlFor="device-controller-id">Controller id of the new device</label>
+          <input
+            id="device-controller-id"
+            required
+            value={draft.controller_id}
+            onChange={(event) => setDraft({ ...draft, controller_id: event.target.value })}
+          />
+        </div>
+        <SuggestField
+          id="device-type"
+          label="Device type of the new device"
+          value={draft.device_type}
+          suggestions={types}
+          onChange={(event) => setDraft({ ...draft, device_type: event.target.value })}
+        />
+        <div className="actions">
+          <button type="submit">Add device</button>
+        </div>
+      </form>
+      <ErrorText error={error} />
+    </details>
   );
 }
 
@@ -159,7 +225,7 @@ function Filters({
   return (
     <form className="filters" role="search" aria-label="Filter devices" onSubmit={submit}>
       <div className="field">
-        <label htmlFor="filter-q">Search mac or name</label>
+        <label htmlFor="filter-q">Search mac, controller id or name</label>
         <input id="filter-q" type="search" value={draft.q} onChange={set('q')} placeholder="e.g. 01:02 or pump" />
       </div>
       <div className="field">

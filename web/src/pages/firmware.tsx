@@ -45,7 +45,7 @@ function Upload({ tenant }: { tenant: string }) {
     setPublished(undefined);
     setSent({ sent: 0, total: file.size });
     try {
-      const firmware = await uploadFirmware(tenant, { version, device_type: deviceType }, file, (done, total) =>
+      const firmware = await uploadFirmware(tenant, { version, device_type: deviceType, filename: file.name }, file, (done, total) =>
         setSent({ sent: done, total }),
       );
       setPublished(firmware);

@@ -5,7 +5,7 @@ import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { parsePercentText, parseWavesText } from '#src/operator/console/rollout-progress';
 import { answer, api } from '#web/api/client';
 import { useNames, useRollouts } from '#web/api/queries';
-import { ROLLOUT_STATUSES, type Approval, type RolloutPlan, type RolloutStatus } from '#web/api/types';
+import { ROLLOUT_STATUSES, type Approval, type DdiActionType, type RolloutPlan, type RolloutStatus } from '#web/api/types';
 import { ErrorText, ViewerNote } from '#web/components/feedback';
 import { describedBy, FieldError, refusalAt } from '#web/components/field-error';
 import { ForTenant, PageTitle } from '#web/components/page-title';
@@ -49,6 +49,8 @@ interface Plan {
   success_threshold: string;
   error_threshold: string;
   approval: Approval;
+  /** How hawkBit DDI devices take it. */
+  ddi_action_type: DdiActionType;
 }
 
 /** The fields of the plan the form shows a problem at: every field of the body but `downgrade` (a checkbox cannot be wrong). */
@@ -65,10 +67,17 @@ const PLAN_FIELDS: Record<PlanField, true> = {
   success_threshold: true,
   error_threshold: true,
   approval: true,
+  ddi_action_type: true,
 };
 
 /** The waves, thresholds and approval the operator API takes when none are given. */
-const DEFAULT_STAGING = { waves: '100%', success_threshold: '90', error_threshold: '', approval: 'auto' } as const;
+const DEFAULT_STAGING = {
+  waves: '100%',
+  success_threshold: '90',
+  error_threshold: '',
+  approval: 'auto',
+  ddi_action_type: 'forced',
+} as const;
 
 /** Reads the staging fields of the form: the body's values, or a message per field in words. */
 function readStaging(plan: Plan): { body: Partial<RolloutPlan>; errors: Partial<Record<PlanField, string>> } {
@@ -93,6 +102,7 @@ function readStaging(plan: Plan): { body: Partial<RolloutPlan>; errors: Partial<
     body.error_threshold = error.value;
     body.approval = plan.approval;
   }
+  if (plan.ddi_action_type !== DEFAULT_STAGING.ddi_action_type) body.ddi_action_type = plan.ddi_action_type;
   return { body, errors };
 }
 
@@ -292,6 +302,20 @@ function PlanRollout({ tenant }: { tenant: string }) {
               <option value="manual">waits for an admin to approve it</option>
             </select>
             {fieldError('approval')}
+          </div>
+          <div className="field">
+            <label htmlFor="rollout-ddi-action-type">hawkBit devices</label>
+            <select
+              id="rollout-ddi-action-type"
+              value={plan.ddi_action_type}
+              onChange={set('ddi_action_type')}
+              {...described('ddi_action_type')}
+            >
+              <option value="forced">install at once (forced)</option>
+              <option value="soft">may postpone (soft)</option>
+              <option value="download-only">download only, do not install</option>
+            </select>
+            {fieldError('ddi_action_type')}
           </div>
         </fieldset>
         {refused ? null : <ErrorText error={create.error} />}

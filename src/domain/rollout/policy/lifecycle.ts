@@ -6,6 +6,14 @@ export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 export const ROLLOUT_APPROVALS = ['auto', 'manual'] as const;
 export type RolloutApproval = (typeof ROLLOUT_APPROVALS)[number];
 
+/**
+ * How hawkBit DDI devices are told to take a rollout (docs/decisions.md §12, hawkBit's action
+ * types): `forced` (install at once), `soft` (the device may postpone: DDI `attempt`),
+ * `download-only` (download, do not install: DDI update `skip`).
+ */
+export const DDI_ACTION_TYPES = ['forced', 'soft', 'download-only'] as const;
+export type DdiActionType = (typeof DDI_ACTION_TYPES)[number];
+
 /** Operator actions on a rollout and the state each leads to. */
 export const ROLLOUT_ACTIONS = {
   start: { from: ['draft'], to: 'active' },

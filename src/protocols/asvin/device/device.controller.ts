@@ -61,9 +61,13 @@ export class DeviceController {
     summary: 'List all devices of the tenant',
     description: '`[]` when the tenant has none. Field devices call `/api/device/`; the trailing slash is optional.',
   })
-  @ApiOkResponse({ description: 'Every device of the token’s tenant.', type: DeviceResponse, isArray: true })
+  @ApiOkResponse({
+    description: 'Every device of the token’s tenant that speaks this interface (hawkBit DDI devices are on the operator API).',
+    type: DeviceResponse,
+    isArray: true,
+  })
   async list(@Principal() principal: DevicePrincipal): Promise<DeviceResponse[]> {
-    return (await this.devices.list(principal.tenantId)).map(deviceResponse);
+    return (await this.devices.list(principal.tenantId, 'asvin')).map(deviceResponse);
   }
 
   /** `GET /api/device/:mac` (any notation) → 200 device; 404 `Device does't exist!`. */

@@ -83,6 +83,6 @@ export class ReportService implements OnApplicationBootstrap {
 
   /** The tenant's devices as report rows, a page at a time ({@link DeviceService.pages}). */
   private async *rows(tenantId: number): AsyncGenerator<DeviceRow[]> {
-    for await (const page of this.devices.pages(tenantId)) yield page.map(deviceResponse);
+    for await (const page of this.devices.pages(tenantId, 'asvin')) yield page.map(deviceResponse);
   }
 }

@@ -1,0 +1,113 @@
+import { UnparsedJson } from '#src/platform/http/json-body.js';
+
+/**
+ * Reading what DDI clients send (docs/decisions.md §12): leniently, because real clients send
+ * numeric ids, times without a zone, progress whose `cnt` exceeds `of`, and (SWUpdate) raw line
+ * feeds inside strings. A body whose JSON cannot be repaired is still read for its `execution` and
+ * `finished` values: a 400 would never be retried, and the action would hang.
+ */
+
+/** `status.execution` values (hawkBit `DdiStatus.ExecutionStatus`). */
+export const DDI_EXECUTIONS = ['closed', 'proceeding', 'canceled', 'scheduled', 'rejected', 'resumed', 'downloaded', 'download'] as const;
+export type DdiExecution = (typeof DDI_EXECUTIONS)[number];
+
+/** `status.result.finished` values (hawkBit `DdiResult.FinalResult`). */
+export const DDI_FINISHED = ['success', 'failure', 'none'] as const;
+export type DdiFinished = (typeof DDI_FINISHED)[number];
+
+/** A feedback as the component uses it. */
+export interface DdiFeedback {
+  execution: DdiExecution;
+  finished: DdiFinished;
+  /** `status.details`, strings only (`[]` when absent). */
+  details: string[];
+}
+
+/** 400 texts of a feedback body hawkBit would refuse too (its `@NotNull` fields). */
+export const FeedbackMessages = {
+  status: 'status must be an object with execution and result',
+  execution: `status.execution must be one of ${DDI_EXECUTIONS.join(', ')}`,
+  finished: `status.result.finished must be one of ${DDI_FINISHED.join(', ')}`,
+  details: 'status.details must be an array of strings',
+} as const;
+
+/** 400 texts of a configData body. */
+export const ConfigDataMessages = {
+  data: 'data must be an object of 1 to 100 attributes: keys of 1 to 128 characters, string values of at most 128',
+  mode: 'mode must be one of merge, replace, remove',
+} as const;
+
+/** Most attributes of one configData body (hawkBit's default quota). */
+const MAX_ATTRIBUTES = 100;
+
+/**
+ * A feedback body as the JSON parser handed it (an object, or {@link UnparsedJson}).
+ * @returns the feedback, or the 400 text of what is missing or wrong.
+ */
+export function readFeedback(body: unknown): DdiFeedback | { error: string } {
+  if (body instanceof UnparsedJson) return readUnparsed(body.text);
+  const status = objectOf(objectOf(body)?.['status']);
+  const result = objectOf(status?.['result']);
+  if (!status || !result) return { error: FeedbackMessages.status };
+  const execution = status['execution'];
+  if (!isOneOf(execution, DDI_EXECUTIONS)) return { error: FeedbackMessages.execution };
+  const finished = result['finished'];
+  if (!isOneOf(finished, DDI_FINISHED)) return { error: FeedbackMessages.finished };
+  const details = status['details'];
+  if (details !== undefined && details !== null && !(Array.isArray(details) && details.every((d) => typeof d === 'string'))) {
+    return { error: FeedbackMessages.details };
+  }
+  return { execution, finished, details: details ?? [] };
+}
+
+/**
+ * A feedback whose JSON is broken beyond repair: its `execution` and `finished` values found by
+ * pattern, its details as whatever quoted strings follow `"details"`.
+ */
+function readUnparsed(text: string): DdiFeedback | { error: string } {
+  const execution = /"execution"\s*:\s*"([a-z]+)"/.exec(text)?.[1];
+  const finished = /"finished"\s*:\s*"([a-z]+)"/.exec(text)?.[1];
+  if (!isOneOf(execution, DDI_EXECUTIONS)) return { error: FeedbackMessages.execution };
+  if (!isOneOf(finished, DDI_FINISHED)) return { error: FeedbackMessages.finished };
+  const list = text.indexOf('"details"') < 0 ? -1 : text.indexOf('[', text.indexOf('"details"'));
+  const details = list < 0 ? [] : [...text.slice(list).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1].replace(/\\(.)/g, '$1'));
+  return { execution, finished, details };
+}
+
+/** A configData body as the component uses it. */
+export interface DdiConfigDataBody {
+  data: Record<string, string>;
+  mode: 'merge' | 'replace' | 'remove';
+}
+
+/**
+ * A configData body: `data` (1 to 100 string attributes, keys of 1 to 128 characters, values of
+ * at most 128: hawkBit's limits) and an optional `mode` (default `merge`; clients may send none;
+ * `null` is not an absent mode).
+ * @returns the body, or the 400 text of what is wrong.
+ */
+export function readConfigData(body: unknown): DdiConfigDataBody | { error: string } {
+  const object = objectOf(body instanceof UnparsedJson ? undefined : body);
+  const data = objectOf(object?.['data']);
+  const entries = data ? Object.entries(data) : [];
+  const fits = (text: unknown, min: number): text is string => typeof text === 'string' && text.length >= min && text.length <= 128;
+  if (
+    !data ||
+    entries.length === 0 ||
+    entries.length > MAX_ATTRIBUTES ||
+    !entries.every(([key, value]) => fits(key, 1) && fits(value, 0))
+  ) {
+    return { error: ConfigDataMessages.data };
+  }
+  const mode = object !== undefined && 'mode' in object ? object['mode'] : 'merge';
+  if (mode !== 'merge' && mode !== 'replace' && mode !== 'remove') return { error: ConfigDataMessages.mode };
+  return { data: data as Record<string, string>, mode };
+}
+
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function isOneOf<T extends string>(value: unknown, allowed: readonly T[]): value is T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value);
+}

@@ -160,7 +160,7 @@ export class GroupService {
       }
       return this.repository.memberCount(group.id, manager);
     });
-    await this.changes.changed(group.id);
+    await this.changes.changed(group.id, type === 'group.members-added' ? { added: unique, removed: [] } : { added: [], removed: unique });
     return groupView({ ...group, members });
   }
 }

@@ -255,21 +255,36 @@ export class DeviceStateRepository {
   }
 
   /**
-   * How a rollout's devices stand (docs/decisions.md §10): its targets ({@link targetCondition}) per
-   * wave and state, targets without a state yet (they became targets after the start and have not
-   * asked since) as `pending` in the last wave; and the members of its group that are not targets,
-   * by why ({@link memberClassExpression}). Devices that stopped being targets (left the group,
-   * deleted) count nowhere. Index 0 of `waves` is wave 1.
+   * A rollout's devices with a state per wave and state, as the database keeps them counted
+   * (`rollout_wave_count`, maintained by triggers in the transaction of every change: docs/decisions.md
+   * §10): a few rows, whatever the size of the rollout. Index 0 is wave 1. Targets that have no state
+   * yet (they became targets after the start and have not asked since) are not in it: see
+   * {@link progress}.
    */
-  async progress(rolloutId: number, waveCount: number, manager: EntityManager = this.dataSource.manager): Promise<RolloutProgress> {
-    const states = await query<{ wave: unknown; state: DeviceState; n: unknown }[]>(
+  async waveCounts(rolloutId: number, waveCount: number, manager: EntityManager = this.dataSource.manager): Promise<StateCounts[]> {
+    const rows = await query<{ wave: unknown; state: DeviceState; n: unknown }[]>(
       manager,
-      `SELECT s.wave AS wave, s.state AS state, COUNT(*) AS n
-         FROM rollout_device_state s JOIN device d ON d.id = s.device_id JOIN rollout r ON r.id = s.rollout_id
-        WHERE s.rollout_id = $1 AND ${targetCondition('d', 'r')}
-        GROUP BY s.wave, s.state`,
+      'SELECT wave, state, devices AS n FROM rollout_wave_count WHERE rollout_id = $1 AND devices <> 0',
       [rolloutId],
     );
+    const waves = Array.from({ length: waveCount }, noDevices);
+    for (const row of rows) {
+      const counts = waves[Math.min(Math.max(Number(row.wave), 1), waveCount) - 1];
+      const n = Number(row.n);
+      if ((DEVICE_STATES as readonly string[]).includes(row.state)) counts[row.state] += n;
+      counts.targeted += n;
+    }
+    return waves;
+  }
+
+  /**
+   * How a rollout's devices stand (docs/decisions.md §10): its targets per wave and state
+   * ({@link waveCounts}), targets without a state yet as `pending` in the last wave, and the members
+   * of its group that are not targets, by why ({@link memberClassExpression}). Reads every member of
+   * the group: for operators' views and the finish, not for each report.
+   */
+  async progress(rolloutId: number, waveCount: number, manager: EntityManager = this.dataSource.manager): Promise<RolloutProgress> {
+    const waves = await this.waveCounts(rolloutId, waveCount, manager);
     const members = await query<{ class: MemberClass; n: unknown }[]>(
       manager,
       `SELECT ${memberClassExpression('m', 'r')} AS class, COUNT(*) AS n
@@ -278,21 +293,39 @@ export class DeviceStateRepository {
         GROUP BY 1`,
       [rolloutId],
     );
-    const waves = Array.from({ length: waveCount }, noDevices);
-    let withState = 0;
-    for (const row of states) {
-      const counts = waves[Math.min(Math.max(Number(row.wave), 1), waveCount) - 1];
-      const n = Number(row.n);
-      if ((DEVICE_STATES as readonly string[]).includes(row.state)) counts[row.state] += n;
-      counts.targeted += n;
-      withState += n;
-    }
     const count = (kind: MemberClass) => Number(members.find((row) => row.class === kind)?.n ?? 0);
+    const withState = waves.reduce((n, wave) => n + wave.targeted, 0);
     const last = waves[waveCount - 1];
     const withoutState = Math.max(0, count('target') - withState);
     last.pending += withoutState;
     last.targeted += withoutState;
     return { waves, notApplicable: count('not_applicable'), notRegistered: count('not_registered') };
+  }
+
+  /**
+   * Removes the states of the tenant's devices with identifiers `macs` in the running (active or
+   * paused) rollouts to group `groupId`: they left the group, so they are no targets there any more
+   * (docs/decisions.md §10); their history stays.
+   * @returns how many states went.
+   */
+  async dropLeavers(manager: EntityManager, groupId: number, macs: readonly string[]): Promise<number> {
+    let dropped = 0;
+    for (let i = 0; i < macs.length; i += CHUNK) {
+      const chunk = macs.slice(i, i + CHUNK);
+      const list = chunk.map((_, n) => `$${n + 2}`).join(', ');
+      const rows = await query<unknown[]>(
+        manager,
+        `DELETE FROM rollout_device_state
+          WHERE rollout_id IN (SELECT r.id FROM rollout r WHERE r.group_id = $1 AND r.status IN ('active', 'paused'))
+            AND device_id IN (SELECT d.id FROM device d JOIN device_group g ON g.id = $1 AND d.tenant_id = g.tenant_id
+                               WHERE d.mac IN (${list})
+                                 AND NOT EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = $1 AND m.mac = d.mac))
+         RETURNING device_id`,
+        [groupId, ...chunk],
+      );
+      dropped += Array.isArray(rows) ? (Array.isArray(rows[0]) ? (rows[0] as unknown[]).length : rows.length) : 0;
+    }
+    return dropped;
   }
 
   /** Time of the latest state change in the rollout (epoch ms), or `null`. */

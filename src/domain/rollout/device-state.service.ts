@@ -6,7 +6,7 @@ import type { AppConfig } from '#src/platform/config/app-config.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { DeviceVersionReports } from '#src/domain/device/device-version-reports.js';
-import { GroupChanges } from '#src/domain/group/group-changes.js';
+import { GroupChanges, type MembersChange } from '#src/domain/group/group-changes.js';
 import { afterInstalled, afterSuccessReport, type DeviceState } from './policy/device-states.js';
 import { INSTALLING_FROM, WITHDRAWN_FROM } from './policy/device-actions.js';
 import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
@@ -56,7 +56,7 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.versionReports.listen((tenantId, mac, version) => this.registered(tenantId, mac, version));
-    this.groupChanges.listen((groupId) => this.groupChanged(groupId));
+    this.groupChanges.listen((groupId, change) => this.groupChanged(groupId, change));
     const every = Math.min(60_000, Math.max(1000, (this.config.rolloutConfirmationWindowSeconds * 1000) / 4));
     this.sweepTimer = setInterval(() => {
       this.sweep().catch((error: unknown) => this.logger.error(`confirmation sweep failed: ${errorMessage(error)}`));
@@ -268,9 +268,18 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
     await this.plans.settle(manager, rolloutId, device.tenantId, state?.wave);
   }
 
-  /** The members of a group changed: its running rollouts may now finish (members no longer holding it) or change counts. */
-  private async groupChanged(groupId: number): Promise<void> {
-    for (const rollout of await this.rollouts.runningOfGroup(groupId)) {
+  /**
+   * The members of a group changed: the devices that left it are no targets of its running
+   * rollouts any more (their states there go, their history stays), and each of those rollouts
+   * settles (it may finish now that members that held it left).
+   */
+  private async groupChanged(groupId: number, change: MembersChange): Promise<void> {
+    const running = await this.rollouts.runningOfGroup(groupId);
+    if (running.length === 0) return;
+    await this.flushOffers();
+    if (change.removed.length > 0)
+      await this.unitOfWork.transaction((manager) => this.states.dropLeavers(manager, groupId, change.removed));
+    for (const rollout of running) {
       await this.unitOfWork.transaction((manager) => this.plans.settle(manager, rollout.id, rollout.tenantId));
     }
   }

@@ -263,7 +263,11 @@ export class RolloutPlanService {
     for (;;) {
       const rollout = await this.rollouts.findRollout(tenantId, rolloutId, manager);
       if (!rollout) return;
-      const step = nextStep(rollout, await this.states.progress(rollout.id, wavesOf(rollout).length, manager), changedWave);
+      const waveCount = wavesOf(rollout).length;
+      // The kept counts decide; a finish is checked against every member of the group first
+      // (targets without a state yet, members not registered: both hold it).
+      let step = nextStep(rollout, { waves: await this.states.waveCounts(rollout.id, waveCount, manager), notRegistered: 0 }, changedWave);
+      if (step.kind === 'finish') step = nextStep(rollout, await this.states.progress(rollout.id, waveCount, manager), changedWave);
       switch (step.kind) {
         case 'none':
           return;

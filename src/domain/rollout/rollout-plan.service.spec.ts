@@ -44,7 +44,7 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
     waveStarts: '[0]',
     ddiActionType: 'forced',
     ...overrides,
-  } as Rollout;
+  };
 }
 
 /** A service over fakes: the rollout kept in memory, counts as given, ledger entries recorded. */

@@ -21,9 +21,10 @@ describe('rollout_wave_count, kept by the database', () => {
 
   /** The kept counts and the counted ones, as sorted `rollout/wave/state=n` lines. */
   const both = async (): Promise<[string[], string[]]> => {
-    const line = (r: { rollout_id: unknown; wave: unknown; state: unknown; n: unknown }) => `${r.rollout_id}/${r.wave}/${r.state}=${r.n}`;
-    const kept = await db.query('SELECT rollout_id, wave, state, devices AS n FROM rollout_wave_count WHERE devices <> 0');
-    const counted = await db.query(
+    type Row = { rollout_id: number; wave: number; state: string; n: number };
+    const line = (r: Row) => `${r.rollout_id}/${r.wave}/${r.state}=${r.n}`;
+    const kept = await db.query<Row[]>('SELECT rollout_id, wave, state, devices AS n FROM rollout_wave_count WHERE devices <> 0');
+    const counted = await db.query<Row[]>(
       'SELECT rollout_id, wave, state, COUNT(*) AS n FROM rollout_device_state GROUP BY rollout_id, wave, state',
     );
     return [kept.map(line).sort(), counted.map(line).sort()];

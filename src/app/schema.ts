@@ -21,6 +21,9 @@ import { LedgerTree1764500000000 } from '#src/app/migrations/1764500000000-Ledge
 import { TufMetadata1764510000000 } from '#src/app/migrations/1764510000000-TufMetadata.js';
 import { DeviceIdentifiers1764800000000 } from '#src/app/migrations/1764800000000-DeviceIdentifiers.js';
 import { DdiProtocol1764810000000 } from '#src/app/migrations/1764810000000-DdiProtocol.js';
+import { MenderDevices1764900000000 } from '#src/app/migrations/1764900000000-MenderDevices.js';
+import { DeviceAuthSet } from '#src/domain/identity/device-auth-set.entity.js';
+import { DeploymentLog } from '#src/domain/rollout/deployment-log.entity.js';
 import { TufMetadata } from '#src/domain/tuf/tuf-metadata.entity.js';
 import { OperatorToken } from '#src/domain/access/operator-token.entity.js';
 import { OperatorSession, OperatorUser } from '#src/domain/access/operator-user.entity.js';
@@ -48,6 +51,8 @@ export const ENTITIES = [
   FirmwareDownload,
   OperatorUser,
   OperatorSession,
+  DeviceAuthSet,
+  DeploymentLog,
 ];
 /** Every migration, oldest first (each has a down()). */
 export const MIGRATIONS = [
@@ -62,6 +67,7 @@ export const MIGRATIONS = [
   TufMetadata1764510000000,
   DeviceIdentifiers1764800000000,
   DdiProtocol1764810000000,
+  MenderDevices1764900000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

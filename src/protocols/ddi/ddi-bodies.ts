@@ -57,7 +57,7 @@ export function readFeedback(body: unknown): DdiFeedback | { error: string } {
   if (details !== undefined && details !== null && !(Array.isArray(details) && details.every((d) => typeof d === 'string'))) {
     return { error: FeedbackMessages.details };
   }
-  return { execution, finished, details: (details) ?? [] };
+  return { execution, finished, details: details ?? [] };
 }
 
 /**

@@ -56,7 +56,10 @@ const HEADER_BYTES = 1024 * 1024;
 const NAME_LENGTH = 64;
 
 /** Members an artifact may hold besides the payloads, in their order. */
-const HEAD_MEMBERS = ['version', 'manifest', 'manifest.sig', 'manifest-augment', 'header.tar.gz', 'header-augment.tar.gz'];
+const HEAD_MEMBERS = ['version', 'manifest', 'manifest.sig', 'manifest-augment', 'header.tar.gz', 'header.tar', 'header-augment.tar.gz'];
+
+/** A header compressed in a way this reader does not read (`mender-artifact --compression lzma|zstd`). */
+const OTHER_HEADER = /^header(-augment)?\.tar\.(xz|zst)$/;
 
 /** A payload member: `data/0000.tar.gz` (or another compression). */
 const DATA_MEMBER = /^data\/\d{4}\.tar(\.gz|\.xz|\.zst)?$/;
@@ -89,6 +92,11 @@ export function menderArtifactReader(verifyKey: KeyObject | null): { stream: Tra
       }
       if (DATA_MEMBER.test(name)) {
         entry.resume(); // payloads are streamed to storage, not read here
+        return;
+      }
+      if (OTHER_HEADER.test(name)) {
+        fail(`its header is ${name}: publish artifacts written with --compression gzip (the default) or none`);
+        entry.resume();
         return;
       }
       if (!HEAD_MEMBERS.includes(name)) {
@@ -176,17 +184,12 @@ function describe(members: ReadonlyMap<string, { bytes: Buffer; sha256: string }
       `artifact format version ${JSON.stringify(format.version)} is not supported: write it with mender-artifact's format 3 (the default)`,
     );
   }
-  const headerName = order.find((name) => name.startsWith('header.tar'));
-  if (headerName === undefined) {
-    const other = order.find((name) => /^header\.tar\.(xz|zst)$/.test(name));
-    throw new MalformedMenderArtifact(
-      other ? `its header is ${other}: publish artifacts written with --compression gzip (the default) or none` : 'it has no header.tar.gz',
-    );
-  }
+  const headerName = order.find((name) => name === 'header.tar.gz' || name === 'header.tar');
+  if (headerName === undefined) throw new MalformedMenderArtifact('it has no header.tar.gz');
   const manifest = members.get('manifest');
   if (manifest === undefined) throw new MalformedMenderArtifact('it has no manifest');
   const sums = parseManifest(manifest.bytes);
-  for (const name of ['version', 'header.tar.gz']) {
+  for (const name of ['version', headerName]) {
     const expected = sums.get(name);
     if (expected === undefined) throw new MalformedMenderArtifact(`its manifest has no checksum of "${name}"`);
     if (members.get(name)!.sha256 !== expected) {
@@ -202,7 +205,7 @@ function describe(members: ReadonlyMap<string, { bytes: Buffer; sha256: string }
     }
     verifiedWith = keyFingerprint(verifyKey);
   }
-  return { ...readHeader(members.get('header.tar.gz')!.bytes), signed: signature !== undefined, verifiedWith };
+  return { ...readHeader(members.get(headerName)!.bytes), signed: signature !== undefined, verifiedWith };
 }
 
 /** The lines of a manifest: name → lowercase hex SHA-256. */

@@ -161,9 +161,11 @@ async function send(
   const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
   const auth = schemes.includes('operatorToken')
     ? { bearer: fixture.operatorToken }
-    : schemes.some((scheme) => scheme.startsWith('device'))
-      ? { token: fixture.deviceToken }
-      : {};
+    : schemes.includes('menderToken')
+      ? { bearer: fixture.menderToken }
+      : schemes.some((scheme) => scheme.startsWith('device'))
+        ? { token: fixture.deviceToken }
+        : {};
   const binary = operation.requestBody?.content['application/octet-stream'] !== undefined;
   const target = `${base}${url}${query.length > 0 ? `?${query.join('&')}` : ''}`;
   try {

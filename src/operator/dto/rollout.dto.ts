@@ -545,7 +545,18 @@ export class DeploymentLogResponse {
   @ApiProperty({ description: 'when it arrived, ISO 8601 UTC', example: '2026-12-01T09:30:01.000Z' })
   received_at: string;
 
-  @ApiProperty({ type: [DeploymentLogLineResponse], description: 'its lines, oldest first' })
+  @ApiProperty({
+    type: [DeploymentLogLineResponse],
+    description: 'its lines, oldest first',
+    example: [
+      { timestamp: '2026-12-01T09:30:00Z', level: 'info', message: 'Running Mender client version: 3.4.0' },
+      {
+        timestamp: '2026-12-01T09:30:01Z',
+        level: 'error',
+        message: 'Artifact install failed: Payload: can not install Payload: hello.txt: invalid checksum',
+      },
+    ],
+  })
   messages: DeploymentLogLineResponse[];
 }
 

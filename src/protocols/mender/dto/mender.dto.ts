@@ -9,6 +9,11 @@ import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '#src/protocols/mende
 
 const HOST = 'http://mender.example.com:3008';
 
+const SOURCE_EXAMPLE = {
+  uri: `${HOST}/api/devices/v1/deployments/download/1/3/12?expires=1800000000&signature=Jq1bL0d3YV2v4h2Zc8QY8m0u1d2U3Cq9N2oQkz2xR1E`,
+  expire: '2026-12-02T09:00:00.000Z',
+};
+
 /** `POST /api/devices/v1/authentication/auth_requests`. */
 export class MenderAuthRequest {
   @ApiProperty({
@@ -87,7 +92,7 @@ export class MenderDeploymentArtifact {
   @ApiProperty({ description: 'the artifact’s name (the firmware version)', example: 'release-2' })
   artifact_name: string;
 
-  @ApiProperty({ type: MenderArtifactSource, description: 'where to download it' })
+  @ApiProperty({ type: MenderArtifactSource, description: 'where to download it', example: SOURCE_EXAMPLE })
   source: MenderArtifactSource;
 
   @ApiProperty({ type: [String], description: 'the device types it installs on', example: ['raspberrypi4'] })
@@ -99,7 +104,11 @@ export class MenderDeployment {
   @ApiProperty({ description: 'the deployment id: the rollout id, for the status and log reports', example: '7' })
   id: string;
 
-  @ApiProperty({ type: MenderDeploymentArtifact, description: 'the artifact to install' })
+  @ApiProperty({
+    type: MenderDeploymentArtifact,
+    description: 'the artifact to install',
+    example: { id: '3', artifact_name: 'release-2', source: SOURCE_EXAMPLE, device_types_compatible: ['raspberrypi4'] },
+  })
   artifact: MenderDeploymentArtifact;
 }
 
@@ -135,6 +144,14 @@ export class MenderDeploymentLog {
   @ApiProperty({
     type: [MenderLogMessage],
     description: 'the client’s log of the failed deployment, oldest first (the last 2000 lines are kept)',
+    example: [
+      { timestamp: '2026-12-01T09:00:00Z', level: 'info', message: 'Running Mender client version: 3.4.0' },
+      {
+        timestamp: '2026-12-01T09:00:01Z',
+        level: 'error',
+        message: 'Artifact install failed: Payload: can not install Payload: hello.txt: invalid checksum',
+      },
+    ],
   })
   messages: MenderLogMessage[];
 }

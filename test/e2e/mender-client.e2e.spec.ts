@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { arduinoJson, esp32Request, sketchCid, sketchRollout, sketchSignature } from '#test/support/field-sdks.js';
+import { openBrowser } from '#test/support/browser.js';
 import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import {
   buildArtifact,
@@ -15,6 +16,7 @@ import {
   type DeviceKeyPair,
   type MenderClient,
 } from '#test/support/mender-client.js';
+import { runCliWithInput } from '#test/support/operator.js';
 import { exchange, targetOf } from '#test/support/raw-http.js';
 import type { DeviceRolloutBody, RolloutBody } from '#test/support/rollouts.js';
 
@@ -191,7 +193,7 @@ describe('Mender devices with the real mender-client 3.4 (docs/decisions.md §13
     );
   });
 
-  it('a pending device waits, is accepted over the operator API with its key fingerprint shown, then updates', async () => {
+  it('a pending device waits, is accepted in the console where its key fingerprint is shown, then updates', async () => {
     const mac = '02:4D:00:00:00:02';
     const key = deviceKeyPair('rsa');
     const rolloutId = await rollOut('accepted', await publish(buildArtifact(work, { name: 'release-2', deviceTypes: [deviceType] })), [
@@ -211,7 +213,25 @@ describe('Mender devices with the real mender-client 3.4 (docs/decisions.md §13
     assert.equal(pending.fingerprint, fingerprint, 'the fingerprint of the device’s own key');
     assert.equal((await operator('GET', `/tenants/${tenant}/devices/${mac}`)).status, 404, 'not a device while pending');
 
-    await ok('POST', `/tenants/${tenant}/device-auth-sets/${String(pending.id)}/accept`);
+    // An admin accepts it in the console's list of devices waiting to be accepted.
+    const created = await runCliWithInput(app, 'console-password-1\n', 'operator-user', 'create', 'mender-admin', '--role', 'admin');
+    assert.equal(created.code, 0, created.stderr);
+    const browser = await openBrowser();
+    try {
+      const { page } = browser;
+      await page.goto(`${app.urls.operator}/mender-devices?tenant=${tenant}`);
+      await page.getByLabel('Username').fill('mender-admin');
+      await page.getByLabel('Password').fill('console-password-1');
+      await page.getByLabel('Password').press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Mender devices' }).waitFor();
+      const row = page.getByRole('row').filter({ hasText: mac });
+      await row.getByTitle(fingerprint).waitFor();
+      await row.getByRole('button', { name: `Accept ${mac}` }).click();
+      await page.getByText('No device is waiting.').waitFor();
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
     await reaches(mac, rolloutId, 'confirmed', client);
     await stop(client);
     assert.equal(readFileSync(client.opt('fw/release-2.txt')).toString('utf8').split('\n')[0], 'release-2');

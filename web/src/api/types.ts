@@ -48,6 +48,24 @@ export interface Device {
   created_at: string;
 }
 
+export const AUTH_SET_STATUSES = ['pending', 'accepted', 'rejected', 'preauthorized', 'decommissioned'] as const;
+export type AuthSetStatus = (typeof AUTH_SET_STATUSES)[number];
+
+/** A Mender device's identity with one public key, and whether it may authenticate (`GET …/device-auth-sets`). */
+export interface AuthSet {
+  id: number;
+  identifier: string;
+  id_data: Record<string, string | string[]>;
+  fingerprint: string;
+  key_type: string;
+  public_key: string;
+  status: AuthSetStatus;
+  device_type: string | null;
+  device_key_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface GroupRef {
   id: number;
   name: string;

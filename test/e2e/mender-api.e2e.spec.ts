@@ -612,6 +612,46 @@ describe(`the Mender device API over HTTP, on ${TEST_ENGINE}`, () => {
     });
   });
 
+  it('answers under MENDER_URL’s path prefix only, and its download links keep the prefix', async () => {
+    const prefixed = await startTestApp({}, { AUTH_URL: 'http://127.0.0.1:{port0}', MENDER_URL: 'http://127.0.0.1:{port0}/mender' });
+    try {
+      const operatorToken = await prefixed.createOperatorToken();
+      const op = async (path: string, body?: unknown, raw?: Buffer) => {
+        const answer = await request('POST', `${prefixed.urls.operator}${path}`, {
+          bearer: operatorToken,
+          ...(raw ? { rawBody: raw, headers: { 'content-type': 'application/octet-stream' } } : { body }),
+        });
+        assert.ok(answer.status < 300, `${path}: ${answer.status} ${answer.text}`);
+        return answer.body as Record<string, unknown>;
+      };
+      await op('/tenants', { name: 'prefixed' });
+      const key = (await op('/tenants/prefixed/device-keys', { device_type: deviceType, auto_accept: true })).key as string;
+      const id: MenderIdentity = { idData: { mac: '02:4E:00:00:EE:01' }, key: deviceKeyPair('ec'), tenantToken: key };
+      const root = prefixed.urls.mender.replace(/\/mender$/, '');
+      assert.equal((await authenticate(root, id)).status, 404, 'not at the listener’s root');
+      const token = await menderToken(prefixed.urls.mender, id);
+      const artifact = buildArtifact(work, { name: 'release-prefixed', deviceTypes: [deviceType] });
+      const firmware = await op('/tenants/prefixed/firmware/mender', undefined, artifact.bytes);
+      await op('/tenants/prefixed/groups', { name: 'g', macs: ['02:4E:00:00:EE:01'] });
+      const rollout = await op('/tenants/prefixed/rollouts', {
+        name: 'r',
+        firmware_id: firmware.id,
+        group: 'g',
+        start_date: '2020-01-01 00:00:00',
+      });
+      await op(`/tenants/prefixed/rollouts/${String(rollout.id)}/start`);
+      const next = await request('POST', `${prefixed.urls.mender}${NEXT_V2}`, {
+        bearer: token,
+        body: { device_provides: { artifact_name: 'factory-image', device_type: deviceType } },
+      });
+      const uri = (next.body as { artifact: { source: { uri: string } } }).artifact.source.uri;
+      assert.ok(uri.startsWith(`${prefixed.urls.mender}/api/devices/v1/deployments/download/`), uri);
+      assert.ok((await request('GET', uri)).bytes.equals(artifact.bytes));
+    } finally {
+      await prefixed.close();
+    }
+  });
+
   it('throttles failed authentication like failed logins: over LOGIN_RATE_LIMIT, 429 with Retry-After; a valid request still passes', async () => {
     const strict = await startTestApp({ LOGIN_RATE_LIMIT: '3' });
     try {

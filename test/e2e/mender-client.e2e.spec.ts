@@ -17,6 +17,7 @@ import {
   type MenderClient,
 } from '#test/support/mender-client.js';
 import { runCliWithInput } from '#test/support/operator.js';
+import { writeTestCertificate } from '#test/support/test-certificates.js';
 import { exchange, targetOf } from '#test/support/raw-http.js';
 import type { DeviceRolloutBody, RolloutBody } from '#test/support/rollouts.js';
 
@@ -284,6 +285,71 @@ describe('Mender devices with the real mender-client 3.4 (docs/decisions.md §13
     await stop(client);
     assert.match(withdrawn.history.at(-1)?.message ?? '', /answered 409/);
     assert.ok(!existsSync(client.opt('fw/held.bin')), 'nothing was installed');
+  });
+
+  it('updates over TLS from a Mender component on a listener it shares with another component', async () => {
+    const certificate = await writeTestCertificate(work, 'mender-tls');
+    const tls = await startTestApp(
+      { TLS_CERT_FILE: certificate.certFile, TLS_KEY_FILE: certificate.keyFile },
+      // At the root: the 3.4 client's local proxy serves only `/api/devices/…` (decisions.md §13).
+      { AUTH_URL: 'https://127.0.0.1:{port0}/auth', MENDER_URL: 'https://127.0.0.1:{port0}' },
+    );
+    let client: MenderClient | undefined;
+    try {
+      assert.equal(new URL(tls.urls.mender).port, new URL(tls.urls.auth).port, 'one listener');
+      const token = await tls.createOperatorToken();
+      const op = async (path: string, body?: unknown, raw?: Buffer) => {
+        const answer = await request('POST', `${tls.urls.operator}${path}`, {
+          bearer: token,
+          ...(raw ? { rawBody: raw, headers: { 'content-type': 'application/octet-stream' } } : { body }),
+        });
+        assert.ok(answer.status < 300, `${path}: ${answer.status} ${answer.text}`);
+        return answer.body as Record<string, unknown>;
+      };
+      await op('/tenants', { name: 'tls' });
+      const key = (await op('/tenants/tls/device-keys', { device_type: deviceType, auto_accept: true })).key as string;
+      const artifact = buildArtifact(work, { name: 'release-tls', deviceTypes: [deviceType] });
+      const firmware = await op('/tenants/tls/firmware/mender', undefined, artifact.bytes);
+      const mac = '02:4D:00:00:00:07';
+      await op('/tenants/tls/groups', { name: 'tls', macs: [mac] });
+      const created = await op('/tenants/tls/rollouts', {
+        name: 'tls',
+        firmware_id: firmware.id,
+        group: 'tls',
+        start_date: '2020-01-01 00:00:00',
+      });
+      await op(`/tenants/tls/rollouts/${String(created.id)}/start`);
+
+      client = startMenderClient({
+        workDir: join(work, 'tls-device'),
+        serverUrl: tls.urls.mender,
+        tenantToken: key,
+        deviceType,
+        identity: { mac },
+        privateKey: deviceKeyPair('ec').privateKey,
+        serverCertificate: certificate.cert,
+        logFile: join(work, 'tls-device.log'),
+      });
+      const seen = client;
+      await until(
+        'the device confirmed over TLS',
+        async () => {
+          const answer = await request('GET', `${tls.urls.operator}/tenants/tls/devices/${mac}/rollouts`, { bearer: token });
+          return answer.status === 200 && (answer.body as { state: string }[])[0]?.state === 'confirmed';
+        },
+        45_000,
+        () => seen.output().slice(-3000),
+      );
+      assert.match(
+        client.output(),
+        /https:\/\/127\.0\.0\.1:\d+\/api\/devices\/v1\/deployments\/download\//,
+        'the signed link is an https one',
+      );
+      assert.equal(readFileSync(client.opt('fw/release-tls.txt')).toString('utf8'), artifact.payload.toString('utf8'));
+    } finally {
+      await client?.stop();
+      await tls.close();
+    }
   });
 
   it('two Mender devices and two ESP32 devices pass one rollout’s waves', async () => {

@@ -156,7 +156,18 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
       const answer = await upload('fw-acme', '?version=1.0.0&device_type=ESP32', HELLO);
       assert.equal(answer.status, 201, answer.text);
       const body = answer.body as FirmwareBody;
-      assert.deepEqual(Object.keys(body), ['id', 'version', 'device_type', 'size', 'md5', 'sha256', 'cid', 'created_at', 'filename', 'mender_artifact']);
+      assert.deepEqual(Object.keys(body), [
+        'id',
+        'version',
+        'device_type',
+        'size',
+        'md5',
+        'sha256',
+        'cid',
+        'created_at',
+        'filename',
+        'mender_artifact',
+      ]);
       assert.equal(body.mender_artifact, null, 'not a Mender artifact');
       assert.equal(typeof body.id, 'number');
       assert.deepEqual(

@@ -48,7 +48,14 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       assert.equal(answer.status, 201, answer.text);
       const tenant = answer.body as TenantWithKey;
       keysSeen.push(tenant.customer_key);
-      assert.deepEqual(Object.keys(tenant), ['id', 'name', 'created_at', 'ddi_polling_sleep', 'artifact_verify_key_fingerprint', 'customer_key']);
+      assert.deepEqual(Object.keys(tenant), [
+        'id',
+        'name',
+        'created_at',
+        'ddi_polling_sleep',
+        'artifact_verify_key_fingerprint',
+        'customer_key',
+      ]);
       assert.equal(tenant.name, 'acme');
       assert.equal(typeof tenant.id, 'number');
       assert.equal(tenant.created_at, new Date(app.clock.now()).toISOString());
@@ -153,7 +160,13 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       const byId = await op.get(`/tenants/${created.id}`);
       const byName = await op.get(`/tenants/${encodeURIComponent('lookup me')}`);
       assert.equal(byId.status, 200);
-      assert.deepEqual(byId.body, { id: created.id, name: 'lookup me', created_at: created.created_at, ddi_polling_sleep: '00:05:00', artifact_verify_key_fingerprint: null });
+      assert.deepEqual(byId.body, {
+        id: created.id,
+        name: 'lookup me',
+        created_at: created.created_at,
+        ddi_polling_sleep: '00:05:00',
+        artifact_verify_key_fingerprint: null,
+      });
       assert.deepEqual(byName.body, byId.body);
       assertNoCustomerKey(byId.text);
     });
@@ -180,7 +193,14 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       keysSeen.push(rotated.customer_key);
       assert.deepEqual(
         { ...rotated, customer_key: undefined },
-        { id: tenant.id, name: 'rotating', created_at: tenant.created_at, ddi_polling_sleep: '00:05:00', artifact_verify_key_fingerprint: null, customer_key: undefined },
+        {
+          id: tenant.id,
+          name: 'rotating',
+          created_at: tenant.created_at,
+          ddi_polling_sleep: '00:05:00',
+          artifact_verify_key_fingerprint: null,
+          customer_key: undefined,
+        },
       );
       assert.notEqual(rotated.customer_key, tenant.customer_key);
 

@@ -73,6 +73,8 @@ export interface MenderClientOptions {
   artifactName?: string;
   /** Update modules to add beside Debian's, by name: shell scripts. */
   modules?: Record<string, string>;
+  /** A PEM certificate the client trusts besides the system's (`ServerCertificate`): a test server's self-signed one. */
+  serverCertificate?: string;
   /** Host file every output line of the client is appended to (the client logs at debug level). */
   logFile?: string;
 }
@@ -124,6 +126,10 @@ export function startMenderClient(options: MenderClientOptions): MenderClient {
   if (options.privateKey) {
     writeFileSync(join(dir, 'etc-mender', 'device-key.pem'), options.privateKey, { mode: 0o600 });
     config['Security'] = { AuthPrivateKey: '/etc/mender/device-key.pem' };
+  }
+  if (options.serverCertificate) {
+    writeFileSync(join(dir, 'etc-mender', 'server.crt'), options.serverCertificate);
+    config['ServerCertificate'] = '/etc/mender/server.crt';
   }
   writeFileSync(join(dir, 'etc-mender', 'mender.conf'), JSON.stringify(config, null, 2));
   // Read for every module run, so it must keep existing after the first install.

@@ -225,7 +225,10 @@ export class MenderService {
     }
     const [device, firmware] = await Promise.all([
       this.devices.findById(tenantId, deviceId),
-      this.firmware.require(tenantId, firmwareId).catch(() => null),
+      this.firmware.require(tenantId, firmwareId).catch((error: unknown) => {
+        if (error instanceof NotFoundException) return null;
+        throw error;
+      }),
     ]);
     if (device === null || firmware === null) throw new NotFoundException(FIRMWARE_NOT_FOUND);
     const answer = await this.downloads.answer(

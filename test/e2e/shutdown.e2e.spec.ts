@@ -133,6 +133,8 @@ describe('graceful shutdown of the server process', () => {
       operator: await freePort(),
       ipfs: await freePort(),
       tools: await freePort(),
+      ddi: await freePort(),
+      mender: await freePort(),
     };
     const server = spawnServer({ DATA_DIR: join(dir, 'data'), ...loopbackUrls(ports) }, dir);
     child = server.child;

@@ -72,7 +72,19 @@ describe('server process', () => {
     const [auth, vc, bc, op] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const database = await createTestDatabase();
     const { child, output } = spawnServer(
-      { ...loopbackUrls({ auth, vc, bc, operator: op, ipfs: await freePort(), tools: await freePort() }), ...database.env },
+      {
+        ...loopbackUrls({
+          auth,
+          vc,
+          bc,
+          operator: op,
+          ipfs: await freePort(),
+          tools: await freePort(),
+          ddi: await freePort(),
+          mender: await freePort(),
+        }),
+        ...database.env,
+      },
       dir,
     );
     try {

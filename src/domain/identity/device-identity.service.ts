@@ -110,7 +110,8 @@ const TOKEN_KEY_LABEL = 'firmledger device identity token';
  * tenant token (one of the tenant's device keys, whose tenant and device type apply); an unknown
  * device waits `pending` until an operator accepts it, unless it was preauthorized or its device
  * key accepts new devices at once. An accepted device gets a token (HS256, `JWT_TTL_SECONDS`)
- * and is a `mender` device of the tenant. Every decision is recorded on the ledger.
+ * and is a `mender` device of the tenant. Every decision (accepted, rejected, preauthorized,
+ * decommissioned) is recorded on the ledger; a pending request is not.
  */
 @Injectable()
 export class DeviceIdentityService {
@@ -321,7 +322,9 @@ export class DeviceIdentityService {
             createdAt: now,
             updatedAt: now,
           });
-          await this.record(manager, created);
+          // A request is no decision: only an automatic acceptance is recorded on the ledger (a
+          // holder of a tenant token cannot fill the ledger with pending requests).
+          if (auto) await this.record(manager, created);
           if (!auto)
             this.logger.log(`device ${identifier} of tenant ${key.tenantId} is pending (key ${publicKey.fingerprint.slice(0, 16)}…)`);
           return created;

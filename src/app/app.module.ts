@@ -22,12 +22,14 @@ import { RolloutModule } from '#src/protocols/asvin/rollout/rollout.module.js';
 import { ToolsModule } from '#src/protocols/asvin/tools/tools.module.js';
 import { WitnessSubmissionModule } from '#src/domain/ledger/witness-submitter.js';
 import { DdiModule } from '#src/protocols/ddi/ddi.module.js';
+import { MenderModule } from '#src/protocols/mender/mender.module.js';
 import { SCHEMA } from './schema.js';
 
 /**
  * The feature modules whose controllers each component serves: authentication → `AUTH_URL`;
  * devices, reports, rollouts → `VC_URL`; ledger lookups → `BC_URL`; firmware download by CID →
- * `IPFS_URL`; TLS fingerprints → `TOOLS_URL`; hawkBit DDI → `DDI_URL`; operator API and console sessions → `OPERATOR_URL`. The one source for
+ * `IPFS_URL`; TLS fingerprints → `TOOLS_URL`; hawkBit DDI → `DDI_URL`; Mender → `MENDER_URL`; operator API and console
+ * sessions → `OPERATOR_URL`. The one source for
  * both the routing ({@link AppModule}) and the per-component OpenAPI documents (`src/app/openapi/`).
  */
 export const COMPONENT_MODULES: Readonly<Record<ComponentName, readonly Type[]>> = {
@@ -38,6 +40,7 @@ export const COMPONENT_MODULES: Readonly<Record<ComponentName, readonly Type[]>>
   ipfs: [IpfsModule],
   tools: [ToolsModule],
   ddi: [DdiModule],
+  mender: [MenderModule],
 };
 
 const componentModules = Object.entries(COMPONENT_MODULES) as [ComponentName, readonly Type[]][];

@@ -22,6 +22,7 @@ import { LedgerTree1764500000000 } from '#src/app/migrations/1764500000000-Ledge
 import { TufMetadata1764510000000 } from '#src/app/migrations/1764510000000-TufMetadata.js';
 import { DeviceIdentifiers1764800000000 } from '#src/app/migrations/1764800000000-DeviceIdentifiers.js';
 import { DdiProtocol1764810000000 } from '#src/app/migrations/1764810000000-DdiProtocol.js';
+import { MenderDevices1764900000000 } from '#src/app/migrations/1764900000000-MenderDevices.js';
 import { RolloutWaveCounts1765000000000 } from '#src/app/migrations/1765000000000-RolloutWaveCounts.js';
 
 /** Every entity of the app's modules: each module names its own. */
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   TufMetadata1764510000000,
   DeviceIdentifiers1764800000000,
   DdiProtocol1764810000000,
+  MenderDevices1764900000000,
   RolloutWaveCounts1765000000000,
 ];
 

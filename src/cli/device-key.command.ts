@@ -1,10 +1,10 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { deviceKeyResponse } from '#src/operator/operator-responses.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 
-/** `firmledger device-key create|revoke|list`: device keys, shared by the devices of one type. */
+/** `firmledger device-key create|revoke|auto-accept|list`: device keys, shared by the devices of one type. */
 export function registerDeviceKeyCommands(program: Command): void {
   const deviceKey = example(
     program.command('device-key').description('device keys (shared by devices of one type)'),
@@ -21,13 +21,18 @@ export function registerDeviceKeyCommands(program: Command): void {
         '--single-device',
         'the key belongs to one device: each login (key, timestamp) is accepted once; without it devices sharing the key may send identical logins',
       )
+      .option('--auto-accept', 'Mender devices new to the tenant that use the key as their tenant token are accepted at once, not pending')
       .addOption(jsonOption())
-      .action((o: { tenant: string; type: string; singleDevice?: boolean; json?: boolean }) =>
+      .action((o: { tenant: string; type: string; singleDevice?: boolean; autoAccept?: boolean; json?: boolean }) =>
         run(
           async (get) =>
-            get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type, undefined, { singleDevice: !!o.singleDevice }),
+            get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type, undefined, {
+              singleDevice: !!o.singleDevice,
+              autoAccept: !!o.autoAccept,
+            }),
           !!o.json,
-          (k) => `device key ${k.id} (${k.deviceType}${k.singleDevice ? ', single device' : ''}): ${k.key}`,
+          (k) =>
+            `device key ${k.id} (${k.deviceType}${k.singleDevice ? ', single device' : ''}${k.autoAccept ? ', accepts new Mender devices' : ''}): ${k.key}`,
           deviceKeyResponse,
         ),
       ),
@@ -52,6 +57,23 @@ export function registerDeviceKeyCommands(program: Command): void {
   );
   example(
     deviceKey
+      .command('auto-accept <key> <on|off>')
+      .description('whether Mender devices new to the tenant that use the key (id or key) as their tenant token are accepted at once')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((key: string, setting: string, o: { tenant: string; json?: boolean }) => {
+        if (setting !== 'on' && setting !== 'off') throw new InvalidArgumentError('say on or off');
+        return run(
+          async (get) => get(TenantService).setAutoAccept(await tenantId(get, o.tenant), key, setting === 'on'),
+          !!o.json,
+          (k) => `device key ${k.id}: new Mender devices ${k.autoAccept ? 'are accepted at once' : 'wait, pending, for an operator'}`,
+          deviceKeyResponse,
+        );
+      }),
+    'firmledger device-key auto-accept 3 on --tenant acme',
+  );
+  example(
+    deviceKey
       .command('list')
       .description('device keys of a tenant by id, revoked ones included')
       .addOption(tenantOption())
@@ -60,7 +82,8 @@ export function registerDeviceKeyCommands(program: Command): void {
         run(
           async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
           !!o.json,
-          (rows) => table(rows.map(deviceKeyResponse), ['id', 'key', 'device_type', 'single_device', 'revoked', 'created_at']),
+          (rows) =>
+            table(rows.map(deviceKeyResponse), ['id', 'key', 'device_type', 'single_device', 'auto_accept', 'revoked', 'created_at']),
           (rows) => rows.map(deviceKeyResponse),
         ),
       ),

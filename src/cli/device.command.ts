@@ -7,6 +7,7 @@ import { deviceDetailResponse, deviceSummaryResponse, deviceWithTokenResponse } 
 import { CliError } from './cli-context.js';
 import { example, jsonOption, run, tenantId, tenantOption, type ServiceGetter } from './command-kit.js';
 import { note, table } from './output.js';
+import { registerDeviceIdentityCommands } from './device-identity.command.js';
 
 /** Devices listed per page by `device list` (the REST API's largest page). */
 const LIST_PAGE = 500;
@@ -140,6 +141,7 @@ export function registerDeviceCommands(program: Command): void {
       ),
     'firmledger device show pump-7 --tenant acme',
   );
+  registerDeviceIdentityCommands(device);
 }
 
 /** A device identifier given on the command line (a mac in any notation, or a controller id). */

@@ -16,6 +16,7 @@ export function registerFirmwareCommands(program: Command): void {
   const firmware = example(
     program.command('firmware').description('firmware artifacts: binaries devices download by CID'),
     'firmledger firmware publish fw-1.1.0.bin --tenant acme --version 1.1.0 --type ESP32',
+    'firmledger firmware publish release-2.mender --tenant acme',
     'firmledger firmware list --tenant acme',
   );
   example(
@@ -23,37 +24,55 @@ export function registerFirmwareCommands(program: Command): void {
       .command('publish <file>')
       .description(
         'publish a binary: computes md5, sha256 and the IPFS CIDv0, stores it, records it on the ledger; ' +
-          'shows its progress on stderr (not with --json)',
+          'shows its progress on stderr (not with --json). A Mender artifact (FILE.mender) is published with its header’s ' +
+          'artifact name as the version and its compatible device type as the type (--type picks one when it lists several); ' +
+          'it must be signed with the tenant’s artifact verification key when the tenant has one',
       )
       .addOption(tenantOption())
-      .requiredOption('--version <version>', 'firmware version, e.g. 1.2.0')
-      .requiredOption('--type <dType>', 'device type it is built for, e.g. ESP32')
+      .option('--version <version>', 'firmware version, e.g. 1.2.0 (required, except for a .mender file: its artifact name)')
+      .option('--type <dType>', 'device type it is built for, e.g. ESP32 (required, except for a .mender file)')
       .option('--filename <name>', 'the artifact’s file name for hawkBit DDI devices (default: the file’s own name)')
       .addOption(jsonOption())
-      .action((file: string, o: { tenant: string; version: string; type: string; filename?: string; json?: boolean }) => {
+      .action((file: string, o: { tenant: string; version?: string; type?: string; filename?: string; json?: boolean }) => {
         if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
-        if (o.version.length > 64) throw new CliError('--version must be 1 to 64 characters');
+        if (o.version !== undefined && o.version.length > 64) throw new CliError('--version must be 1 to 64 characters');
+        const mender = file.endsWith('.mender');
+        if (!mender && (o.version === undefined || o.type === undefined)) {
+          throw new CliError('--version and --type are required (except for a Mender artifact, FILE.mender)');
+        }
         const size = statSync(file).size;
         return run(
-          async (get) =>
-            get(FirmwareService).publish(
-              // The service applies FIRMWARE_MAX_BYTES: a file over it is refused before it is read.
-              {
-                tenantId: await tenantId(get, o.tenant),
-                version: o.version,
-                deviceType: o.type,
-                filename: o.filename ?? basename(file),
-                declaredBytes: size,
-              },
-              withProgress(createReadStream(file), `publishing ${basename(file)}`, size),
-            ),
+          async (get) => {
+            // The service applies FIRMWARE_MAX_BYTES: a file over it is refused before it is read.
+            const request = { tenantId: await tenantId(get, o.tenant), filename: o.filename ?? basename(file), declaredBytes: size };
+            const bytes = withProgress(createReadStream(file), `publishing ${basename(file)}`, size);
+            return mender
+              ? get(FirmwareService).publishMenderArtifact({ ...request, version: o.version, deviceType: o.type }, bytes)
+              : get(FirmwareService).publish({ ...request, version: o.version!, deviceType: o.type! }, bytes);
+          },
           !!o.json,
           (f) =>
-            `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes\nfile ${f.filename}\nmd5 ${f.md5}\nsha256 ${f.sha256}\ncid ${f.cid}`,
+            [
+              `firmware ${f.id}: ${f.version} for ${f.deviceType}, ${f.size} bytes, file ${f.filename}`,
+              `md5 ${f.md5}`,
+              `sha256 ${f.sha256}`,
+              `cid ${f.cid}`,
+              ...(f.menderArtifact === null
+                ? []
+                : [
+                    `Mender artifact ${f.menderArtifact.artifactName} for ${f.menderArtifact.deviceTypesCompatible.join(', ')}; ` +
+                      (f.menderArtifact.signed
+                        ? f.menderArtifact.verifiedWith === null
+                          ? 'signed (not verified: the tenant has no artifact verification key)'
+                          : `signed, verified with key ${f.menderArtifact.verifiedWith}`
+                        : 'not signed'),
+                  ]),
+            ].join('\n'),
           firmwareResponse,
         );
       }),
     'firmledger firmware publish fw-1.1.0.bin --tenant acme --version 1.1.0 --type ESP32',
+    'firmledger firmware publish release-2.mender --tenant acme',
   );
   example(
     firmware

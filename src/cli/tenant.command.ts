@@ -1,4 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { CliError } from './cli-context.js';
 import { INVALID_POLLING_SLEEP, parsePollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import { tenantResponse, tenantWithKeyResponse } from '#src/operator/operator-responses.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
@@ -77,5 +79,40 @@ export function registerTenantCommands(program: Command): void {
         );
       }),
     'firmledger tenant set-ddi-polling acme 00:01:00',
+  );
+  example(
+    tenant
+      .command('set-artifact-key <tenant> <file>')
+      .description(
+        'the PEM public key (RSA or ECDSA) the tenant’s Mender artifacts must be signed with: from now on an artifact is published ' +
+          'only when its signature verifies with it',
+      )
+      .addOption(jsonOption())
+      .action((ref: string, file: string, o: { json?: boolean }) => {
+        if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
+        const pem = readFileSync(file, 'utf8');
+        return run(
+          (get) => get(TenantService).setArtifactVerifyKey(ref, pem),
+          !!o.json,
+          (t) => `tenant ${t.id} "${t.name}": Mender artifacts must be signed with key ${t.artifactVerifyKeyFingerprint ?? ''}`,
+          tenantResponse,
+        );
+      }),
+    'firmledger tenant set-artifact-key acme artifact-verify.pem',
+  );
+  example(
+    tenant
+      .command('clear-artifact-key <tenant>')
+      .description('remove the tenant’s artifact verification key: Mender artifacts are published signed or not')
+      .addOption(jsonOption())
+      .action((ref: string, o: { json?: boolean }) =>
+        run(
+          (get) => get(TenantService).setArtifactVerifyKey(ref, null),
+          !!o.json,
+          (t) => `tenant ${t.id} "${t.name}": no artifact verification key`,
+          tenantResponse,
+        ),
+      ),
+    'firmledger tenant clear-artifact-key acme',
   );
 }

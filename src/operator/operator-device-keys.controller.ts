@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
+import { AutoAcceptDto, DeviceAuthMessages } from '#src/operator/dto/device-auth.dto.js';
 import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
@@ -24,18 +25,25 @@ export class OperatorDeviceKeysController {
   constructor(private readonly tenants: TenantService) {}
 
   /**
-   * `POST /tenants/:tenant/device-keys` `{device_type, single_device?}` → 201 device key; 400
-   * naming the field; 404 tenant. `single_device`: byte-identical logins are replays (docs/decisions.md §4).
+   * `POST /tenants/:tenant/device-keys` `{device_type, single_device?, auto_accept?}` → 201 device
+   * key; 400 naming the field; 404 tenant. `single_device`: byte-identical logins are replays
+   * (docs/decisions.md §4); `auto_accept`: Mender devices new to the tenant are accepted at once (§13).
    */
   @Post()
   @ApiOperation({
     summary: 'Create a device key for devices of one type',
     description:
       'A key is shared by the devices of one type unless `single_device` is true: then a login (device key, timestamp) ' +
-      'is accepted once.',
+      'is accepted once. A Mender device uses a key as its tenant token: with `auto_accept`, one new to the tenant is accepted at ' +
+      'once instead of waiting, pending, for an operator.',
   })
   @ApiCreatedResponse({ type: DeviceKeyResponse, description: 'The new device key.' })
-  @ApiJsonBodyErrors(['device_type must be a string', OperatorExamples.deviceType, 'single_device must be true or false'])
+  @ApiJsonBodyErrors([
+    'device_type must be a string',
+    OperatorExamples.deviceType,
+    'single_device must be true or false',
+    DeviceAuthMessages.autoAccept,
+  ])
   @ApiTenantNotFound()
   @ApiOperatorChange()
   async create(
@@ -43,7 +51,35 @@ export class OperatorDeviceKeysController {
     @Body() body: CreateDeviceKeyDto,
     @OperatorActor() actor: Actor,
   ): Promise<DeviceKeyResponse> {
-    return deviceKeyResponse(await this.tenants.createDeviceKey(tenant.id, body.device_type, actor, { singleDevice: body.single_device }));
+    return deviceKeyResponse(
+      await this.tenants.createDeviceKey(tenant.id, body.device_type, actor, {
+        singleDevice: body.single_device,
+        autoAccept: body.auto_accept,
+      }),
+    );
+  }
+
+  /**
+   * `PUT /tenants/:tenant/device-keys/:id/auto-accept` `{auto_accept}` → 200 the key; 400; 404
+   * (also another tenant's). Recorded on the ledger (docs/decisions.md §13).
+   */
+  @Put(':id/auto-accept')
+  @ApiOperation({
+    summary: 'Let a device key accept new Mender devices at once, or stop it',
+    description: 'Devices already pending stay pending. Recorded on the ledger as `device-key.auto-accept-set`.',
+  })
+  @ApiIdParam('Device key id.', 3)
+  @ApiOkResponse({ type: DeviceKeyResponse, description: 'The device key.' })
+  @ApiJsonBodyErrors([DeviceAuthMessages.autoAccept])
+  @ApiTenantNotFound('the tenant has no device key with this id', OperatorExamples.deviceKeyNotFound)
+  @ApiOperatorChange()
+  async setAutoAccept(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: AutoAcceptDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceKeyResponse> {
+    return deviceKeyResponse(await this.tenants.setAutoAccept(tenant.id, String(id), body.auto_accept, actor));
   }
 
   /** `GET /tenants/:tenant/device-keys?page&per_page` → 200 one page of keys by id (revoked ones included). */

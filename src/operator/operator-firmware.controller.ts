@@ -7,12 +7,19 @@ import {
   FIRMWARE_EMPTY,
   FIRMWARE_NOT_FOUND,
   FirmwareService,
+  menderArtifactRefused,
   firmwareAlreadyPublished,
   firmwareTooLarge,
 } from '#src/domain/firmware/firmware.service.js';
 import { ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
-import { FirmwarePage, FirmwareResponse, UploadFirmwareMessages, UploadFirmwareQuery } from '#src/operator/dto/firmware.dto.js';
+import {
+  FirmwarePage,
+  FirmwareResponse,
+  UploadFirmwareMessages,
+  UploadFirmwareQuery,
+  UploadMenderArtifactQuery,
+} from '#src/operator/dto/firmware.dto.js';
 import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam } from './operator-docs.js';
@@ -94,6 +101,61 @@ export class OperatorFirmwareController {
     const declaredBytes = contentLength !== undefined && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
     const published = await this.firmware.publish(
       { tenantId, version: query.version, deviceType: query.device_type, filename: query.filename, declaredBytes, actor },
+      body,
+    );
+    return firmwareResponse(published);
+  }
+
+  /**
+   * `POST /tenants/:tenant/firmware/mender[?device_type=&filename=]` with a Mender artifact as an
+   * `application/octet-stream` body → 201 {@link FirmwareResponse} (its version the artifact's name);
+   * 400 not a Mender artifact (or not signed as the tenant requires), a device type it is not
+   * compatible with; 404; 409; 413; 415 as the binary upload (docs/decisions.md §13).
+   */
+  @Post('mender')
+  @StreamBody()
+  @ApiOperation({
+    summary: 'Upload (publish) a Mender artifact: its name is the version, its compatible device type the device type',
+    description:
+      'As the binary upload, while the artifact’s header is read: format version 3, `version` and header checked against the ' +
+      'manifest, the signature checked when the tenant has an artifact verification key (then required). The payloads are ' +
+      'checked by the Mender client as it installs them.',
+  })
+  @ApiConsumes(STREAM_MEDIA_TYPE)
+  @ApiBody({ description: 'The Mender artifact (`.mender`), raw bytes.', schema: { type: 'string', format: 'binary' } })
+  @ApiHeader({
+    name: 'Content-Length',
+    required: false,
+    description: 'Bytes of the artifact; over FIRMWARE_MAX_BYTES is refused before a byte is read. Absent for a chunked body.',
+    schema: { type: 'integer', example: 1048576 },
+  })
+  @ApiCreatedResponse({ description: 'Published.', type: FirmwareResponse })
+  @ApiMessageResponse(400, 'Not a Mender artifact firmledger publishes (the message says why), or a bad query parameter.', [
+    menderArtifactRefused('its first member is "hello.txt", not "version"'),
+    'device_type must be one the artifact is compatible with: raspberrypi3, raspberrypi4 (it lists several: name one)',
+    UploadFirmwareMessages.deviceType.printable,
+    UploadFirmwareMessages.filename,
+    FIRMWARE_EMPTY,
+  ])
+  @ApiTenantNotFound()
+  @ApiMessageResponse(
+    409,
+    'The tenant already published this version for this device type.',
+    firmwareAlreadyPublished('release-2', 'raspberrypi4'),
+  )
+  @ApiMessageResponse(413, 'Over FIRMWARE_MAX_BYTES (64 MiB by default).', firmwareTooLarge(DEFAULT_FIRMWARE_MAX_BYTES))
+  @ApiMessageResponse(415, 'The body is not `application/octet-stream`.', StreamBodyMessages.unsupportedMediaType)
+  @ApiOperatorChange()
+  async uploadMender(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Query() query: UploadMenderArtifactQuery,
+    @Headers('content-length') contentLength: string | undefined,
+    @BodyStream() body: Readable,
+    @OperatorActor() actor: Actor,
+  ): Promise<FirmwareResponse> {
+    const declaredBytes = contentLength !== undefined && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
+    const published = await this.firmware.publishMenderArtifact(
+      { tenantId: tenant.id, deviceType: query.device_type, filename: query.filename, declaredBytes, actor },
       body,
     );
     return firmwareResponse(published);

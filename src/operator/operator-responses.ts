@@ -5,12 +5,15 @@ import type { DeviceView, DeviceWithToken } from '#src/domain/device/device.serv
 import { formatPollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
 import type { GroupDetail, GroupView } from '#src/domain/group/group.service.js';
-import type { DeviceDetail, DeviceRolloutView, FleetSummary } from '#src/domain/rollout/fleet.service.js';
+import type { DeviceDetail, DeviceRolloutHistory, DeviceRolloutView, FleetSummary } from '#src/domain/rollout/fleet.service.js';
+import type { MenderArtifactInfo } from '#src/domain/firmware/mender-artifact.js';
+import type { AuthSetView } from '#src/domain/identity/device-identity.service.js';
+import type { AuthSetResponse } from '#src/operator/dto/device-auth.dto.js';
 import type { RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
 import type { RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
 import type { CreatedTenant, DeviceKeyView, TenantView } from '#src/domain/tenant/tenant.service.js';
 import type { DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
-import type { FirmwareResponse } from '#src/operator/dto/firmware.dto.js';
+import type { FirmwareResponse, MenderArtifactResponse } from '#src/operator/dto/firmware.dto.js';
 import type {
   DeviceDetailResponse,
   DeviceRolloutResponse,
@@ -22,7 +25,7 @@ import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group
 import type { LedgerEntryResponse, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { pageOf, type Page, type PageQuery } from '#src/operator/dto/paging.dto.js';
 import type { DeviceRolloutStateResponse, RolloutDeviceResponse, RolloutResponse } from '#src/operator/dto/rollout.dto.js';
-import type { DeviceRolloutState, RolloutDeviceRow } from '#src/domain/rollout/device-state.repository.js';
+import type { RolloutDeviceRow } from '#src/domain/rollout/device-state.repository.js';
 import type { TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
 
 /*
@@ -38,7 +41,13 @@ export function pageAnswer<V, R>(counted: Counted<V>, query: PageQuery, map: (vi
 
 /** A tenant as the API answers it (no customer key). */
 export function tenantResponse(view: TenantView): TenantResponse {
-  return { id: view.id, name: view.name, created_at: view.createdAt, ddi_polling_sleep: formatPollingSleep(view.ddiPollingSeconds) };
+  return {
+    id: view.id,
+    name: view.name,
+    created_at: view.createdAt,
+    ddi_polling_sleep: formatPollingSleep(view.ddiPollingSeconds),
+    artifact_verify_key_fingerprint: view.artifactVerifyKeyFingerprint,
+  };
 }
 
 /** A tenant with its customer key: only when the key is created or rotated. */
@@ -53,6 +62,7 @@ export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
     key: view.key,
     device_type: view.deviceType,
     single_device: view.singleDevice,
+    auto_accept: view.autoAccept,
     revoked: view.revoked,
     created_at: view.createdAt,
   };
@@ -71,6 +81,37 @@ export function firmwareResponse(view: FirmwareView): FirmwareResponse {
     cid: view.cid,
     created_at: view.createdAt,
     filename: view.filename,
+    mender_artifact: view.menderArtifact === null ? null : menderArtifactResponse(view.menderArtifact),
+  };
+}
+
+/** What a Mender artifact's header says. */
+export function menderArtifactResponse(info: MenderArtifactInfo): MenderArtifactResponse {
+  return {
+    artifact_name: info.artifactName,
+    artifact_group: info.artifactGroup,
+    device_types_compatible: info.deviceTypesCompatible,
+    provides: info.provides,
+    payload_types: info.payloadTypes,
+    signed: info.signed,
+    verified_with: info.verifiedWith,
+  };
+}
+
+/** An auth set of a Mender device (docs/decisions.md §13). */
+export function authSetResponse(view: AuthSetView): AuthSetResponse {
+  return {
+    id: view.id,
+    identifier: view.identifier,
+    id_data: view.idData,
+    fingerprint: view.fingerprint,
+    key_type: view.keyType,
+    public_key: view.publicKey,
+    status: view.status,
+    device_type: view.deviceType,
+    device_key_id: view.deviceKeyId,
+    created_at: view.createdAt,
+    updated_at: view.updatedAt,
   };
 }
 
@@ -215,7 +256,7 @@ export function rolloutResponse(view: RolloutView): RolloutResponse {
 }
 
 /** Wire shape of a device's state in a rollout. */
-export function deviceRolloutStateResponse(row: DeviceRolloutState): DeviceRolloutStateResponse {
+export function deviceRolloutStateResponse(row: DeviceRolloutHistory): DeviceRolloutStateResponse {
   return {
     rollout_id: row.rolloutId,
     rollout_name: row.rolloutName,
@@ -228,6 +269,7 @@ export function deviceRolloutStateResponse(row: DeviceRolloutState): DeviceRollo
     reported_version: row.state.reportedVersion,
     updated_at: new Date(row.state.updatedAt).toISOString(),
     history: row.history.map((t) => ({ state: t.state, at: new Date(t.at).toISOString(), message: t.message })),
+    deployment_log: row.log === null ? null : { received_at: new Date(row.log.receivedAt).toISOString(), messages: row.log.lines },
   };
 }
 

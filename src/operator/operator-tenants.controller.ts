@@ -1,4 +1,4 @@
-import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
@@ -6,6 +6,8 @@ import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { CreateTenantDto, DdiPollingDto, TenantPage, TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
 import { INVALID_POLLING_SLEEP, parsePollingSleep } from '#src/domain/tenant/ddi-polling.js';
+import { INVALID_ARTIFACT_VERIFY_KEY } from '#src/platform/crypto/public-key.js';
+import { ArtifactVerifyKeyDto } from '#src/operator/dto/device-auth.dto.js';
 import { ApiListQueryErrors, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { ApiOperatorChange } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
@@ -96,5 +98,43 @@ export class OperatorTenantsController {
     const seconds = parsePollingSleep(body.sleep);
     if (seconds === null) throw new BadRequestException(INVALID_POLLING_SLEEP);
     return tenantResponse(await this.tenants.setDdiPolling(tenant, seconds, actor));
+  }
+
+  /**
+   * `PUT /tenants/:tenant/artifact-verify-key` `{public_key}` → 200 tenant; 400 not an RSA or ECDSA
+   * PEM public key; 404. Mender artifacts published from now on must be signed with it (docs/decisions.md §13).
+   */
+  @Put(':tenant/artifact-verify-key')
+  @ApiOperation({
+    summary: 'Set the key the tenant’s Mender artifacts must be signed with',
+    description:
+      'From now on a Mender artifact is published only when it is signed and its signature verifies with this key (as a Mender ' +
+      'client with `ArtifactVerifyKey` installs only those); the firmware records the key’s fingerprint. Recorded on the ledger.',
+  })
+  @ApiTenantParam()
+  @ApiOkResponse({ type: TenantResponse, description: 'The tenant, with the key’s fingerprint.' })
+  @ApiJsonBodyErrors(['public_key must be a string', INVALID_ARTIFACT_VERIFY_KEY])
+  @ApiTenantNotFound()
+  @ApiOperatorChange()
+  async setArtifactVerifyKey(
+    @Param('tenant') tenant: string,
+    @Body() body: ArtifactVerifyKeyDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<TenantResponse> {
+    return tenantResponse(await this.tenants.setArtifactVerifyKey(tenant, body.public_key, actor));
+  }
+
+  /** `DELETE /tenants/:tenant/artifact-verify-key` → 200 tenant; 404. Signatures are then recorded, not required. */
+  @Delete(':tenant/artifact-verify-key')
+  @ApiOperation({
+    summary: 'Remove the tenant’s artifact verification key: Mender artifacts are then published signed or not',
+    description: 'Recorded on the ledger.',
+  })
+  @ApiTenantParam()
+  @ApiOkResponse({ type: TenantResponse, description: 'The tenant.' })
+  @ApiTenantNotFound()
+  @ApiOperatorChange()
+  async clearArtifactVerifyKey(@Param('tenant') tenant: string, @OperatorActor() actor: Actor): Promise<TenantResponse> {
+    return tenantResponse(await this.tenants.setArtifactVerifyKey(tenant, null, actor));
   }
 }

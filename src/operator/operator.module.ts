@@ -6,6 +6,8 @@ import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
 import { GroupModule } from '#src/domain/group/group.module.js';
 import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
 import { TenantModule } from '#src/domain/tenant/tenant.module.js';
+import { IdentityModule } from '#src/domain/identity/identity.module.js';
+import { OperatorDeviceAuthController } from './operator-device-auth.controller.js';
 import { OperatorDeviceKeysController } from './operator-device-keys.controller.js';
 import { OperatorDevicesController } from './operator-devices.controller.js';
 import { OperatorFleetController } from './operator-fleet.controller.js';
@@ -26,6 +28,7 @@ import { OperatorTenantsController } from './operator-tenants.controller.js';
     OperatorAccessModule,
     TenantModule,
     DeviceRegistryModule,
+    IdentityModule,
     FirmwareModule,
     GroupModule,
     RolloutEngineModule,
@@ -36,6 +39,7 @@ import { OperatorTenantsController } from './operator-tenants.controller.js';
     OperatorTenantsController,
     OperatorDeviceKeysController,
     OperatorDevicesController,
+    OperatorDeviceAuthController,
     OperatorFleetController,
     OperatorGroupsController,
     OperatorLedgerController,

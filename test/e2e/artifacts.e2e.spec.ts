@@ -20,7 +20,7 @@ describe('artifacts: partial uploads are removed at start', () => {
   let database: TestDatabase;
   let server: ChildProcess | undefined;
   let output = (): string => '';
-  const ports = { auth: 0, vc: 0, bc: 0, operator: 0, ddi: 0 };
+  const ports = { auth: 0, vc: 0, bc: 0, operator: 0, ddi: 0, mender: 0 };
   const artifacts = () => join(database.dataDir, 'artifacts');
   const incoming = async () => (await readdir(artifacts())).filter((name) => name.startsWith('.incoming-')).sort();
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
-import { loadConfig } from '#src/platform/config/app-config.js';
+import { COMPONENTS, loadConfig, URL_VARIABLES } from '#src/platform/config/app-config.js';
 import { startServer, type RunningServer } from '#src/app/server.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { freePort, request, startTestApp, TestClock, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
@@ -665,23 +665,11 @@ describe('JWT secret kept in the data directory, instances sharing one database 
 
   /** Starts another instance on the first app's data directory, without JWT_SECRET. */
   async function startOnSameDataDir(env: Record<string, string> = {}): Promise<Started> {
-    const ports = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    const urls: Record<string, string> = {};
+    // Every component on a free loopback port: a default one (0.0.0.0:300x) would be the first instance's too.
+    for (const component of COMPONENTS) urls[URL_VARIABLES[component]] = `http://127.0.0.1:${await freePort()}`;
     const config = loadConfig({
-      AUTH_URL: `http://127.0.0.1:${ports[0]}`,
-      VC_URL: `http://127.0.0.1:${ports[1]}`,
-      BC_URL: `http://127.0.0.1:${ports[2]}`,
-      OPERATOR_URL: `http://127.0.0.1:${ports[3]}`,
-      IPFS_URL: `http://127.0.0.1:${ports[4]}`,
-      TOOLS_URL: `http://127.0.0.1:${ports[5]}`,
-      DDI_URL: `http://127.0.0.1:${ports[6]}`,
+      ...urls,
       ...first.database.env,
       LOG_LEVEL: 'error',
       ...env,

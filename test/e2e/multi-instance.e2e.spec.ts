@@ -59,7 +59,14 @@ interface ServerProcess {
 async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const ports = { auth: await freePort(), vc: await freePort(), bc: await freePort() };
   const { child, output } = spawnServer({
-    ...loopbackUrls({ ...ports, operator: await freePort(), ipfs: await freePort(), tools: await freePort(), ddi: await freePort() }),
+    ...loopbackUrls({
+      ...ports,
+      operator: await freePort(),
+      ipfs: await freePort(),
+      tools: await freePort(),
+      ddi: await freePort(),
+      mender: await freePort(),
+    }),
     JWT_SECRET,
     LOG_LEVEL: 'warn',
     ...env,

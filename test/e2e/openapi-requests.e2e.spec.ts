@@ -161,9 +161,11 @@ async function send(
   const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
   const auth = schemes.includes('operatorToken')
     ? { bearer: fixture.operatorToken }
-    : schemes.some((scheme) => scheme.startsWith('device'))
-      ? { token: fixture.deviceToken }
-      : {};
+    : schemes.includes('menderToken')
+      ? { bearer: fixture.menderToken }
+      : schemes.some((scheme) => scheme.startsWith('device'))
+        ? { token: fixture.deviceToken }
+        : {};
   // A DDI operation: the target token of the fixture's DDI device (the documents' examples name it: acme, pump-7).
   if (schemes.includes('targetToken')) headers['authorization'] ??= fixture.ddiAuthorization;
   const binary = operation.requestBody?.content['application/octet-stream'] !== undefined;

@@ -8,8 +8,8 @@ import { get, request, startTestApp, type TestApp } from '#test/support/harness.
 
 // Issue 3 "OpenAPI": every component serves its own document and Swagger UI under its own base URL.
 
-type Component = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools' | 'ddi';
-const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools', 'ddi'];
+type Component = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools' | 'ddi' | 'mender';
+const COMPONENTS: Component[] = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools', 'ddi', 'mender'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const NOT_FOUND = { message: 'Not Found' };
 
@@ -132,6 +132,15 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/{tenant}/controller/v1/{controllerId}/softwaremodules/{softwareModuleId}/artifacts',
       '/{tenant}/controller/v1/{controllerId}/softwaremodules/{softwareModuleId}/artifacts/{fileName}',
     ]);
+    assert.deepEqual(Object.keys(documents.mender.paths), [
+      '/api/devices/v1/authentication/auth_requests',
+      '/api/devices/v1/deployments/device/deployments/next',
+      '/api/devices/v1/deployments/device/deployments/{id}/log',
+      '/api/devices/v1/deployments/device/deployments/{id}/status',
+      '/api/devices/v1/deployments/download/{tenantId}/{firmwareId}/{deviceId}',
+      '/api/devices/v1/inventory/device/attributes',
+      '/api/devices/v2/deployments/device/deployments/next',
+    ]);
     assert.deepEqual(Object.keys(documents.operator.paths), [
       '/ledger/checkpoint',
       '/ledger/consistency',
@@ -144,15 +153,22 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/session/sign-out',
       '/tenants',
       '/tenants/{tenant}',
+      '/tenants/{tenant}/artifact-verify-key',
       '/tenants/{tenant}/customer-key/rotate',
       '/tenants/{tenant}/ddi-polling',
+      '/tenants/{tenant}/device-auth-sets',
+      '/tenants/{tenant}/device-auth-sets/{id}/accept',
+      '/tenants/{tenant}/device-auth-sets/{id}/reject',
       '/tenants/{tenant}/device-keys',
+      '/tenants/{tenant}/device-keys/{id}/auto-accept',
       '/tenants/{tenant}/device-keys/{id}/revoke',
       '/tenants/{tenant}/devices',
       '/tenants/{tenant}/devices/{mac}',
+      '/tenants/{tenant}/devices/{mac}/decommission',
       '/tenants/{tenant}/devices/{mac}/rollouts',
       '/tenants/{tenant}/devices/{mac}/target-token/rotate',
       '/tenants/{tenant}/firmware',
+      '/tenants/{tenant}/firmware/mender',
       '/tenants/{tenant}/firmware/{id}',
       '/tenants/{tenant}/fleet',
       '/tenants/{tenant}/groups',
@@ -300,14 +316,32 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
         ['Operator token is not valid', 'Your session has ended: sign in again'],
         where,
       );
-      // Every change (a POST or a PUT) documents the 403 of a viewer and of a cross-site request.
-      if (method === 'post' || method === 'put') {
+      // Every change (a POST, PUT or DELETE) documents the 403 of a viewer and of a cross-site request.
+      if (method !== 'get') {
         assert.deepEqual(
           documentedMessages(operation.responses['403']),
           ['Viewers may only read: this change needs the admin role', 'Cross-site request refused'],
           where,
         );
       } else assert.equal(operation.responses['403'], undefined, where);
+    }
+  });
+
+  it('declares the Mender device token on every Mender operation but authentication and the signed download, and Mender’s exact success codes', () => {
+    assert.deepEqual(Object.keys(documents.mender.components?.securitySchemes ?? {}), ['menderToken']);
+    for (const { path, method, operation } of operations(documents.mender)) {
+      const where = `mender ${method.toUpperCase()} ${path}`;
+      const open = path.endsWith('/auth_requests') || path.includes('/download/');
+      assert.deepEqual(operation.security, open ? undefined : [{ menderToken: [] }], where);
+      const success = Object.keys(operation.responses).filter((status) => Number(status) < 300);
+      const expected = path.endsWith('/next')
+        ? ['200', '204']
+        : path.endsWith('/status') || path.endsWith('/log')
+          ? ['204']
+          : path.includes('/download/')
+            ? ['200', '206']
+            : ['200'];
+      assert.deepEqual(success, expected, where);
     }
   });
 

@@ -158,7 +158,19 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
       const answer = await upload('fw-acme', '?version=1.0.0&device_type=ESP32', HELLO);
       assert.equal(answer.status, 201, answer.text);
       const body = answer.body as FirmwareBody;
-      assert.deepEqual(Object.keys(body), ['id', 'version', 'device_type', 'size', 'md5', 'sha256', 'cid', 'created_at', 'filename']);
+      assert.deepEqual(Object.keys(body), [
+        'id',
+        'version',
+        'device_type',
+        'size',
+        'md5',
+        'sha256',
+        'cid',
+        'created_at',
+        'filename',
+        'mender_artifact',
+      ]);
+      assert.equal(body.mender_artifact, null, 'not a Mender artifact');
       assert.equal(body.filename, 'ESP32-1.0.0.bin', 'published without a file name: its DDI artifact is named by type and version');
       assert.equal(typeof body.id, 'number');
       assert.deepEqual(

@@ -48,8 +48,14 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       assert.equal(answer.status, 201, answer.text);
       const tenant = answer.body as TenantWithKey;
       keysSeen.push(tenant.customer_key);
-      assert.deepEqual(Object.keys(tenant), ['id', 'name', 'created_at', 'ddi_polling_sleep', 'customer_key']);
-      assert.equal(tenant.ddi_polling_sleep, '00:05:00', 'DDI devices poll every five minutes unless told otherwise');
+      assert.deepEqual(Object.keys(tenant), [
+        'id',
+        'name',
+        'created_at',
+        'ddi_polling_sleep',
+        'artifact_verify_key_fingerprint',
+        'customer_key',
+      ]);
       assert.equal(tenant.name, 'acme');
       assert.equal(typeof tenant.id, 'number');
       assert.equal(tenant.created_at, new Date(app.clock.now()).toISOString());
@@ -110,7 +116,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
         page.items.map((t) => t.name),
         ['acme', 'keys-a', 'keys-b', 'page-1', 'page-2', 'page-3', 'page-4'],
       );
-      assert.deepEqual(Object.keys(page.items[0]), ['id', 'name', 'created_at', 'ddi_polling_sleep']);
+      assert.deepEqual(Object.keys(page.items[0]), ['id', 'name', 'created_at', 'ddi_polling_sleep', 'artifact_verify_key_fingerprint']);
       assertNoCustomerKey(answer.text);
     });
 
@@ -155,7 +161,13 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       const byId = await op.get(`/tenants/${created.id}`);
       const byName = await op.get(`/tenants/${encodeURIComponent('lookup me')}`);
       assert.equal(byId.status, 200);
-      assert.deepEqual(byId.body, { id: created.id, name: 'lookup me', created_at: created.created_at, ddi_polling_sleep: '00:05:00' });
+      assert.deepEqual(byId.body, {
+        id: created.id,
+        name: 'lookup me',
+        created_at: created.created_at,
+        ddi_polling_sleep: '00:05:00',
+        artifact_verify_key_fingerprint: null,
+      });
       assert.deepEqual(byName.body, byId.body);
       assertNoCustomerKey(byId.text);
     });
@@ -182,7 +194,14 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       keysSeen.push(rotated.customer_key);
       assert.deepEqual(
         { ...rotated, customer_key: undefined },
-        { id: tenant.id, name: 'rotating', created_at: tenant.created_at, ddi_polling_sleep: '00:05:00', customer_key: undefined },
+        {
+          id: tenant.id,
+          name: 'rotating',
+          created_at: tenant.created_at,
+          ddi_polling_sleep: '00:05:00',
+          artifact_verify_key_fingerprint: null,
+          customer_key: undefined,
+        },
       );
       assert.notEqual(rotated.customer_key, tenant.customer_key);
 
@@ -211,11 +230,11 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       tenant = await createTenant('keyed');
     });
 
-    it('POST creates a key of a device type: 201 {id, key, device_type, single_device, revoked, created_at}', async () => {
+    it('POST creates a key of a device type: 201 {id, key, device_type, single_device, auto_accept, revoked, created_at}', async () => {
       const answer = await op.post(`/tenants/${tenant.id}/device-keys`, { device_type: 'ESP8266' });
       assert.equal(answer.status, 201, answer.text);
       const key = answer.body as DeviceKey;
-      assert.deepEqual(Object.keys(key), ['id', 'key', 'device_type', 'single_device', 'revoked', 'created_at']);
+      assert.deepEqual(Object.keys(key), ['id', 'key', 'device_type', 'single_device', 'auto_accept', 'revoked', 'created_at']);
       assert.equal(key.device_type, 'ESP8266');
       assert.equal(key.single_device, false, 'shared by default');
       assert.equal(key.revoked, false);

@@ -134,6 +134,7 @@ describe('graceful shutdown of the server process', () => {
       ipfs: await freePort(),
       tools: await freePort(),
       ddi: await freePort(),
+      mender: await freePort(),
     };
     const server = spawnServer({ DATA_DIR: join(dir, 'data'), ...loopbackUrls(ports) }, dir);
     child = server.child;

@@ -73,7 +73,16 @@ describe('server process', () => {
     const database = await createTestDatabase();
     const { child, output } = spawnServer(
       {
-        ...loopbackUrls({ auth, vc, bc, operator: op, ipfs: await freePort(), tools: await freePort(), ddi: await freePort() }),
+        ...loopbackUrls({
+          auth,
+          vc,
+          bc,
+          operator: op,
+          ipfs: await freePort(),
+          tools: await freePort(),
+          ddi: await freePort(),
+          mender: await freePort(),
+        }),
         ...database.env,
       },
       dir,

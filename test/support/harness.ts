@@ -141,7 +141,9 @@ export { freePort };
  * Base URLs per component variable (`AUTH_URL`, …, `DDI_URL`); `{port}` or `{portN}` placeholders
  * are replaced by free ports (N is the component's index in {@link COMPONENTS}).
  */
-export type BaseUrls = Partial<Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL' | 'IPFS_URL' | 'TOOLS_URL' | 'DDI_URL', string>>;
+export type BaseUrls = Partial<
+  Record<'AUTH_URL' | 'VC_URL' | 'BC_URL' | 'OPERATOR_URL' | 'IPFS_URL' | 'TOOLS_URL' | 'DDI_URL' | 'MENDER_URL', string>
+>;
 
 /** A tenant with one device key, as the operator CLI creates them. */
 export interface TestTenant {

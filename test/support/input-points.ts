@@ -1,4 +1,6 @@
 import { request, type Answer, type TestApp, type TestTenant } from './harness.js';
+import { menderToken } from './mender-api.js';
+import { deviceKeyPair } from './mender-client.js';
 
 /** Where a value enters a route. */
 export type InputPlace = 'body' | 'query' | 'path' | 'header';
@@ -29,6 +31,9 @@ export interface InputFixture {
   /** A second tenant, whose device keys the revoke route may revoke (the first one's token stays valid). */
   spare: TestTenant;
   deviceToken: string;
+  /** The token of an accepted Mender device of {@link tenant} (its mac {@link menderMac}). */
+  menderToken: string;
+  menderMac: string;
   operatorToken: string;
   mac: string;
   firmwareId: number;
@@ -61,11 +66,20 @@ export async function createInputFixture(app: TestApp): Promise<InputFixture> {
   });
   if (ddi.status !== 201) throw new Error(`DDI device creation failed: ${ddi.text}`);
   await request('POST', `${app.urls.operator}/tenants/acme/groups/${group}/members`, { bearer: operatorToken, body: { macs: ['pump-7'] } });
+  const menderMac = '02:4D:4E:00:00:01';
+  const menderKey = deviceKeyPair('ed25519');
+  const preauthorized = await request('POST', `${app.urls.operator}/tenants/${tenant.name}/device-auth-sets`, {
+    bearer: operatorToken,
+    body: { mac: menderMac, public_key: menderKey.publicKey },
+  });
+  if (preauthorized.status !== 201) throw new Error(`preauthorize failed: ${preauthorized.text}`);
   return {
     app,
     tenant,
     spare,
     deviceToken,
+    menderToken: await menderToken(app.urls.mender, { idData: { mac: menderMac }, key: menderKey, tenantToken: tenant.deviceKey }),
+    menderMac,
     operatorToken,
     ddiAuthorization: `TargetToken ${(ddi.body as { target_token: string }).target_token}`,
     mac,

@@ -30,7 +30,7 @@ export function spawnServer(env: Record<string, string>, cwd = ROOT): ServerChil
 }
 
 /** The server's components, by the prefix of their `*_URL` variable. */
-export type ServerComponent = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools' | 'ddi';
+export type ServerComponent = 'auth' | 'vc' | 'bc' | 'operator' | 'ipfs' | 'tools' | 'ddi' | 'mender';
 
 /** The `*_URL` variables (`AUTH_URL=http://127.0.0.1:<port>` …) of the components given a loopback port. */
 export function loopbackUrls(ports: Partial<Record<ServerComponent, number>>): Record<string, string> {

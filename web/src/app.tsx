@@ -10,6 +10,7 @@ import { GroupPage } from './pages/group';
 import { GroupsPage } from './pages/groups';
 import { KeysPage } from './pages/keys';
 import { LedgerPage } from './pages/ledger';
+import { MenderPage } from './pages/mender';
 import { OverviewPage } from './pages/overview';
 import { RolloutPage } from './pages/rollout';
 import { RolloutsPage } from './pages/rollouts';
@@ -33,6 +34,7 @@ export function App() {
         <Route path={CONSOLE_PAGES.devices} element={<DevicesPage />} />
         <Route path={CONSOLE_PAGES.device} element={<DevicePage />} />
         <Route path={CONSOLE_PAGES.keys} element={<KeysPage />} />
+        <Route path={CONSOLE_PAGES.mender} element={<MenderPage />} />
         <Route path={CONSOLE_PAGES.firmware} element={<FirmwarePage />} />
         <Route path={CONSOLE_PAGES.groups} element={<GroupsPage />} />
         <Route path={CONSOLE_PAGES.group} element={<GroupPage />} />
@@ -60,6 +62,7 @@ function RequireSession({ children }: { children: ReactNode }) {
 const NAV: { path: string; label: string }[] = [
   { path: CONSOLE_PAGES.overview, label: 'Overview' },
   { path: CONSOLE_PAGES.devices, label: 'Devices' },
+  { path: CONSOLE_PAGES.mender, label: 'Mender devices' },
   { path: CONSOLE_PAGES.keys, label: 'Tenants & keys' },
   { path: CONSOLE_PAGES.firmware, label: 'Firmware' },
   { path: CONSOLE_PAGES.groups, label: 'Groups' },

@@ -29,7 +29,7 @@ describe('OpenAPI documents in openapi/', () => {
 
   it('are generated deterministically, one per component', async () => {
     const [first, second] = [await renderOpenApiFiles(), await renderOpenApiFiles()];
-    assert.deepEqual([...first.keys()], ['auth.json', 'vc.json', 'bc.json', 'operator.json', 'ipfs.json', 'tools.json', 'ddi.json']);
+    assert.deepEqual([...first.keys()], ['auth.json', 'vc.json', 'bc.json', 'operator.json', 'ipfs.json', 'tools.json', 'ddi.json', 'mender.json']);
     assert.deepEqual(second, first);
   });
 });

@@ -23,6 +23,7 @@ import { exampleKey, SecuritySchemes } from '#src/platform/openapi/api-responses
 import { FieldMessageResponse } from '#src/platform/common/dto/message.dto.js';
 import { FIELD_NAMING_COMPONENTS } from '#src/platform/http/http-error.filter.js';
 import { DdiSecuritySchemes } from '#src/protocols/ddi/ddi.controller.js';
+import { MENDER_TOKEN_SCHEME } from '#src/protocols/mender/mender.controller.js';
 
 /** Path of the Swagger UI under a component's base URL; the JSON document is at `{base}/docs/json`. */
 export const DOCS_PATH = 'docs';
@@ -32,7 +33,7 @@ interface ComponentDocs {
   variable: string;
   description: string;
   /** Security schemes this component's endpoints use. */
-  security: 'device' | 'operator' | 'ddi' | 'none';
+  security: 'device' | 'operator' | 'ddi' | 'mender' | 'none';
   tags: { name: string; description: string }[];
 }
 
@@ -101,6 +102,18 @@ const COMPONENT_DOCS: Record<ComponentName, ComponentDocs> = {
       '200 without a body.',
     security: 'ddi',
     tags: [{ name: 'DDI', description: 'The resources of one device (controller id) of a tenant.' }],
+  },
+  mender: {
+    title: 'firmledger Mender component',
+    variable: 'MENDER_URL',
+    description:
+      'The Mender device API, as the Mender client (3.x) speaks it with `ServerURL` set to this base URL and a device key of the ' +
+      'tenant as its `TenantToken` (docs/decisions.md §13, docs/mender-devices.md): devices authenticate with their identity and ' +
+      'public key (pending until an operator accepts them, unless preauthorized), send their inventory, ask for their next ' +
+      'deployment (a deployment is a rollout as one device sees it; its id is the rollout id), report its status and, after a ' +
+      'failure, its log, and download the artifact through a signed link.',
+    security: 'mender',
+    tags: [{ name: 'Mender', description: 'Device authentication, inventory and deployments.' }],
   },
   operator: {
     title: 'firmledger operator API',
@@ -182,6 +195,14 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
         name: 'Authorization',
         description: '`GatewayToken <device key>`: a device key of the tenant; a device polling with it is registered with its type.',
       });
+  }
+  if (docs.some((d) => d.security === 'mender')) {
+    builder.addSecurity(MENDER_TOKEN_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'The device token `POST /api/devices/v1/authentication/auth_requests` answered, as `Authorization: Bearer <token>`.',
+    });
   }
   if (docs.some((d) => d.security === 'operator')) {
     builder

@@ -2,12 +2,13 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
 /** The device protocols a device may speak (docs/decisions.md §11). */
-export const DEVICE_PROTOCOLS = ['asvin', 'ddi'] as const;
+export const DEVICE_PROTOCOLS = ['asvin', 'ddi', 'mender'] as const;
 export type DeviceProtocol = (typeof DEVICE_PROTOCOLS)[number];
 
 /**
  * A device of a tenant, named by its identifier, unique per tenant (docs/decisions.md §11): the
- * canonical mac of an asvin device (§6), the controller id of a hawkBit DDI device. The column
+ * canonical mac of an asvin device (§6), the controller id of a hawkBit DDI device, the mac or
+ * identity digest of a Mender device (§13). The column
  * keeps the name `mac`.
  */
 @Entity('device')
@@ -44,7 +45,10 @@ export class Device {
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
 
-  /** The device protocol it speaks: `asvin` (registered through the version controller) or `ddi`. */
+  /**
+   * The device protocol it speaks: `asvin` (registered through the version controller), `ddi`
+   * (hawkBit) or `mender` (an accepted Mender identity, docs/decisions.md §13).
+   */
   @Column({ type: 'varchar', length: 16, default: 'asvin' })
   protocol: DeviceProtocol;
 

@@ -88,7 +88,7 @@ export class DeviceRepository {
   }
 
   /** The device with that id, in `manager`'s transaction; `null` when absent. */
-  async findById(id: number, manager: EntityManager): Promise<Device | null> {
+  async findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Device | null> {
     const [row] = await query<DeviceRow[]>(manager, FIND_BY_ID, [id]);
     return row ? toDevice(row) : null;
   }

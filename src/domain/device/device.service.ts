@@ -7,6 +7,7 @@ import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
+import { isStoredId } from '#src/platform/common/input-rules.js';
 import type { DeviceKeyScope } from '#src/domain/tenant/device-key-scope.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
@@ -86,6 +87,10 @@ export interface DeviceWithToken {
 
 /** 409 text of creating a device whose identifier the tenant has. */
 export const deviceExists = (identifier: string): string => `Device "${identifier}" exists`;
+
+/** 409 text of admitting a Mender device whose identifier names a device of another protocol (docs/decisions.md §13). */
+export const deviceSpeaksOther = (identifier: string, protocol: DeviceProtocol): string =>
+  `Device "${identifier}" exists and speaks ${protocol}`;
 
 /** 400 text of a target token that cannot be one. */
 export const INVALID_TARGET_TOKEN = 'target_token must be 1 to 128 printable characters without spaces';
@@ -221,6 +226,13 @@ export class DeviceService {
     return this.devices.findByMac(tenantId, mac, manager);
   }
 
+  /** The tenant's device with this id, or `null` (also for another tenant's, or an id no row can have). */
+  async findById(tenantId: number, id: number): Promise<Device | null> {
+    if (!isStoredId(id)) return null;
+    const device = await this.devices.findById(id);
+    return device !== null && device.tenantId === tenantId ? device : null;
+  }
+
   /**
    * The tenant's device, for other modules.
    * @throws NotFoundException `Device does't exist!`
@@ -348,6 +360,45 @@ export class DeviceService {
       if (!isUniqueViolation(error)) throw error;
       return this.require(principal.tenantId, identifier);
     }
+  }
+
+  /**
+   * Registers (or finds) the device of an accepted Mender identity (docs/decisions.md §13): a
+   * `mender` device of the tenant token's key and type, named by its identifier. A device
+   * registered at the same moment by another request is found, never a 500.
+   * @returns the device, new or found.
+   * @throws ConflictException {@link deviceSpeaksOther} when the tenant has a device with this
+   *   identifier that speaks another protocol.
+   */
+  async registerIdentified(principal: DeviceKeyScope, identifier: string, actor?: Actor): Promise<Device> {
+    let device: Device;
+    try {
+      device = await this.unitOfWork.transaction(async (manager) => {
+        const found = await this.devices.findByMac(principal.tenantId, identifier, manager);
+        if (found) return found;
+        const now = this.clock.now();
+        const created = await this.devices.insert(manager, {
+          tenantId: principal.tenantId,
+          mac: identifier,
+          name: identifier,
+          firmwareVersion: '',
+          deviceKeyId: principal.deviceKeyId,
+          deviceType: principal.deviceType,
+          lastSeenAt: null,
+          createdAt: now,
+          protocol: 'mender',
+          targetTokenHash: null,
+          attributes: null,
+        });
+        await this.record(manager, created, 'device.registered', actor);
+        return created;
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      device = await this.require(principal.tenantId, identifier);
+    }
+    if (device.protocol !== 'mender') throw new ConflictException(deviceSpeaksOther(identifier, device.protocol));
+    return device;
   }
 
   /**

@@ -45,4 +45,11 @@ export class Firmware {
   /** Lowercase hex SHA-1 of the binary (DDI clients check it); `null` until first needed for firmware published before it was kept. */
   @Column({ type: 'varchar', length: 40, nullable: true })
   sha1: string | null;
+
+  /**
+   * What the header of a Mender artifact says (JSON of `MenderArtifactInfo`), for firmware
+   * published from one (docs/decisions.md §13); `null` for any other binary.
+   */
+  @Column({ name: 'mender_artifact', type: 'text', nullable: true })
+  menderArtifact: string | null;
 }

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
@@ -9,7 +9,11 @@ import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { readArtifactVerifyKey } from '#src/platform/crypto/public-key.js';
+import { TenantRepository } from '#src/domain/tenant/tenant.repository.js';
 import { ArtifactEmpty, ArtifactStore, ArtifactTooLarge } from './artifact-store.js';
+import type { FirmwareDigests } from './firmware-digest.js';
+import { MalformedMenderArtifact, menderArtifactReader, type MenderArtifactInfo } from './mender-artifact.js';
 import type { Firmware } from './firmware.entity.js';
 import { FirmwareRepository } from './firmware.repository.js';
 
@@ -47,6 +51,17 @@ export interface PublishFirmware {
   actor?: Actor;
 }
 
+/** What publishing a Mender artifact needs besides the bytes (its version and device type come from its header). */
+export interface PublishMenderArtifact extends Omit<PublishFirmware, 'version' | 'deviceType'> {
+  /** The device type of the firmware, when the artifact is compatible with several: one of them. */
+  deviceType?: string;
+  /** When given, it must be the artifact's name. */
+  version?: string;
+}
+
+/** 400 text of a file that is not a Mender artifact firmledger publishes (docs/decisions.md §13). */
+export const menderArtifactRefused = (reason: string): string => `Mender artifact refused: ${reason}`;
+
 /** A tenant's firmware whose bytes are stored, as a download needs it. */
 export interface StoredArtifact {
   firmwareId: number;
@@ -69,6 +84,8 @@ export interface FirmwareView {
   createdAt: string;
   /** The file name DDI devices see ({@link artifactFilename}). */
   filename: string;
+  /** What its Mender artifact header says, `null` for firmware that is not a Mender artifact (docs/decisions.md §13). */
+  menderArtifact: MenderArtifactInfo | null;
 }
 
 /** A firmware as a hawkBit DDI artifact (docs/decisions.md §12): its file, size and digests. */
@@ -110,6 +127,7 @@ export class FirmwareService {
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tenants: TenantRepository,
   ) {}
 
   /**
@@ -125,22 +143,78 @@ export class FirmwareService {
    *   of the stream itself is passed on.
    */
   async publish(request: PublishFirmware, bytes: Readable): Promise<FirmwareView> {
-    const maxBytes = this.config.firmwareMaxBytes;
-    if (request.filename !== undefined && !isFirmwareFilename(request.filename)) throw new BadRequestException(INVALID_FILENAME);
-    if (request.declaredBytes !== undefined && request.declaredBytes > maxBytes) {
-      throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
-    }
+    this.checkBeforeReading(request);
     if (await this.firmware.findByVersion(request.tenantId, request.deviceType, request.version)) {
       throw new ConflictException(firmwareAlreadyPublished(request.version, request.deviceType));
     }
-    let digests;
+    const digests = await this.store(bytes);
+    return this.record(request, digests, null);
+  }
+
+  /**
+   * Publishes a Mender artifact (format version 3, docs/decisions.md §13) as firmware: its bytes
+   * are stored as {@link publish} stores a binary while its header is read
+   * ({@link menderArtifactReader}); the artifact's name is the firmware's version, and its
+   * device type is the one the artifact is compatible with (or, when it lists several, the one
+   * named). Whether it is signed, and the key its signature was checked with, are kept. A tenant
+   * with an artifact verification key takes only artifacts signed with it.
+   * @throws BadRequestException {@link menderArtifactRefused} for an artifact that is not one (or
+   *   not signed as the tenant requires), or whose name or device types do not fit what was given;
+   *   the errors of {@link publish}.
+   */
+  async publishMenderArtifact(request: PublishMenderArtifact, bytes: Readable): Promise<FirmwareView> {
+    this.checkBeforeReading(request);
+    const tenant = await this.tenants.findTenant(request.tenantId);
+    const verifyKey = tenant?.artifactVerifyKey ? readArtifactVerifyKey(tenant.artifactVerifyKey) : null;
+    const reader = menderArtifactReader(verifyKey);
+    let digests: FirmwareDigests;
     try {
-      digests = await this.artifacts.put(bytes, maxBytes);
+      // Errors of `bytes` reach the store through the reader, which pipeline destroys with them.
+      digests = await this.store(pipeline(bytes, reader.stream, () => undefined));
+    } catch (error) {
+      if (error instanceof MalformedMenderArtifact) throw new BadRequestException(menderArtifactRefused(error.message));
+      throw error;
+    }
+    const info = await reader.info;
+    if (request.version !== undefined && request.version !== info.artifactName) {
+      throw new BadRequestException(`version must be the artifact’s name, ${info.artifactName}, for a Mender artifact`);
+    }
+    const deviceType = request.deviceType ?? (info.deviceTypesCompatible.length === 1 ? info.deviceTypesCompatible[0] : undefined);
+    if (deviceType === undefined || !info.deviceTypesCompatible.includes(deviceType)) {
+      throw new BadRequestException(
+        `device_type must be one the artifact is compatible with: ${info.deviceTypesCompatible.join(', ')}` +
+          (request.deviceType === undefined ? ' (it lists several: name one)' : ''),
+      );
+    }
+    return this.record(
+      { ...request, version: info.artifactName, deviceType, filename: request.filename ?? `${info.artifactName}.mender` },
+      digests,
+      info,
+    );
+  }
+
+  /** What is refused before a byte is read: a bad file name, a declared size over the limit. */
+  private checkBeforeReading(request: Pick<PublishFirmware, 'filename' | 'declaredBytes'>): void {
+    if (request.filename !== undefined && !isFirmwareFilename(request.filename)) throw new BadRequestException(INVALID_FILENAME);
+    if (request.declaredBytes !== undefined && request.declaredBytes > this.config.firmwareMaxBytes) {
+      throw new PayloadTooLargeException(firmwareTooLarge(this.config.firmwareMaxBytes));
+    }
+  }
+
+  /** Stores the bytes by CID within `FIRMWARE_MAX_BYTES`; their digests. */
+  private async store(bytes: Readable): Promise<FirmwareDigests> {
+    const maxBytes = this.config.firmwareMaxBytes;
+    try {
+      return await this.artifacts.put(bytes, maxBytes);
     } catch (error) {
       if (error instanceof ArtifactTooLarge) throw new PayloadTooLargeException(firmwareTooLarge(maxBytes));
       if (error instanceof ArtifactEmpty) throw new BadRequestException(FIRMWARE_EMPTY);
       throw error;
     }
+  }
+
+  /** The firmware record and its `firmware.published` ledger entry, in one transaction. */
+  private async record(request: PublishFirmware, digests: FirmwareDigests, mender: MenderArtifactInfo | null): Promise<FirmwareView> {
     try {
       const firmware = await this.unitOfWork.transaction(async (manager) => {
         const created = await this.firmware.insert(manager, {
@@ -150,6 +224,7 @@ export class FirmwareService {
           ...digests,
           createdAt: this.clock.now(),
           filename: request.filename ?? null,
+          menderArtifact: mender === null ? null : JSON.stringify(mender),
         });
         await this.ledger.append(manager, {
           tenantId: request.tenantId,
@@ -165,6 +240,16 @@ export class FirmwareService {
             sha256: created.sha256,
             cid: created.cid,
             ...(created.filename === null ? {} : { filename: created.filename }),
+            ...(mender === null
+              ? {}
+              : {
+                  menderArtifact: {
+                    artifactName: mender.artifactName,
+                    deviceTypesCompatible: mender.deviceTypesCompatible,
+                    signed: mender.signed,
+                    verifiedWith: mender.verifiedWith,
+                  },
+                }),
           },
         });
         return created;
@@ -263,5 +348,11 @@ function toView(f: Firmware): FirmwareView {
     cid: f.cid,
     createdAt: new Date(f.createdAt).toISOString(),
     filename: artifactFilename(f),
+    menderArtifact: menderArtifactOf(f),
   };
+}
+
+/** What a firmware's Mender artifact header says, `null` when it is not a Mender artifact. */
+export function menderArtifactOf(firmware: Pick<Firmware, 'menderArtifact'>): MenderArtifactInfo | null {
+  return firmware.menderArtifact === null ? null : (JSON.parse(firmware.menderArtifact) as MenderArtifactInfo);
 }

@@ -7,11 +7,19 @@ import { DeviceService } from '#src/domain/device/device.service.js';
 import { DeviceStateService, type TrackedDevice } from './device-state.service.js';
 import { DeviceStateRepository, type InstalledRollout } from './device-state.repository.js';
 import { chooseNextRollout, type RolloutCandidate } from './policy/next-rollout.js';
-import { chooseAction, isOpenAction, type DeviceAction } from './policy/device-actions.js';
+import { chooseAction, isAborted, isOpenAction, WITHDRAWN_FROM, type ActionRollout, type DeviceAction } from './policy/device-actions.js';
+import type { DeploymentLogLine } from './deployment-log.entity.js';
+import { DeploymentLogRepository } from './deployment-log.repository.js';
 import type { DeviceState } from './policy/device-states.js';
 import { wavesOf } from './rollout-plan.service.js';
 import type { Rollout } from './rollout.entity.js';
 import { RolloutRepository, type ActionView } from './rollout.repository.js';
+
+/** Longest failure message kept with a device's state (the column's length). */
+const MESSAGE_LENGTH = 500;
+
+/** Most lines of a deployment log kept: the last ones. */
+export const DEPLOYMENT_LOG_LINES = 2000;
 
 /** 404 text of a report about a rollout that is not the tenant's or does not target the device (docs/decisions.md §6). */
 export const ROLLOUT_NOT_FOUND = 'Rollout not found';
@@ -47,6 +55,7 @@ export class DeviceRolloutService {
     private readonly devices: DeviceService,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
+    private readonly logs: DeploymentLogRepository,
   ) {}
 
   /**
@@ -79,6 +88,80 @@ export class DeviceRolloutService {
       this.states.offered(action.rollout.id, device, action.rollout.waveCount);
     }
     return action;
+  }
+
+  /**
+   * A device that reports per deployment and says what it runs when it asks (a Mender client,
+   * docs/decisions.md §13) asks for its next deployment, running `runningVersion`: the version is
+   * recorded ({@link versionReported}), then the action rule decides ({@link chooseAction}). A
+   * cancellation means nothing to offer: such a device asks only while it is idle, so a device
+   * `offered` or `downloading` in a paused or cancelled rollout is `pending` there again (offered
+   * again if it resumes). The rollout to take is returned (the device is then `offered` in it,
+   * written behind, when it was `pending` or had no state), or `null`.
+   * @param device the device as its credential named it.
+   */
+  async pollDeployment(device: Device, runningVersion: string): Promise<ActionRollout | null> {
+    await this.versionReported(device, runningVersion);
+    const view = await this.actionView(device.tenantId, device.mac);
+    const action = view === null ? null : chooseAction(view.rollouts, runningVersion);
+    if (action === null) return null;
+    if (action.kind === 'cancel') {
+      const rollout = await this.rollouts.findRollout(device.tenantId, action.rollout.id);
+      if (rollout) await this.states.withdrawn(rollout, device, 'the rollout was paused or cancelled while the device was idle');
+      return null;
+    }
+    if (action.rollout.state === null || action.rollout.state === 'pending') {
+      this.states.offered(action.rollout.id, device, action.rollout.waveCount);
+    }
+    return action.rollout;
+  }
+
+  /**
+   * A device says which version it runs (a Mender client's `artifact_name`, in its inventory or
+   * when it asks for a deployment): recorded as its version with when it was seen
+   * (docs/decisions.md §6), and the rollouts it is `installed` in are confirmed where it is their
+   * target version, or marked `fell_back` (docs/decisions.md §10).
+   */
+  async versionReported(device: Device, version: string): Promise<void> {
+    await this.devices.reportVersion(device, version);
+    const installed = await this.stateRows.installedOf(device.tenantId, device.mac);
+    if (installed && installed.rollouts.length > 0) await this.states.versionSeen(device, version, installed.rollouts);
+  }
+
+  /**
+   * Whether the device is to stop its deployment in the reported rollout ({@link isAborted}: the
+   * rollout was paused or cancelled before the device installed it). When it is, a device
+   * `offered` or `downloading` there is `pending` again, with `message` in its history.
+   */
+  async abortIfWithdrawn(reported: ReportedRollout, message: string): Promise<boolean> {
+    const state = (await this.attemptOf(reported))?.state ?? null;
+    if (!isAborted(reported.rollout.status, state)) return false;
+    if (state !== null && WITHDRAWN_FROM.includes(state)) await this.withdrawn(reported, message);
+    return true;
+  }
+
+  /** The device reports it is downloading the rollout's firmware: `downloading` from `pending` or `offered`. */
+  downloadReported({ rollout, device }: ReportedRollout): Promise<boolean> {
+    return this.states.downloadReported(rollout, device, wavesOf(rollout).length);
+  }
+
+  /**
+   * Keeps the log a device sent about its attempt in the reported rollout (its last
+   * {@link DEPLOYMENT_LOG_LINES} lines), replacing an older one; where the device is `failed`
+   * there, its failure message becomes the log's error lines ({@link failureSummary}).
+   */
+  async keepLog({ rollout, device }: ReportedRollout, lines: readonly DeploymentLogLine[]): Promise<void> {
+    const kept = lines.slice(-DEPLOYMENT_LOG_LINES);
+    await this.unitOfWork.transaction((manager) =>
+      this.logs.replace(manager, {
+        rolloutId: rollout.id,
+        deviceId: device.id,
+        receivedAt: this.clock.now(),
+        messages: JSON.stringify(kept),
+      }),
+    );
+    const summary = failureSummary(kept);
+    if (summary !== null) await this.states.explainFailure(rollout.id, device.id, summary);
   }
 
   /**
@@ -189,4 +272,16 @@ export class DeviceRolloutService {
   failure({ rollout, device }: ReportedRollout, version: string, message: string | null): Promise<boolean> {
     return this.states.failureReported(rollout, device, version, message, wavesOf(rollout).length);
   }
+}
+
+/**
+ * What a deployment log says went wrong, as a failure message: its `error` lines (else its last
+ * three lines), joined with `; `, at most {@link MESSAGE_LENGTH} characters; `null` for an empty log.
+ */
+export function failureSummary(lines: readonly DeploymentLogLine[]): string | null {
+  const errors = lines.filter((line) => line.level.toLowerCase() === 'error');
+  const chosen = (errors.length > 0 ? errors : lines.slice(-3)).map((line) => line.message.trim()).filter((text) => text !== '');
+  if (chosen.length === 0) return null;
+  const text = chosen.join('; ');
+  return text.length <= MESSAGE_LENGTH ? text : `${text.slice(0, MESSAGE_LENGTH - 1)}…`;
 }

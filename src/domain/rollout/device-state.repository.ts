@@ -198,6 +198,16 @@ export class DeviceStateRepository {
       .execute();
   }
 
+  /** Replaces the message of the device's state in the rollout, where it is in `state`. */
+  async setFailureMessage(rolloutId: number, deviceId: number, state: DeviceState, message: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(RolloutDeviceState)
+      .set({ failureMessage: message })
+      .where('rollout_id = :rolloutId AND device_id = :deviceId AND state = :state', { rolloutId, deviceId, state })
+      .execute();
+  }
+
   /** The device's state in the rollout, or `null`. */
   find(manager: EntityManager = this.dataSource.manager, rolloutId: number, deviceId: number): Promise<RolloutDeviceState | null> {
     return manager.findOneBy(RolloutDeviceState, { rolloutId, deviceId });

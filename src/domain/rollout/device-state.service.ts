@@ -147,6 +147,28 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * A device reports it is downloading the rollout's firmware (a Mender `downloading` status,
+   * docs/decisions.md §13): `downloading` from `pending` or `offered`; otherwise nothing changes.
+   * @returns whether the device moved.
+   */
+  async downloadReported(rollout: Rollout, device: TrackedDevice, lastWave: number): Promise<boolean> {
+    await this.flushOffers();
+    return this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
+      return this.states.move(manager, rollout.id, device.id, 'downloading', now);
+    });
+  }
+
+  /**
+   * Names the cause of a failure the device reported before it sent its log (a Mender deployment
+   * log, docs/decisions.md §13): the message of its state, where it is `failed`, becomes `message`.
+   */
+  async explainFailure(rolloutId: number, deviceId: number, message: string): Promise<void> {
+    await this.states.setFailureMessage(rolloutId, deviceId, 'failed', message);
+  }
+
+  /**
    * A device acknowledged the cancellation of its action in a paused or cancelled rollout: back to
    * `pending` from `offered` or `downloading` ({@link WITHDRAWN_FROM}), offered again if the rollout
    * resumes.

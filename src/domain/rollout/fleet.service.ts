@@ -6,6 +6,8 @@ import type { RolloutStatus } from './rollout.entity.js';
 import type { DeviceState } from './policy/device-states.js';
 import { DeviceStateRepository, type DeviceRolloutState } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
+import type { DeploymentLogLine } from './deployment-log.entity.js';
+import { DeploymentLogRepository } from './deployment-log.repository.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 
@@ -68,6 +70,12 @@ export interface DeviceDetail extends DeviceView {
   rollouts: DeviceRolloutView[];
 }
 
+/** A device's state in one rollout, with its history and the log it sent about its last failed attempt there. */
+export interface DeviceRolloutHistory extends DeviceRolloutState {
+  /** The deployment log (a Mender client's, docs/decisions.md §13), `null` when the device sent none. */
+  log: { receivedAt: number; lines: DeploymentLogLine[] } | null;
+}
+
 /** 404 text of the operator device lookup. */
 export const deviceNotFound = (mac: string): string => `Device "${mac}" not found`;
 
@@ -81,18 +89,23 @@ export class FleetService {
     private readonly states: DeviceStateRepository,
     private readonly offers: OfferWriter,
     private readonly clock: Clock,
+    private readonly logs: DeploymentLogRepository,
   ) {}
 
   /**
    * The device's state in every rollout of the tenant it has one in, by rollout id, each with its
-   * history (docs/decisions.md §10).
+   * history (docs/decisions.md §10) and the log it sent about a failed attempt there.
    * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
    */
-  async deviceRollouts(tenantId: number, mac: string): Promise<DeviceRolloutState[]> {
+  async deviceRollouts(tenantId: number, mac: string): Promise<DeviceRolloutHistory[]> {
     const device = await this.devices.find(tenantId, mac);
     if (!device) throw new NotFoundException(deviceNotFound(mac));
     await this.offers.flush();
-    return this.states.deviceStates(tenantId, device.id);
+    const [states, logs] = await Promise.all([this.states.deviceStates(tenantId, device.id), this.logs.ofDevice(device.id)]);
+    return states.map((state) => {
+      const log = logs.find((l) => l.rolloutId === state.rolloutId);
+      return { ...state, log: log ? { receivedAt: log.receivedAt, lines: JSON.parse(log.messages) as DeploymentLogLine[] } : null };
+    });
   }
 
   /**

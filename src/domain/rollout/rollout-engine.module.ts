@@ -7,6 +7,7 @@ import { TenantModule } from '#src/domain/tenant/tenant.module.js';
 import { DeviceStateRepository } from './device-state.repository.js';
 import { DeviceStateService } from './device-state.service.js';
 import { DeviceRolloutService } from './device-rollout.service.js';
+import { DeploymentLogRepository } from './deployment-log.repository.js';
 import { FleetService } from './fleet.service.js';
 import { OfferWriter } from './offer-writer.js';
 import { RolloutMetrics } from './rollout-metrics.js';
@@ -27,6 +28,7 @@ import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-st
     DeviceStateRepository,
     DeviceStateService,
     DeviceRolloutService,
+    DeploymentLogRepository,
     OfferWriter,
     RolloutPlanService,
     FleetService,

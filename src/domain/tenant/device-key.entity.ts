@@ -25,6 +25,13 @@ export class DeviceKey {
   @Column({ name: 'single_device', type: 'boolean', default: false })
   singleDevice: boolean;
 
+  /**
+   * Devices that authenticate with this key as their Mender tenant token and are not known yet are
+   * accepted at once instead of waiting, pending, for an operator (docs/decisions.md §13).
+   */
+  @Column({ name: 'auto_accept', type: 'boolean', default: false })
+  autoAccept: boolean;
+
   @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: epochMs })
   revokedAt: number | null;
 

@@ -20,4 +20,11 @@ export class Tenant {
   /** Seconds between the polls of its hawkBit DDI devices (`config.polling.sleep`, docs/decisions.md §12); default 300. */
   @Column({ name: 'ddi_polling_seconds', type: 'integer', default: 300 })
   ddiPollingSeconds: number;
+
+  /**
+   * PEM public key (RSA or ECDSA) every Mender artifact the tenant publishes must be signed with
+   * (docs/decisions.md §13); `null`: signatures are recorded, not required.
+   */
+  @Column({ name: 'artifact_verify_key', type: 'text', nullable: true })
+  artifactVerifyKey: string | null;
 }

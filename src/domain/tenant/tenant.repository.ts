@@ -87,6 +87,16 @@ export class TenantRepository {
     await manager.update(Tenant, { id }, { ddiPollingSeconds: seconds });
   }
 
+  /** Sets the PEM key the tenant's Mender artifacts must be signed with, or clears it (`null`). */
+  async setArtifactVerifyKey(manager: EntityManager, id: number, pem: string | null): Promise<void> {
+    await manager.update(Tenant, { id }, { artifactVerifyKey: pem });
+  }
+
+  /** Sets whether a device key accepts new Mender devices at once. */
+  async setAutoAccept(manager: EntityManager, id: number, autoAccept: boolean): Promise<void> {
+    await manager.update(DeviceKey, { id }, { autoAccept });
+  }
+
   async insertTenant(manager: EntityManager, tenant: Omit<Tenant, 'id'>): Promise<Tenant> {
     return manager.save(Tenant, manager.create(Tenant, tenant));
   }

@@ -6,6 +6,7 @@ import { NO_CONTROL } from '#src/platform/common/dto-fields.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { INVALID_ARTIFACT_VERIFY_KEY, keyFingerprint, readArtifactVerifyKey } from '#src/platform/crypto/public-key.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { DEFAULT_DDI_POLLING_SECONDS, DDI_POLLING_SECONDS, INVALID_POLLING_SLEEP } from './ddi-polling.js';
@@ -21,6 +22,11 @@ export interface TenantView {
   createdAt: string;
   /** Seconds between the polls of its hawkBit DDI devices (docs/decisions.md §12). */
   ddiPollingSeconds: number;
+  /**
+   * SHA-256 fingerprint of the key its Mender artifacts must be signed with (docs/decisions.md
+   * §13), `null` when it has none.
+   */
+  artifactVerifyKeyFingerprint: string | null;
 }
 
 /** A new tenant, or one whose customer key was just rotated: the only times the key is shown. */
@@ -36,6 +42,8 @@ export interface DeviceKeyView {
   deviceType: string;
   /** The key belongs to one device: a `(device key, timestamp)` logs in once (docs/decisions.md §4). */
   singleDevice: boolean;
+  /** Mender devices new to the tenant that authenticate with it are accepted at once (docs/decisions.md §13). */
+  autoAccept: boolean;
   revoked: boolean;
   createdAt: string;
 }
@@ -68,6 +76,7 @@ export class TenantService {
           customerKey: newCustomerKey(),
           createdAt: this.clock.now(),
           ddiPollingSeconds: DEFAULT_DDI_POLLING_SECONDS,
+          artifactVerifyKey: null,
         });
         await this.ledger.append(manager, {
           tenantId: created.id,
@@ -155,6 +164,51 @@ export class TenantService {
     return tenantView({ ...tenant, ddiPollingSeconds: seconds });
   }
 
+  /**
+   * Sets (PEM) or clears (`null`) the public key every Mender artifact the tenant publishes from
+   * now on must be signed with (docs/decisions.md §13); recorded on the ledger with its fingerprint.
+   * @throws FieldException {@link INVALID_ARTIFACT_VERIFY_KEY}; NotFoundException `Tenant "x" not found`.
+   */
+  async setArtifactVerifyKey(idOrName: string | number, pem: string | null, actor?: Actor): Promise<TenantView> {
+    const key = pem === null ? null : readArtifactVerifyKey(pem);
+    if (pem !== null && key === null) throw new FieldException('public_key', INVALID_ARTIFACT_VERIFY_KEY);
+    const tenant = await this.resolveTenant(idOrName);
+    const stored = key === null ? null : (key.export({ type: 'spki', format: 'pem' }) as string);
+    const fingerprint = key === null ? null : keyFingerprint(key);
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.setArtifactVerifyKey(manager, tenant.id, stored);
+      await this.ledger.append(manager, {
+        tenantId: tenant.id,
+        type: 'tenant.artifact-verify-key-set',
+        subject: Subject.tenant(tenant.id),
+        actor,
+        state: { id: tenant.id, name: tenant.name, artifactVerifyKeyFingerprint: fingerprint },
+      });
+    });
+    return tenantView({ ...tenant, artifactVerifyKey: stored });
+  }
+
+  /**
+   * Lets a device key accept Mender devices new to the tenant at once, or stops it
+   * (docs/decisions.md §13); recorded on the ledger.
+   * @throws NotFoundException when the key is not the tenant's.
+   */
+  async setAutoAccept(tenantId: number, keyOrId: string, autoAccept: boolean, actor?: Actor): Promise<DeviceKeyView> {
+    const key = await this.requireDeviceKey(tenantId, keyOrId);
+    if (key.autoAccept === autoAccept) return toView(key);
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.setAutoAccept(manager, key.id, autoAccept);
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'device-key.auto-accept-set',
+        subject: Subject.deviceKey(key.id),
+        actor,
+        state: { id: key.id, deviceType: key.deviceType, autoAccept },
+      });
+    });
+    return toView({ ...key, autoAccept });
+  }
+
   /** The tenant with exactly this name, or `null` (a DDI path names its tenant so, docs/decisions.md §12). */
   tenantNamed(name: string): Promise<Tenant | null> {
     return this.tenants.findTenantByName(name);
@@ -188,14 +242,17 @@ export class TenantService {
    * @param actor who creates it (recorded on the ledger).
    * @param options.singleDevice the key belongs to one device: each `(device key, timestamp)` is
    *   accepted once; otherwise (the default) devices sharing the key may send byte-identical logins.
+   * @param options.autoAccept Mender devices new to the tenant that authenticate with it are
+   *   accepted at once (docs/decisions.md §13); by default they wait, pending, for an operator.
    */
   async createDeviceKey(
     tenantId: number,
     deviceType: string,
     actor?: Actor,
-    options: { singleDevice?: boolean } = {},
+    options: { singleDevice?: boolean; autoAccept?: boolean } = {},
   ): Promise<DeviceKeyView> {
     const singleDevice = options.singleDevice ?? false;
+    const autoAccept = options.autoAccept ?? false;
     if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
       throw new FieldException('device_type', 'device_type must be 1 to 64 printable characters, e.g. ESP32');
     }
@@ -205,6 +262,7 @@ export class TenantService {
         key: newDeviceKey(),
         deviceType,
         singleDevice,
+        autoAccept,
         revokedAt: null,
         createdAt: this.clock.now(),
       });
@@ -213,7 +271,7 @@ export class TenantService {
         type: 'device-key.created',
         subject: Subject.deviceKey(created.id),
         actor,
-        state: { id: created.id, deviceType, singleDevice, revoked: false },
+        state: { id: created.id, deviceType, singleDevice, ...(autoAccept ? { autoAccept } : {}), revoked: false },
       });
       return created;
     });
@@ -226,8 +284,7 @@ export class TenantService {
    * @param actor who revokes it (recorded on the ledger).
    */
   async revokeDeviceKey(tenantId: number, keyOrId: string, actor?: Actor): Promise<DeviceKeyView> {
-    const key = /^\d+$/.test(keyOrId) ? await this.tenants.findDeviceKey(Number(keyOrId)) : await this.tenants.findDeviceKeyByKey(keyOrId);
-    if (!key || key.tenantId !== tenantId) throw new NotFoundException(`Device key "${keyOrId}" not found`);
+    const key = await this.requireDeviceKey(tenantId, keyOrId);
     if (key.revokedAt !== null) return toView(key);
     const at = this.clock.now();
     await this.unitOfWork.transaction(async (manager) => {
@@ -241,6 +298,16 @@ export class TenantService {
       });
     });
     return toView({ ...key, revokedAt: at });
+  }
+
+  /**
+   * The tenant's device key by id or key text.
+   * @throws NotFoundException `Device key "x" not found`, also for another tenant's key.
+   */
+  private async requireDeviceKey(tenantId: number, keyOrId: string): Promise<DeviceKey> {
+    const key = /^\d+$/.test(keyOrId) ? await this.tenants.findDeviceKey(Number(keyOrId)) : await this.tenants.findDeviceKeyByKey(keyOrId);
+    if (!key || key.tenantId !== tenantId) throw new NotFoundException(`Device key "${keyOrId}" not found`);
+    return key;
   }
 
   async listDeviceKeys(tenantId: number): Promise<DeviceKeyView[]> {
@@ -282,7 +349,14 @@ function tenantView(tenant: Tenant): TenantView {
     name: tenant.name,
     createdAt: new Date(tenant.createdAt).toISOString(),
     ddiPollingSeconds: tenant.ddiPollingSeconds,
+    artifactVerifyKeyFingerprint: tenant.artifactVerifyKey === null ? null : fingerprintOf(tenant.artifactVerifyKey),
   };
+}
+
+/** The fingerprint of a stored verification key (`null` should it no longer read). */
+function fingerprintOf(pem: string): string | null {
+  const key = readArtifactVerifyKey(pem);
+  return key === null ? null : keyFingerprint(key);
 }
 
 function toView(key: DeviceKey): DeviceKeyView {
@@ -292,6 +366,7 @@ function toView(key: DeviceKey): DeviceKeyView {
     key: key.key,
     deviceType: key.deviceType,
     singleDevice: key.singleDevice,
+    autoAccept: key.autoAccept,
     revoked: key.revokedAt !== null,
     createdAt: new Date(key.createdAt).toISOString(),
   };

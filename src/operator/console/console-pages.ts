@@ -10,6 +10,7 @@ export const CONSOLE_PAGES = {
   devices: '/devices',
   device: '/devices/:mac',
   keys: '/keys',
+  mender: '/mender-devices',
   firmware: '/firmware',
   groups: '/groups',
   group: '/groups/:group',

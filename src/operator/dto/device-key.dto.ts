@@ -26,6 +26,18 @@ export class CreateDeviceKeyDto {
   @OptionalField()
   @IsBoolean({ message: 'single_device must be true or false' })
   single_device: boolean = false;
+
+  /** Mender devices new to the tenant that authenticate with the key are accepted at once (docs/decisions.md §13). */
+  @ApiPropertyOptional({
+    description:
+      'Mender devices new to the tenant that authenticate with this key (as their tenant token) are accepted at once, instead of ' +
+      'waiting, pending, for an operator (docs/decisions.md §13)',
+    example: false,
+    default: false,
+  })
+  @OptionalField()
+  @IsBoolean({ message: 'auto_accept must be true or false' })
+  auto_accept: boolean = false;
 }
 
 /** A device key (docs/decisions.md §5): shared by devices of one type; revocable. */
@@ -45,6 +57,9 @@ export class DeviceKeyResponse {
   @ApiProperty({ description: 'the key belongs to one device: each (device key, timestamp) logs in once', example: false })
   single_device: boolean;
 
+  @ApiProperty({ description: 'Mender devices new to the tenant that authenticate with it are accepted at once', example: false })
+  auto_accept: boolean;
+
   @ApiProperty({ description: 'revoked keys log no device in, and their device tokens are refused', example: false })
   revoked: boolean;
 
@@ -61,6 +76,7 @@ export class DeviceKeyPage extends PageOf(DeviceKeyResponse, {
       key: 'q7Rk2ZpL9xWc4mTb8nYf3D',
       device_type: 'ESP32',
       single_device: false,
+      auto_accept: false,
       revoked: false,
       created_at: '2026-11-21T10:00:00.000Z',
     },

@@ -49,6 +49,68 @@ export class UploadFirmwareQuery {
   filename?: string;
 }
 
+/**
+ * `?device_type=&filename=` of `POST /tenants/:tenant/firmware/mender` (docs/decisions.md §13): the
+ * version and the device types come from the artifact's header.
+ */
+export class UploadMenderArtifactQuery {
+  @ApiPropertyOptional({
+    description: 'the firmware’s device type, when the artifact is compatible with several: one of them',
+    example: 'raspberrypi4',
+    minLength: 1,
+    maxLength: 64,
+  })
+  @OptionalField()
+  @PrintableTextField('device_type')
+  device_type?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'the name of the file it comes from: 1 to 255 characters without /, \\ or control characters; `<artifact name>.mender` when absent',
+    example: 'release-2.mender',
+  })
+  @OptionalField()
+  @Validate(FirmwareFilename)
+  @IsString({ message: INVALID_FILENAME })
+  filename?: string;
+}
+
+/** What a Mender artifact's header says (docs/decisions.md §13). */
+export class MenderArtifactResponse {
+  @ApiProperty({ description: 'the artifact’s name: the firmware version', example: 'release-2' })
+  artifact_name: string;
+
+  @ApiProperty({ description: 'its artifact group, null when it has none', type: String, nullable: true, example: null })
+  artifact_group: string | null;
+
+  @ApiProperty({ type: [String], description: 'the device types it installs on', example: ['raspberrypi4'] })
+  device_types_compatible: string[];
+
+  @ApiProperty({
+    description: 'what its payloads provide, by name',
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'rootfs-image.single-file.version': 'release-2' },
+  })
+  provides: Record<string, string>;
+
+  @ApiProperty({ type: [String], description: 'the payload (update module) types, in order', example: ['single-file'] })
+  payload_types: string[];
+
+  @ApiProperty({ description: 'whether it carries a signature (`manifest.sig`)', example: true })
+  signed: boolean;
+
+  @ApiProperty({
+    description:
+      'fingerprint of the tenant’s artifact verification key its signature was checked with when it was published; null when ' +
+      'it was not checked (the tenant had no key)',
+    type: String,
+    nullable: true,
+    example: 'b4fd568f9125de39bd8047ce48d79592964886aaa54203d428bf7f44bd4fc3df',
+  })
+  verified_with: string | null;
+}
+
 /** A published firmware (docs/decisions.md §7, §9): digests of the stored binary. */
 export class FirmwareResponse {
   @ApiProperty({ description: 'firmware id (the `firmware_id` of rollouts and `fwId` of ledger lookups)', example: 1 })
@@ -86,6 +148,14 @@ export class FirmwareResponse {
     example: 'ESP32-1.2.0.bin',
   })
   filename: string;
+
+  @ApiProperty({
+    type: MenderArtifactResponse,
+    nullable: true,
+    description: 'what its header says, for a Mender artifact (docs/decisions.md §13); null for any other binary',
+    example: null,
+  })
+  mender_artifact: MenderArtifactResponse | null;
 }
 
 const FIRMWARE_EXAMPLE: FirmwareResponse = {
@@ -98,6 +168,7 @@ const FIRMWARE_EXAMPLE: FirmwareResponse = {
   cid: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o',
   created_at: '2026-11-21T10:00:00.000Z',
   filename: 'ESP32-1.2.0.bin',
+  mender_artifact: null,
 };
 
 /** One page of `GET /tenants/:tenant/firmware`, oldest first. */

@@ -528,6 +528,38 @@ export class DeviceTransitionResponse {
   message: string | null;
 }
 
+/** One line of a deployment log. */
+export class DeploymentLogLineResponse {
+  @ApiProperty({ description: 'as the device wrote it (RFC 3339)', example: '2026-12-01T09:30:00Z' })
+  timestamp: string;
+
+  @ApiProperty({ description: '`debug`, `info`, `warning`, `error`…', example: 'error' })
+  level: string;
+
+  @ApiProperty({ example: 'Artifact install failed: Payload: can not install Payload: hello.txt: invalid checksum' })
+  message: string;
+}
+
+/** The log a device sent about its failed attempt in a rollout (a Mender deployment log, docs/decisions.md §13). */
+export class DeploymentLogResponse {
+  @ApiProperty({ description: 'when it arrived, ISO 8601 UTC', example: '2026-12-01T09:30:01.000Z' })
+  received_at: string;
+
+  @ApiProperty({
+    type: [DeploymentLogLineResponse],
+    description: 'its lines, oldest first',
+    example: [
+      { timestamp: '2026-12-01T09:30:00Z', level: 'info', message: 'Running Mender client version: 3.4.0' },
+      {
+        timestamp: '2026-12-01T09:30:01Z',
+        level: 'error',
+        message: 'Artifact install failed: Payload: can not install Payload: hello.txt: invalid checksum',
+      },
+    ],
+  })
+  messages: DeploymentLogLineResponse[];
+}
+
 /** A device's state in one rollout, with its history. */
 export class DeviceRolloutStateResponse {
   @ApiProperty({ example: 1 })
@@ -565,4 +597,12 @@ export class DeviceRolloutStateResponse {
     ],
   })
   history: DeviceTransitionResponse[];
+
+  @ApiProperty({
+    type: DeploymentLogResponse,
+    nullable: true,
+    description: 'the log it sent about its failed attempt (Mender devices), null when none',
+    example: null,
+  })
+  deployment_log: DeploymentLogResponse | null;
 }

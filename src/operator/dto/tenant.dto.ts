@@ -31,6 +31,16 @@ export class TenantResponse {
     example: '00:05:00',
   })
   ddi_polling_sleep: string;
+
+  @ApiProperty({
+    description:
+      'SHA-256 fingerprint (lowercase hex of the DER SubjectPublicKeyInfo) of the key its Mender artifacts must be signed with ' +
+      '(docs/decisions.md §13); null when it has none',
+    type: String,
+    nullable: true,
+    example: null,
+  })
+  artifact_verify_key_fingerprint: string | null;
 }
 
 /** Body of `PUT /tenants/:tenant/ddi-polling`. */
@@ -59,5 +69,7 @@ export class TenantWithKeyResponse extends TenantResponse {
 /** One page of tenants. */
 export class TenantPage extends PageOf(TenantResponse, {
   description: 'tenants by id',
-  example: [{ id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z', ddi_polling_sleep: '00:05:00' }],
+  example: [
+    { id: 1, name: 'acme', created_at: '2026-11-21T10:00:00.000Z', ddi_polling_sleep: '00:05:00', artifact_verify_key_fingerprint: null },
+  ],
 }) {}

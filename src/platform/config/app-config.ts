@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 export interface AppConfig {
   /**
    * Base URL of every component: the three of the device interface, the IPFS download server,
-   * the tools service (TLS fingerprints), the hawkBit DDI component and the operator surface.
+   * the tools service (TLS fingerprints), the hawkBit DDI component, the Mender component and the
+   * operator surface.
    */
   urls: Record<ComponentName, URL>;
   /**
@@ -110,9 +111,10 @@ export interface AppConfig {
 
 /**
  * The components, each on its own base URL; `ipfs` and `tools` are the field's further two
- * device-facing ones, `ddi` speaks Eclipse hawkBit's Direct Device Integration API (docs/decisions.md §12).
+ * device-facing ones, `ddi` speaks Eclipse hawkBit's Direct Device Integration API (docs/decisions.md §12),
+ * `mender` the Mender device API (docs/decisions.md §13).
  */
-export const COMPONENTS = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools', 'ddi'] as const;
+export const COMPONENTS = ['auth', 'vc', 'bc', 'operator', 'ipfs', 'tools', 'ddi', 'mender'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
 /** The base-URL variable of each component. */
@@ -124,6 +126,7 @@ export const URL_VARIABLES: Readonly<Record<ComponentName, string>> = {
   ipfs: 'IPFS_URL',
   tools: 'TOOLS_URL',
   ddi: 'DDI_URL',
+  mender: 'MENDER_URL',
 };
 
 /** A PEM file named by an environment variable. */
@@ -190,6 +193,11 @@ export const ENVIRONMENT: readonly Variable[] = [
     default: 'http://0.0.0.0:3007',
     description: 'Base URL of the hawkBit DDI component (SWUpdate, rauc-hawkbit-updater, Zephyr and other hawkBit clients)',
   },
+  {
+    name: 'MENDER_URL',
+    default: 'http://0.0.0.0:3008',
+    description: 'Base URL of the Mender component (the Mender client’s ServerURL: device authentication, inventory, deployments)',
+  },
   { name: 'OPERATOR_URL', default: 'http://127.0.0.1:3004', description: 'Base URL of the operator surface' },
   {
     name: 'TLS_CERT_FILE',
@@ -201,7 +209,7 @@ export const ENVIRONMENT: readonly Variable[] = [
     name: '<COMPONENT>_TLS_CERT_FILE',
     default: '(unset)',
     description:
-      'AUTH_, VC_, BC_, IPFS_, TOOLS_, DDI_, OPERATOR_: that component’s certificate; with an http:// base URL, the one your TLS proxy presents',
+      'AUTH_, VC_, BC_, IPFS_, TOOLS_, DDI_, MENDER_, OPERATOR_: that component’s certificate; with an http:// base URL, the one your TLS proxy presents',
   },
   { name: '<COMPONENT>_TLS_KEY_FILE', default: '(unset)', description: 'PEM private key of <COMPONENT>_TLS_CERT_FILE' },
   { name: 'DATA_DIR', default: './data', description: 'SQLite database, JWT secret and firmware artifacts' },

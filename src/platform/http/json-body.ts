@@ -59,6 +59,16 @@ export function parseLenientJson(text: string): unknown {
 /** Body limit of device endpoints, bytes (docs/decisions.md §3). */
 export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
 
+/** Route config key of a route's own JSON body limit (see {@link JsonBodyLimit}). */
+const BODY_LIMIT = 'firmledgerBodyLimit';
+
+/**
+ * Gives a route a JSON body limit of its own instead of {@link DEVICE_BODY_LIMIT_BYTES}, for the
+ * few device bodies that are larger by nature (a Mender client's deployment log,
+ * docs/decisions.md §13). Not combinable with {@link LenientJsonBody} on one route.
+ */
+export const JsonBodyLimit = (bytes: number): MethodDecorator => RouteConfig({ [BODY_LIMIT]: bytes });
+
 /**
  * Replaces fastify's parsers with one for `application/json` (any charset parameter): other
  * media types answer 415. Prototype-poisoning keys are rejected like malformed JSON.
@@ -83,10 +93,23 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
     if (typeof parsed === 'object' && parsed !== null) Object.defineProperty(parsed, SOURCE, { value: text });
     done(null, parsed);
   });
+  fastify.addHook('onRoute', (route) => {
+    const limit = (route.config as Record<string, unknown> | undefined)?.[BODY_LIMIT];
+    if (typeof limit === 'number') route.bodyLimit = limit;
+  });
 }
 
 function isLenientRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[LENIENT_JSON] === true;
+}
+
+/**
+ * The exact text a JSON body object or array was parsed from (its bytes as UTF-8, for a signature
+ * over them: a Mender client signs its authentication request's bytes, docs/decisions.md §13);
+ * `undefined` when `body` was not parsed by {@link installJsonBodyParser}.
+ */
+export function jsonSourceText(body: unknown): string | undefined {
+  return typeof body === 'object' && body !== null ? (body as { [SOURCE]?: string })[SOURCE] : undefined;
 }
 
 /**

@@ -3,7 +3,12 @@
  * is the generated schema (`operator-api.generated.ts`, made from the document at build time), never
  * a shape restated by hand, so the console's types follow the API's.
  */
-import { pathsTenantsTenantRolloutsGetParametersQueryStatusValues, type components, type operations } from './operator-api.generated';
+import {
+  pathsTenantsTenantDeviceAuthSetsGetParametersQueryStatusValues,
+  pathsTenantsTenantRolloutsGetParametersQueryStatusValues,
+  type components,
+  type operations,
+} from './operator-api.generated';
 
 type Schemas = components['schemas'];
 
@@ -51,11 +56,18 @@ export type DeviceState = RolloutDevice['state'];
 /** Devices per state, and how many there are in all (`targeted`). */
 export type StateCounts = Schemas['DeviceStateCounts'];
 
+/** A Mender device's identity with one public key, and whether it may authenticate (docs/decisions.md §13). */
+export type AuthSet = Schemas['AuthSetResponse'];
+export type AuthSetStatus = AuthSet['status'];
+
 export type LedgerEntry = Schemas['LedgerEntryResponse'];
 export type LedgerVerify = Schemas['LedgerVerifyResponse'];
 
 /** The rollout states the rollout list may be filtered by (`?status=` of `GET /tenants/{tenant}/rollouts`). */
 export const ROLLOUT_STATUSES: readonly RolloutStatus[] = pathsTenantsTenantRolloutsGetParametersQueryStatusValues;
+
+/** The states of a Mender device's identity and key, in the document's order. */
+export const AUTH_SET_STATUSES: readonly AuthSetStatus[] = pathsTenantsTenantDeviceAuthSetsGetParametersQueryStatusValues;
 
 /** The query parameters of `GET /tenants/{tenant}/devices` (its filters and paging). */
 export type DeviceListQuery = NonNullable<operations['OperatorDevicesController_list']['parameters']['query']>;

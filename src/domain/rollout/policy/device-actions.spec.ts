@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEVICE_STATES, SETTLED_STATES } from './device-states.js';
-import { chooseAction, isOpenAction, type ActionRollout } from './device-actions.js';
+import { chooseAction, isAborted, isOpenAction, type ActionRollout } from './device-actions.js';
 
 function rollout(overrides: Partial<ActionRollout> & Pick<ActionRollout, 'id'>): ActionRollout {
   return {
@@ -77,5 +77,23 @@ describe(isOpenAction.name, () => {
     for (const state of [null, ...DEVICE_STATES]) {
       assert.equal(isOpenAction(state), state === null || !SETTLED_STATES.includes(state), String(state));
     }
+  });
+});
+
+describe(isAborted.name, () => {
+  it('stops a device only where its rollout is paused or cancelled before it installed', () => {
+    const aborted = (['active', 'paused', 'cancelled'] as const).flatMap((status) =>
+      [null, ...DEVICE_STATES].filter((state) => isAborted(status, state)).map((state) => `${status}/${state ?? 'none'}`),
+    );
+    assert.deepEqual(aborted, [
+      'paused/none',
+      'paused/pending',
+      'paused/offered',
+      'paused/downloading',
+      'cancelled/none',
+      'cancelled/pending',
+      'cancelled/offered',
+      'cancelled/downloading',
+    ]);
   });
 });

@@ -60,6 +60,18 @@ export function chooseAction(rollouts: readonly ActionRollout[], currentVersion:
 }
 
 /**
+ * Whether a device that reports the progress of a deployment (a Mender client's status reports,
+ * docs/decisions.md §13) is told to stop it: its rollout was paused or cancelled before the
+ * device installed it, that is while it has no state there, is `pending`, or is `offered` or
+ * `downloading` ({@link WITHDRAWN_FROM}: where a DDI device gets a cancellation). A device already
+ * `installed` goes on to its commit, as a DDI device keeps its installed action; a settled one
+ * (confirmed, failed, fell back) has nothing left to stop.
+ */
+export function isAborted(rolloutStatus: RolloutStatus, state: DeviceState | null): boolean {
+  return rolloutStatus !== 'active' && (state === null || state === 'pending' || WITHDRAWN_FROM.includes(state));
+}
+
+/**
  * Whether the device may report on the action of `state` in a rollout: until it is settled
  * (confirmed, failed or fell back) the action is open; a report on a closed action is refused
  * (DDI answers 410 Gone, as hawkBit does).

@@ -302,7 +302,7 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
       const bad = await op.get(`/tenants/${a.name}/devices/${encodeURIComponent('not a device')}`);
       assert.equal(bad.status, 400);
       assert.match((bad.body as { message: string }).message, /^device must be a hardware address .* or a controller id/);
-      assert.equal((bad.body as { field?: string }).field, 'device');
+      assert.equal((bad.body as { field?: string }).field, 'mac');
       assert.deepEqual((await op.get(`/tenants/${a.name}/devices/not-a-mac`)).body, { message: 'Device "not-a-mac" not found' });
       assert.deepEqual((await op.get(`/tenants/nosuch/devices/${mac(1)}`)).body, { message: 'Tenant "nosuch" not found' });
     });

@@ -5,6 +5,7 @@ import { OperatorTokenModule } from '#src/domain/access/operator-token.module.js
 import { DeliveryModule } from '#src/domain/delivery/delivery.module.js';
 import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
 import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
+import { IdentityModule } from '#src/domain/identity/identity.module.js';
 import { GroupModule } from '#src/domain/group/group.module.js';
 import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
 import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
@@ -30,6 +31,7 @@ export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
   [
     TenantModule,
     DeviceRegistryModule,
+    IdentityModule,
     FirmwareModule,
     GroupModule,
     RolloutEngineModule,

@@ -189,6 +189,6 @@ describe('firmledger CLI for hawkBit DDI devices', () => {
     assert.deepEqual([deployment.deployment.download, deployment.deployment.update], ['attempt', 'attempt']);
     assert.equal(deployment.deployment.chunks[0].artifacts[0].filename, 'update-2.0.0.swu');
     const history = await runCli(app, 'rollout', 'history', 'cli-pump-3', '--tenant', tenant.name);
-    assert.match(history.stdout, /rollout \d+ "soft" \(active\) to 2\.0\.0: offered/);
+    assert.match(history.stdout, /rollout \d+ "soft" \(active\) to 2\.0\.0: offered/, history.stderr);
   });
 });

@@ -455,7 +455,7 @@ describe('firmledger CLI', () => {
       assert.match(outcome.stderr, /\rpublishing big\.bin: 0\.0 of 3\.0 MiB \(0%\)/);
       assert.match(outcome.stderr, /\rpublishing big\.bin: 3\.0 of 3\.0 MiB \(100%\)\s*\n/);
       assert.doesNotMatch(outcome.stdout, /publishing/);
-      assert.match(outcome.stdout, /^firmware \d+: 3\.0\.0 for ESP32, 3145728 bytes$/m);
+      assert.match(outcome.stdout, /^firmware \d+: 3\.0\.0 for ESP32, 3145728 bytes, file big\.bin$/m);
       const quiet = await cli('firmware', 'publish', big, '--tenant', 'acme', '--version', '3.0.1', '--type', 'ESP32', '--json');
       assert.deepEqual({ code: quiet.code, stderr: quiet.stderr }, { code: 0, stderr: '' });
     });

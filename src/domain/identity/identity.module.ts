@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LedgerModule } from '#src/domain/ledger/ledger.module.js';
 import { TenantModule } from '#src/domain/tenant/tenant.module.js';
 import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
+import { DeviceAuthSet } from './device-auth-set.entity.js';
 import { DeviceAuthRepository } from './device-auth.repository.js';
 import { DeviceIdentityService } from './device-identity.service.js';
 
@@ -11,4 +12,7 @@ import { DeviceIdentityService } from './device-identity.service.js';
   providers: [DeviceAuthRepository, DeviceIdentityService],
   exports: [DeviceIdentityService],
 })
-export class IdentityModule {}
+export class IdentityModule {
+  /** The tables this module keeps (the composition root's schema lists every module's). */
+  static readonly entities = [DeviceAuthSet];
+}

@@ -7,6 +7,7 @@ import { TenantModule } from '#src/domain/tenant/tenant.module.js';
 import { DeviceStateRepository } from './device-state.repository.js';
 import { DeviceStateService } from './device-state.service.js';
 import { DeviceRolloutService } from './device-rollout.service.js';
+import { DeploymentLog } from './deployment-log.entity.js';
 import { DeploymentLogRepository } from './deployment-log.repository.js';
 import { FleetService } from './fleet.service.js';
 import { OfferWriter } from './offer-writer.js';
@@ -38,5 +39,5 @@ import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-st
 })
 export class RolloutEngineModule {
   /** The tables this module keeps (the composition root's schema lists every module's). */
-  static readonly entities = [Rollout, RolloutSuccess, RolloutDeviceState, RolloutDeviceTransition];
+  static readonly entities = [Rollout, RolloutSuccess, RolloutDeviceState, RolloutDeviceTransition, DeploymentLog];
 }

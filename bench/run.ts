@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
-import { ENVIRONMENT } from '#src/platform/config/app-config.js';
+import { ENVIRONMENT } from '#src/platform/config/environment.js';
 import { fleetDevice, loginPairs, type DeviceType } from './fleet.js';
 import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
 import { machineInfo, versions } from './machine.js';

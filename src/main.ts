@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from '#src/platform/config/app-config.js';
+import { ConfigError } from '#src/platform/config/config-values.js';
+import { loadConfig } from '#src/platform/config/app-config.js';
 import { startServer } from '#src/app/server.js';
 import { errorMessage } from '#src/platform/logging/error-message.js';
 

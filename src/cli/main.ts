@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ConfigError } from '#src/platform/config/app-config.js';
+import { ConfigError } from '#src/platform/config/config-values.js';
 import { describeError } from './cli-context.js';
 import { jsonRequested, printError, setJsonMode } from './output.js';
 import { buildProgram } from './program.js';

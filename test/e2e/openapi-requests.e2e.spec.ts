@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { COMPONENTS } from '#src/platform/config/app-config.js';
+import { COMPONENTS } from '#src/platform/config/components.js';
 import { request, startTestApp, TEST_ENGINE, type Answer, type TestApp } from '#test/support/harness.js';
 import { createInputFixture, urlText, type InputFixture } from '#test/support/input-points.js';
 import { exampleOf, insideArbitrary, outsideValues, resolveSchema, type Schema } from '#test/support/openapi-values.js';

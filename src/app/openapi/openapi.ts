@@ -15,7 +15,8 @@ import {
 } from '@nestjs/swagger';
 import { unstorableTextMessage } from '#src/platform/common/input-rules.js';
 import { COMPONENT_MODULES } from '#src/app/app.module.js';
-import type { AppConfig, ComponentName } from '#src/platform/config/app-config.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 import { planListeners } from '#src/platform/listeners/listener-plan.js';
 import { componentMarker } from '#src/platform/listeners/listener-routing.js';
 import { SESSION_COOKIE } from '#src/operator/session-cookie.js';

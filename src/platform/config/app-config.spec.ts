@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { COSIGNATURE_ED25519, ED25519, generateSigner } from '#src/platform/crypto/signed-note.js';
-import { ConfigError, loadConfig, prepareDataDir } from './app-config.js';
+import { ConfigError } from './config-values.js';
+import { loadConfig, prepareDataDir } from './app-config.js';
 
 /** Asserts that `env` is refused with a ConfigError whose message names `variable`. */
 function assertRefused(env: Record<string, string>, variable: string): void {

@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { ConfigError, loadConfig } from './app-config.js';
+import { ConfigError } from './config-values.js';
+import { loadConfig } from './app-config.js';
 import { loadCertificates } from './certificates.js';
 
 /** SHA-1 of the DER between the first BEGIN/END CERTIFICATE lines, hex pairs with colons: computed here, not by the code under test. */

@@ -1,6 +1,9 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { COMPONENTS, ConfigError, type AppConfig, type ComponentName, type LoadedCertificate, type NamedFile } from './app-config.js';
+import { COMPONENTS, type ComponentName } from './components.js';
+import { ConfigError } from './config-values.js';
+import type { AppConfig } from './app-config.js';
+import type { LoadedCertificate, NamedFile } from './tls-plan.js';
 
 /**
  * Reads every certificate (and key) {@link AppConfig.tls} names, once at start, checks it and

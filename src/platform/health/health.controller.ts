@@ -1,6 +1,6 @@
 import { Controller, Get, Header, type Type } from '@nestjs/common';
 import { UnavailableException } from '#src/platform/http/http-error.filter.js';
-import type { ComponentName } from '#src/platform/config/app-config.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 import { componentMarker } from '#src/platform/listeners/listener-routing.js';
 import { HealthService } from './health.service.js';
 

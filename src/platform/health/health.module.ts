@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { COMPONENTS } from '#src/platform/config/app-config.js';
+import { COMPONENTS } from '#src/platform/config/components.js';
 import { DatabaseHealthRepository } from './database-health.repository.js';
 import { healthControllerFor } from './health.controller.js';
 import { HealthService } from './health.service.js';

@@ -1,6 +1,6 @@
 import { ArgumentsHost, BadRequestException, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { ComponentName } from '#src/platform/config/app-config.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 import { pathOf, routeComponent } from '#src/platform/logging/request-observer.js';
 import type { FieldMessageResponse, MessageResponse } from '#src/platform/common/dto/message.dto.js';
 

@@ -1,4 +1,4 @@
-import type { ComponentName } from '#src/platform/config/app-config.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 import type { Listener } from './listener-plan.js';
 import { normalizePrefix } from './listener-plan.js';
 

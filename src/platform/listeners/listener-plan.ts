@@ -1,4 +1,5 @@
-import { listenerPort, type ComponentName, type LoadedCertificate } from '#src/platform/config/app-config.js';
+import { listenerPort, type LoadedCertificate } from '#src/platform/config/tls-plan.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 
 /** A component mounted on a listener under a path prefix ('' for the root). */
 export interface Mount {

@@ -3,7 +3,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions, RouteOptions } from 'fastify';
-import type { ComponentName } from '#src/platform/config/app-config.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 import type { Listener, Mount } from './listener-plan.js';
 
 /**

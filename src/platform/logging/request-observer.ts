@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
-import type { ComponentName } from '#src/platform/config/app-config.js';
+import type { ComponentName } from '#src/platform/config/components.js';
 import { requestActor } from './request-actor.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { URL_VARIABLES, type AppConfig, type ComponentName } from '#src/platform/config/app-config.js';
+import { URL_VARIABLES, type ComponentName } from '#src/platform/config/components.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
 import type { FingerprintsResponse } from '#src/protocols/asvin/tools/dto/fingerprints.dto.js';
 

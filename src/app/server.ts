@@ -19,7 +19,7 @@ import { requestIdFor } from '#src/platform/logging/request-id.js';
 import { installRequestObserver } from '#src/platform/logging/request-observer.js';
 import { HttpMetrics } from '#src/platform/metrics/http-metrics.js';
 import { mountConsole } from '#src/operator/console/console.js';
-import { mountOpenApi } from '#src/app/openapi/openapi.js';
+import { mountOpenApi } from '#src/app/openapi/swagger-ui.js';
 
 /** A started server. */
 export interface RunningServer {

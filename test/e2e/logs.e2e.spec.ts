@@ -192,7 +192,7 @@ describe('start-up log lines', () => {
   it('at the default level: one line per listener naming each configured base URL, no route mapping, no internal prefix', async () => {
     const { app, lines } = await startUpLines('log');
     const listeners = lines.filter((l) => l['context'] === 'Listeners');
-    assert.equal(listeners.length, 6, JSON.stringify(listeners)); // auth and vc share a listener; the DDI component has its own
+    assert.equal(listeners.length, 7, JSON.stringify(listeners)); // auth and vc share a listener; DDI and Mender have their own
     const named = Object.assign({}, ...listeners.map((l) => l['components'] as Record<string, string>)) as Record<string, string>;
     assert.deepEqual(named, app.urls);
     const shared = listeners.find((l) => (l['components'] as Record<string, string>)['vc'] !== undefined);

@@ -47,6 +47,7 @@ interface App {
   server: ServerProcess;
   auth: string;
   vc: string;
+  ddi: string;
 }
 
 async function startApp(dataDir: string, driver: string): Promise<App> {
@@ -73,7 +74,7 @@ async function startApp(dataDir: string, driver: string): Promise<App> {
     SQLITE_DRIVER: driver,
   };
   const server = await ServerProcess.start(MAIN, env, `${env.VC_URL}/`);
-  return { server, auth: env.AUTH_URL, vc: env.VC_URL };
+  return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL };
 }
 
 let lastTimestamp = 0;
@@ -136,6 +137,37 @@ function getDeviceRequests(tenant: SeededTenant, tokens: Record<DeviceType, stri
       headers: { 'x-access-token': tokens[device.type][index % TOKENS_PER_TYPE] },
     };
   };
+}
+
+/**
+ * hawkBit DDI poll (docs/decisions.md §12): each request the root controller resource of another
+ * device of the large tenant, its controller id its mac, authorised with its type's device key as
+ * gateway token. Devices in an active rollout's group get their open action (a deploymentBase link).
+ */
+function ddiPollRequests(tenant: SeededTenant): NextRequest {
+  const order = scattered(tenant.devices);
+  return () => {
+    const device = fleetDevice(order.next().value as number, tenant.macPrefix);
+    return {
+      method: 'GET',
+      path: `/${tenant.name}/controller/v1/${device.mac}`,
+      headers: { authorization: `GatewayToken ${tenant.typeKeys[device.type]}` },
+    };
+  };
+}
+
+/** Sends a few DDI polls and checks each is answered 200; counts those with an open action. */
+async function checkDdiPoll(app: App, next: NextRequest): Promise<{ actions: number; checked: number }> {
+  let actions = 0;
+  const checked = 200;
+  for (let i = 0; i < checked; i++) {
+    const request = next();
+    const response = await fetch(`${app.ddi}${request.path}`, { headers: request.headers });
+    const body = (await response.json()) as { _links?: Record<string, unknown> };
+    if (response.status !== 200) throw new Error(`DDI poll answered ${response.status} ${JSON.stringify(body)}`);
+    if (body._links?.['deploymentBase']) actions++;
+  }
+  return { actions, checked };
 }
 
 function loginRequests(tenant: SeededTenant): NextRequest {
@@ -271,6 +303,16 @@ async function main(): Promise<void> {
         const device = await measure(app.vc, getDeviceRequests(seeded.fleet, tokens), settings);
         log(`[${driver}] GET device: ${describe(device)}`);
         rows.push({ scenario: `GET api/device/:mac (${driver})`, result: device, ceiling: ceilingGet });
+        const ddiCheck = await checkDdiPoll(app, ddiPollRequests(seeded.fleet));
+        log(`[${driver}] DDI poll answers checked: ${ddiCheck.actions} of ${ddiCheck.checked} devices have an open action`);
+        const ddi = await measure(app.ddi, ddiPollRequests(seeded.fleet), settings);
+        log(`[${driver}] DDI poll: ${describe(ddi)}`);
+        rows.push({
+          scenario: `GET DDI controller/v1/:controllerId (${driver}; gateway token)`,
+          result: ddi,
+          ceiling: ceilingGet,
+          target: { ratio: 0.4, p99: 10 },
+        });
         const logins = await measure(app.auth, loginRequests(seeded.fleet), settings);
         log(`[${driver}] login: ${describe(logins)}`);
         rows.push({ scenario: `POST auth/login (${driver})`, result: logins, ceiling: ceilingPost, target: { ratio: 0.25 } });

@@ -46,6 +46,8 @@ export interface Results {
   loginKeys: number;
   loginRateLimit: string;
   seedSeconds: number;
+  /** Seeding of the PostgreSQL database, when the PostgreSQL scenarios ran. */
+  postgresSeedSeconds?: number;
   rows: Row[];
   reports: ReportRow[];
   drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
@@ -112,7 +114,11 @@ export function renderResults(r: Results): string {
       '`LOG_LEVEL=error`, default configuration otherwise).',
     `- Database: SQLite (WAL) with ${n(r.fleet)} devices in one tenant (3 device types, 12 firmware, 8 groups with ` +
       `${n(r.memberships)} memberships, 10 active rollouts plus a paused and a draft one, success records for part of a ` +
-      `rollout) and ${n(r.small)} devices in a second tenant; seeded in ${r.seedSeconds.toFixed(1)} s (not measured).`,
+      `rollout) and ${n(r.small)} devices in a second tenant; seeded in ${r.seedSeconds.toFixed(1)} s (not measured).` +
+      (r.postgresSeedSeconds !== undefined
+        ? ` The PostgreSQL scenarios run on a database of their own (the local server, default settings), seeded the same way ` +
+          `in ${r.postgresSeedSeconds.toFixed(1)} s.`
+        : ''),
     `- next rollout: each request from another device (mac) of the large tenant, reporting the version it runs, with a ` +
       'valid token of its device type in `X-Access-Token` (300 different tokens, one login each). GET device: the same, by mac.',
     `- login: every request a distinct (device key, timestamp) pair over ${r.loginKeys} device keys (a pair logs in once); ` +

@@ -3,8 +3,14 @@
  * measured in one run on one machine with the same autocannon settings, plus report time and
  * server memory. Writes `bench/RESULTS.md` (full run only).
  *
- *   npm run bench                 full run (100,000 devices, 10 s per scenario; several minutes)
- *   npm run bench -- --quick      smoke run (small fleet, 1 s per scenario); writes nothing
+ *   npm run bench                       full run (100,000 devices, 10 s per scenario; several minutes)
+ *   npm run bench -- --devices 1000000  the same with another fleet size (writes bench/RESULTS-<n>.md)
+ *   npm run bench -- --no-postgres      without the PostgreSQL scenarios
+ *   npm run bench -- --quick            smoke run (small fleet, 1 s per scenario); writes nothing
+ *
+ * The device scenarios run on SQLite (both drivers) and on PostgreSQL (a database of its own,
+ * created beside `BENCH_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test, and
+ * dropped at the end).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +25,7 @@ import { measureReport, type ReportMeasurement } from './report-run.js';
 import { renderResults, type Row, type ReportRow } from './results.js';
 import { seed, type SeededTenant } from './seed.js';
 import { freePort, ServerProcess } from './processes.js';
+import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'dist/src/main.js');
@@ -26,7 +33,18 @@ const CEILING = join(ROOT, 'dist/bench/ceiling-server.js');
 
 const quick = process.argv.includes('--quick');
 const settings: LoadSettings = quick ? { connections: 50, duration: 1, warmup: 1 } : { connections: 50, duration: 10, warmup: 3 };
-const FLEET = quick ? 5_000 : 100_000;
+/** `--devices N` (underscores and commas allowed), else the default fleet. */
+function devicesArgument(): number | undefined {
+  const index = process.argv.indexOf('--devices');
+  if (index < 0) return undefined;
+  const value = Number((process.argv[index + 1] ?? '').replace(/[_,]/g, ''));
+  if (!Number.isSafeInteger(value) || value < 1_000) throw new Error('--devices takes a whole number of at least 1000');
+  return value;
+}
+const DEVICES = devicesArgument();
+const FLEET = DEVICES ?? (quick ? 5_000 : 100_000);
+const POSTGRES = !process.argv.includes('--no-postgres');
+const BENCH_DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SMALL = quick ? 1_000 : 10_000;
 /** Device keys of the login scenario: at most `LOGIN_KEYS` × 501 logins (warm-up included), enough for 40,000 req/s. */
 const LOGIN_KEYS = 1024;
@@ -50,7 +68,7 @@ interface App {
   ddi: string;
 }
 
-async function startApp(dataDir: string, driver: string): Promise<App> {
+async function startApp(dataDir: string, driver: string, databaseUrl?: string): Promise<App> {
   const [a, v, b, o, i, t, d] = [
     await freePort(),
     await freePort(),
@@ -72,6 +90,7 @@ async function startApp(dataDir: string, driver: string): Promise<App> {
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT,
     SQLITE_DRIVER: driver,
+    ...(databaseUrl !== undefined ? { DATABASE_URL: databaseUrl } : {}),
   };
   const server = await ServerProcess.start(MAIN, env, `${env.VC_URL}/`);
   return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL };
@@ -237,6 +256,24 @@ async function nextRolloutDuringPdfReports(
   }
 }
 
+/** An empty PostgreSQL database beside {@link BENCH_DATABASE_URL}, and how to drop it. */
+async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `fl_bench_${process.pid}_${Date.now()}`;
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(BENCH_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 function describe(result: LoadResult): string {
   const failures = result.failures ? `, ${result.failures} failures ${JSON.stringify(result.statuses)}` : '';
   return `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests${failures})`;
@@ -321,6 +358,41 @@ async function main(): Promise<void> {
       }
     }
 
+    // The same device scenarios on PostgreSQL, a database of its own seeded the same way.
+    let postgresSeedSeconds: number | undefined;
+    if (POSTGRES) {
+      const database = await createBenchDatabase();
+      const pgDir = await mkdtemp(join(tmpdir(), 'firmledger-bench-pg-'));
+      try {
+        const pgSeeded = await seed(pgDir, FLEET, SMALL, LOGIN_KEYS, database.url);
+        postgresSeedSeconds = pgSeeded.seconds;
+        log(`[postgres] seeded ${FLEET} + ${SMALL} devices in ${pgSeeded.seconds.toFixed(1)} s`);
+        const app = await startApp(pgDir, DEFAULT_DRIVER, database.url);
+        try {
+          const tokens = await typeTokens(app, pgSeeded.fleet);
+          await checkNextRollout(app, nextRolloutRequests(pgSeeded.fleet, tokens));
+          const next = await measure(app.vc, nextRolloutRequests(pgSeeded.fleet, tokens), settings);
+          log(`[postgres] next rollout: ${describe(next)}`);
+          rows.push({ scenario: 'POST next/rollout (PostgreSQL)', result: next, ceiling: ceilingPost, target: { ratio: 0.2, p99: 20 } });
+          const device = await measure(app.vc, getDeviceRequests(pgSeeded.fleet, tokens), settings);
+          log(`[postgres] GET device: ${describe(device)}`);
+          rows.push({ scenario: 'GET api/device/:mac (PostgreSQL)', result: device, ceiling: ceilingGet });
+          await checkDdiPoll(app, ddiPollRequests(pgSeeded.fleet));
+          const ddi = await measure(app.ddi, ddiPollRequests(pgSeeded.fleet), settings);
+          log(`[postgres] DDI poll: ${describe(ddi)}`);
+          rows.push({ scenario: 'GET DDI controller/v1/:controllerId (PostgreSQL; gateway token)', result: ddi, ceiling: ceilingGet });
+          const logins = await measure(app.auth, loginRequests(pgSeeded.fleet), settings);
+          log(`[postgres] login: ${describe(logins)}`);
+          rows.push({ scenario: 'POST auth/login (PostgreSQL)', result: logins, ceiling: ceilingPost });
+        } finally {
+          await app.server.stop();
+        }
+      } finally {
+        await database.drop();
+        await rm(pgDir, { recursive: true, force: true });
+      }
+    }
+
     // Reports: a fresh server per report, so each peak is that report's.
     const reports: ReportRow[] = [];
     let pdfSmallSeconds = Infinity;
@@ -370,6 +442,7 @@ async function main(): Promise<void> {
       loginKeys: LOGIN_KEYS,
       loginRateLimit: LOGIN_RATE_LIMIT,
       seedSeconds: seeded.seconds,
+      postgresSeedSeconds,
       rows,
       reports,
       drivers: { sqlite3, better, defaultDriver: DEFAULT_DRIVER },
@@ -378,8 +451,9 @@ async function main(): Promise<void> {
     log('');
     log(markdown);
     if (!quick) {
-      await writeFile(join(ROOT, 'bench/RESULTS.md'), markdown);
-      log('written to bench/RESULTS.md');
+      const file = DEVICES === undefined ? 'bench/RESULTS.md' : `bench/RESULTS-${DEVICES}.md`;
+      await writeFile(join(ROOT, file), markdown);
+      log(`written to ${file}`);
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true });

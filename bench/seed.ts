@@ -42,10 +42,19 @@ const ROWS_PER_INSERT = 500;
  * a few transactions (these rows have no ledger entries: no benchmarked endpoint reads them).
  * @param fleetSize devices of the large tenant (next rollout, device reads, reports)
  * @param smallSize devices of the small tenant (reports)
+ * @param databaseUrl a PostgreSQL database (empty: its migrations create the schema) instead of SQLite in `dataDir`
  */
-export async function seed(dataDir: string, fleetSize: number, smallSize: number, loginKeys: number): Promise<Seeded> {
+export async function seed(
+  dataDir: string,
+  fleetSize: number,
+  smallSize: number,
+  loginKeys: number,
+  databaseUrl?: string,
+): Promise<Seeded> {
   const started = performance.now();
-  const config = prepareDataDir(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'error' }));
+  const config = prepareDataDir(
+    loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'error', ...(databaseUrl !== undefined ? { DATABASE_URL: databaseUrl } : {}) }),
+  );
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'], abortOnError: false });
   try {
     const tenants = app.get(TenantService);
@@ -122,8 +131,9 @@ export async function seed(dataDir: string, fleetSize: number, smallSize: number
     await unitOfWork.transaction(async (manager) => {
       await manager.query(
         `INSERT INTO rollout_success (rollout_id, device_id, firmware_version, created_at)
-         SELECT ?, id, firmware_version, created_at FROM device
-         WHERE tenant_id = ? AND device_type = 'ESP32' AND firmware_version = '1.1.0' AND mac IN (SELECT mac FROM group_member WHERE group_id = ?)`,
+         SELECT ${placeholder(manager, 1)}, id, firmware_version, created_at FROM device
+         WHERE tenant_id = ${placeholder(manager, 2)} AND device_type = 'ESP32' AND firmware_version = '1.1.0'
+           AND mac IN (SELECT mac FROM group_member WHERE group_id = ${placeholder(manager, 3)})`,
         [waveA, fleet.id, (await groups.require(fleet.id, ROLLOUTS[0].group)).id],
       );
     });
@@ -141,16 +151,20 @@ async function insertRows(
   count: number,
   row: (index: number) => unknown[],
 ): Promise<void> {
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
   for (let start = 0; start < count; start += ROWS_PER_INSERT) {
     const end = Math.min(count, start + ROWS_PER_INSERT);
     const values: unknown[] = [];
-    for (let i = start; i < end; i++) values.push(...row(i));
-    await manager.query(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(end - start)
-        .fill(tuple)
-        .join(', ')}`,
-      values,
-    );
+    const tuples: string[] = [];
+    for (let i = start; i < end; i++) {
+      const first = values.length;
+      values.push(...row(i));
+      tuples.push(`(${columns.map((_, c) => placeholder(manager, first + c + 1)).join(', ')})`);
+    }
+    await manager.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values);
   }
+}
+
+/** The n-th (1-based) statement parameter in the engine's notation: `$n` on PostgreSQL, `?` on SQLite. */
+function placeholder(manager: EntityManager, n: number): string {
+  return manager.connection.options.type === 'postgres' ? `$${n}` : '?';
 }

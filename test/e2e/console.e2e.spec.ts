@@ -520,6 +520,7 @@ describe('operator console in a browser', () => {
       for (let pages = 1; text === null; pages++) {
         assert.ok(pages < 20, `${change} not found`);
         const next = page.getByRole('button', { name: 'Next page' });
+        assert.ok(await next.isEnabled(), `${change} is on no page after the one of the change before it`);
         const first = await page.getByRole('row').nth(1).innerText();
         await next.click();
         await page.getByRole('row').nth(1).filter({ hasNotText: first }).waitFor();

@@ -335,6 +335,9 @@ export class DeviceService {
    * @returns the device, new or found.
    */
   async registerByGateway(principal: DeviceKeyScope, identifier: string): Promise<Device> {
+    // Every poll of a known device passes here: it is read without a transaction (a write one would queue behind the writer).
+    const known = await this.devices.findByMac(principal.tenantId, identifier);
+    if (known) return known;
     try {
       return await this.unitOfWork.transaction(async (manager) => {
         const found = await this.devices.findByMac(principal.tenantId, identifier, manager);

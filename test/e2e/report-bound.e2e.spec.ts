@@ -94,3 +94,42 @@ describe('PDF reports: bounded concurrent renders (429 per tenant, 503 per proce
     assert.match(await pdfText(await answer.bytes()), /Devices:\s*4000\b/);
   });
 });
+
+/** A PDF lists at most REPORT_PDF_MAX_DEVICES devices; past it the answer says why and what to use instead. */
+describe('PDF reports: at most REPORT_PDF_MAX_DEVICES devices (422 naming the json and xml reports)', () => {
+  let app: TestApp;
+  let large: string;
+  let small: string;
+
+  before(async () => {
+    app = await startTestApp({ REPORT_PDF_MAX_DEVICES: '25' });
+    const big = await app.createTenant('over-the-bound');
+    await insertDevices(app, big, 26);
+    large = await app.login(big);
+    const fits = await app.createTenant('at-the-bound');
+    await insertDevices(app, fits, 25);
+    small = await app.login(fits);
+  });
+  after(() => app.close());
+
+  it('refuses the PDF of a tenant past the bound, in words, and still serves its json and xml reports', async () => {
+    const refused: Answer = await get(`${app.urls.vc}/api/report/pdf`, large);
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.body, {
+      message:
+        'A PDF report lists at most 25 devices (REPORT_PDF_MAX_DEVICES) and this tenant has 26: use the json or xml report, which stream any number of devices',
+    });
+    const json = await get(`${app.urls.vc}/api/report/json`, large);
+    assert.equal(json.status, 200);
+    assert.equal((json.body as unknown[]).length, 26);
+    const xml = await fetch(`${app.urls.vc}/api/report/xml`, { headers: { 'x-access-token': large } });
+    assert.equal(xml.status, 200);
+    assert.equal((await xml.text()).match(/<element>/g)?.length, 26);
+  });
+
+  it('renders the PDF of a tenant at the bound', async () => {
+    const response = await fetch(`${app.urls.vc}/api/report/pdf`, { headers: { 'x-access-token': small } });
+    assert.equal(response.status, 200);
+    assert.match(await pdfText(Buffer.from(await response.arrayBuffer())), /Devices:\s*25\b/);
+  });
+});

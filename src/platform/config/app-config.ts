@@ -80,6 +80,12 @@ export interface AppConfig extends LedgerKeySettings {
    */
   firmwareMaxBytes: number;
   /**
+   * Most devices a PDF report lists (`REPORT_PDF_MAX_DEVICES`, default 200,000): a PDF takes about
+   * 0.7 s per thousand devices (bench/RESULTS.md), so a larger tenant is refused with a message that
+   * names the streamed JSON and XML reports instead.
+   */
+  reportPdfMaxDevices: number;
+  /**
    * Whether `GET {bc_url}/tile/entries/…` serves the ledger's entry bundles to anyone
    * (`LEDGER_PUBLIC_ENTRIES`, default false): the entries name tenants, devices, groups and
    * operators. Hash tiles are always public; operators always read the bundles.
@@ -168,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
     firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', setting('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
+    reportPdfMaxDevices: integer('REPORT_PDF_MAX_DEVICES', setting('REPORT_PDF_MAX_DEVICES'), 1, 100_000_000),
     ...operatorSession(setting),
     ledgerPublicEntries: flag('LEDGER_PUBLIC_ENTRIES', setting('LEDGER_PUBLIC_ENTRIES')),
   };

@@ -100,6 +100,11 @@ export const ENVIRONMENT: readonly Variable[] = [
     default: '(GNU Unifont from the system, e.g. Debian fonts-unifont)',
     description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',
   },
+  {
+    name: 'REPORT_PDF_MAX_DEVICES',
+    default: '200000',
+    description: 'Most devices a PDF report lists; a larger tenant is answered 422 naming the JSON and XML reports',
+  },
   { name: 'FIRMWARE_MAX_BYTES', default: '67108864', description: 'Largest firmware binary an upload or publish accepts, bytes (64 MiB)' },
   {
     name: 'OPERATOR_SESSION_IDLE_SECONDS',

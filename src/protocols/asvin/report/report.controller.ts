@@ -8,7 +8,7 @@ import { DeviceResponse } from '#src/protocols/asvin/device/dto/device.dto.js';
 import { ApiMessageResponse, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { ApiDeviceAuth } from '#src/protocols/asvin/auth/api-device-auth.js';
 import { PDF_RETRY_AFTER_SECONDS, PdfRenderMessages } from './pdf-report.renderer.js';
-import { REPORT_TYPES, ReportService, UNKNOWN_REPORT_TYPE } from './report.service.js';
+import { pdfTooLargeMessage, REPORT_TYPES, ReportService, UNKNOWN_REPORT_TYPE } from './report.service.js';
 import { renderXmlReport } from './xml-report.js';
 
 /** `Retry-After` of a refused PDF render. */
@@ -60,6 +60,11 @@ export class ReportController {
     },
   })
   @ApiMessageResponse(404, 'Any type other than json, xml and pdf.', UNKNOWN_REPORT_TYPE)
+  @ApiMessageResponse(
+    422,
+    '`pdf`: the tenant has more devices than a PDF report lists (`REPORT_PDF_MAX_DEVICES`); the json and xml reports stream any number.',
+    pdfTooLargeMessage(1_000_000, 200_000),
+  )
   @ApiMessageResponse(
     429,
     '`pdf`: a PDF report of the tenant is being rendered; try again after `Retry-After`.',

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, NotFoundException, UnprocessableEntityException, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { DevicePrincipal } from '#src/protocols/asvin/auth/device-principal.js';
 import { Clock } from '#src/platform/common/clock.js';
@@ -54,6 +54,8 @@ export class ReportService implements OnApplicationBootstrap {
    * @throws NotFoundException `Unknown report type`.
    * @throws RetryLaterException for `pdf`: 429 when a PDF report of the tenant is being rendered,
    *   503 when the process renders as many as it may.
+   * @throws UnprocessableEntityException for `pdf` of a tenant with more than `REPORT_PDF_MAX_DEVICES`
+   *   devices ({@link pdfTooLargeMessage}).
    */
   async render(principal: DevicePrincipal, type: string): Promise<Report> {
     if (!(REPORT_TYPES as readonly string[]).includes(type)) throw new NotFoundException(UNKNOWN_REPORT_TYPE);
@@ -63,6 +65,10 @@ export class ReportService implements OnApplicationBootstrap {
       case 'xml':
         return { type: 'xml', contentType: 'application/xml; charset=utf-8', body: xmlReportChunks(this.rows(principal.tenantId)) };
       case 'pdf': {
+        const { total } = await this.devices.page(principal.tenantId, {}, { offset: 0, limit: 1 });
+        if (total > this.config.reportPdfMaxDevices) {
+          throw new UnprocessableEntityException(pdfTooLargeMessage(total, this.config.reportPdfMaxDevices));
+        }
         const generatedAt = new Date(this.clock.now());
         const body = await this.pdf.render(principal.tenantId, async () => {
           const tenant = await this.tenants.findTenant(principal.tenantId);
@@ -85,4 +91,13 @@ export class ReportService implements OnApplicationBootstrap {
   private async *rows(tenantId: number): AsyncGenerator<DeviceRow[]> {
     for await (const page of this.devices.pages(tenantId, 'asvin')) yield page.map(deviceResponse);
   }
+}
+
+/** The 422 message of a PDF report over `REPORT_PDF_MAX_DEVICES` devices: why, and what to use instead. */
+export function pdfTooLargeMessage(devices: number, max: number): string {
+  const n = (value: number): string => value.toLocaleString('en');
+  return (
+    `A PDF report lists at most ${n(max)} devices (REPORT_PDF_MAX_DEVICES) and this tenant has ${n(devices)}: ` +
+    'use the json or xml report, which stream any number of devices'
+  );
 }

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { DeviceService } from '#src/domain/device/device.service.js';
 import { FirmwareDownloadService, type DownloadAnswer } from '#src/domain/delivery/firmware-download.service.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService, type DdiArtifact as FirmwareArtifact } from '#src/domain/firmware/firmware.service.js';
+import { storedWindowsOf } from '#src/domain/rollout/policy/windows.js';
 import { DeviceRolloutService, type ReportedRollout } from '#src/domain/rollout/device-rollout.service.js';
 import { WITHDRAWN_FROM } from '#src/domain/rollout/policy/device-actions.js';
 import { SETTLED_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
@@ -68,10 +69,11 @@ export class DdiService {
   async root(caller: DdiPrincipal, links: DeviceLinks): Promise<DdiControllerBase> {
     const { tenant, device } = caller;
     const view = await this.deviceRollouts.actionView(tenant.id, device.mac);
-    const action = view === null ? null : this.deviceRollouts.pollAction(device, view);
+    const action = view === null ? null : await this.deviceRollouts.pollAction(device, view);
     const installed = await this.deviceRollouts.lastConfirmed(device);
     const type = action === null ? undefined : view?.ddiActionTypes.get(action.rollout.id);
-    return controllerBase(tenant.ddiPollingSeconds, action, type, installed, device.attributes === null, links);
+    const windowClosed = action?.kind === 'deploy' && !this.deviceRollouts.windowOf(action.rollout).open;
+    return controllerBase(tenant.ddiPollingSeconds, action, type, installed, device.attributes === null, links, windowClosed);
   }
 
   /**
@@ -255,7 +257,9 @@ export class DdiService {
         };
       }
     }
-    return deploymentBase(reported.rollout.id, reported.rollout.ddiActionType, artifact, links, history);
+    const windowed = storedWindowsOf(reported.rollout.windows).length > 0;
+    const window = windowed ? { open: this.deviceRollouts.windowOf(reported.rollout).open } : undefined;
+    return deploymentBase(reported.rollout.id, reported.rollout.ddiActionType, artifact, links, history, window);
   }
 
   /**

@@ -100,6 +100,7 @@ describe(parseWindow.name, () => {
     assert.equal(error({ cron: '0 2 * * *', duration_seconds: 0, time_zone: 'UTC' })?.field, 'windows[0].duration_seconds');
     assert.equal(error({ cron: '0 2 * * *', duration_seconds: 1.5, time_zone: 'UTC' })?.field, 'windows[0].duration_seconds');
     assert.equal(error('0 2 * * *')?.field, 'windows[0]');
+    assert.equal(error({ cron: `0 2 ${'1,'.repeat(40)}1 * *`, duration_seconds: 60, time_zone: 'UTC' })?.field, 'windows[0].cron');
     const second = parseWindows([{ cron: '0 2 * * *', duration_seconds: 60, time_zone: 'UTC' }, { cron: 'x' }]);
     assert.equal('error' in second && second.error.field, 'windows[1].cron');
     const notList = parseWindows('nope');

@@ -14,6 +14,9 @@ export const MAX_WINDOWS = 10;
 /** Longest window, seconds (7 days). */
 export const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
 
+/** Longest cron expression taken, characters (the stored windows fit their column). */
+export const MAX_CRON_LENGTH = 80;
+
 /** A maintenance window as stored and as the engine reads it. */
 export interface MaintenanceWindow {
   /** 5 fields: minute hour day-of-month month day-of-week (croner's syntax: `*`, lists, ranges, steps, names). */
@@ -65,8 +68,13 @@ export function parseWindow(input: unknown, index: number): { window: Maintenanc
     return { error: { field: at, message: `${at} must be an object {cron, duration_seconds, time_zone}` } };
   }
   const { cron, duration_seconds: duration, time_zone: zone } = input as Record<string, unknown>;
-  if (typeof cron !== 'string' || cron.trim().split(/\s+/).length !== 5) {
-    return { error: { field: `${at}.cron`, message: `${at}.cron must be a cron expression of 5 fields, such as "0 2 * * *"` } };
+  if (typeof cron !== 'string' || cron.length > MAX_CRON_LENGTH || cron.trim().split(/\s+/).length !== 5) {
+    return {
+      error: {
+        field: `${at}.cron`,
+        message: `${at}.cron must be a cron expression of 5 fields, such as "0 2 * * *", at most ${MAX_CRON_LENGTH} characters`,
+      },
+    };
   }
   if (typeof zone !== 'string' || !isTimeZone(zone)) {
     return { error: { field: `${at}.time_zone`, message: `${at}.time_zone must be an IANA time zone, such as "Europe/Berlin" or "UTC"` } };

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
+import { post, request, startInstance, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import { rolloutDriver, type RolloutBody } from '#test/support/rollouts.js';
 import { runCli } from '#test/support/operator.js';
 
@@ -135,6 +135,29 @@ describe('rollout maintenance windows and ramp (docs/decisions.md §10.1)', () =
     assert.equal(second.filter((answer) => answer === String(id)).length, 4);
     shown = await show(f.tenant.name, id);
     assert.deepEqual([shown.devices.offered, shown.devices.pending], [4, 1]);
+  });
+
+  it('two instances on one database share the ramp’s allowance: 2 a minute in all, whichever instance devices ask', async () => {
+    const second = await startInstance(app.database);
+    try {
+      app.clock.ms = Math.ceil(app.clock.now() / 60_000) * 60_000 + 1000;
+      second.clock.ms = app.clock.ms;
+      const f = await fleet(6);
+      const id = await plan(f, {
+        ramp: { base_per_minute: 2, increment_factor: 2, increment_every: { offered: 100 }, maximum_per_minute: 10 },
+      });
+      const vc = [app.urls.vc, second.config.urls.vc.href.replace(/\/$/, '')];
+      const answers = await Promise.all(
+        f.macs.map(async (mac, i) => {
+          const answer = await post(`${vc[i % 2]}/api/device/next/rollout`, { mac, firmware_version: '1.0.0' }, f.token);
+          assert.equal(answer.status, 200, answer.text);
+          return (answer.body as { rollout_id?: string }).rollout_id ?? null;
+        }),
+      );
+      assert.equal(answers.filter((answer) => answer === String(id)).length, 2, JSON.stringify(answers));
+    } finally {
+      await second.server.close();
+    }
   });
 
   it('refuses a bad cron, an unknown time zone and an out-of-range ramp with a 400 naming the field', async () => {

@@ -72,7 +72,8 @@ export class DdiService {
     const action = view === null ? null : await this.deviceRollouts.pollAction(device, view);
     const installed = await this.deviceRollouts.lastConfirmed(device);
     const type = action === null ? undefined : view?.ddiActionTypes.get(action.rollout.id);
-    const windowClosed = action?.kind === 'deploy' && !this.deviceRollouts.windowOf(action.rollout).open;
+    const windowClosed =
+      action?.kind === 'deploy' && action.rollout.state !== 'installed' && !this.deviceRollouts.windowOf(action.rollout).open;
     return controllerBase(tenant.ddiPollingSeconds, action, type, installed, device.attributes === null, links, windowClosed);
   }
 
@@ -90,7 +91,8 @@ export class DdiService {
     const beingCancelled =
       reported.rollout.status !== 'active' && state !== 'installed' && (state === null || !SETTLED_STATES.includes(state));
     if (beingCancelled) throw new NotFoundException(actionNotFound(actionId));
-    return this.deployment(reported, historyCount, links);
+    const awaitingInstall = state === null || (state !== 'installed' && !SETTLED_STATES.includes(state));
+    return this.deployment(reported, historyCount, links, awaitingInstall);
   }
 
   /**
@@ -243,8 +245,16 @@ export class DdiService {
     return artifact;
   }
 
-  /** The deployment of an action, with its history when asked. */
-  private async deployment(reported: ReportedRollout, historyCount: number, links: DeviceLinks): Promise<DdiDeploymentBase> {
+  /**
+   * The deployment of an action, with its history when asked; `windowed`: says where the rollout's
+   * maintenance windows stand (an open action not yet installed, docs/decisions.md §10.1).
+   */
+  private async deployment(
+    reported: ReportedRollout,
+    historyCount: number,
+    links: DeviceLinks,
+    windowed = false,
+  ): Promise<DdiDeploymentBase> {
     const artifact = await this.firmware.ddiArtifact(reported.rollout.tenantId, reported.rollout.firmwareId);
     let history: DdiActionHistory | undefined;
     if (historyCount !== 0) {
@@ -257,8 +267,8 @@ export class DdiService {
         };
       }
     }
-    const windowed = storedWindowsOf(reported.rollout.windows).length > 0;
-    const window = windowed ? { open: this.deviceRollouts.windowOf(reported.rollout).open } : undefined;
+    const hasWindows = windowed && storedWindowsOf(reported.rollout.windows).length > 0;
+    const window = hasWindows ? { open: this.deviceRollouts.windowOf(reported.rollout).open } : undefined;
     return deploymentBase(reported.rollout.id, reported.rollout.ddiActionType, artifact, links, history, window);
   }
 

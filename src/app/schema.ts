@@ -25,6 +25,7 @@ import { DeviceIdentifiers1764800000000 } from '#src/app/migrations/176480000000
 import { DdiProtocol1764810000000 } from '#src/app/migrations/1764810000000-DdiProtocol.js';
 import { MenderDevices1764900000000 } from '#src/app/migrations/1764900000000-MenderDevices.js';
 import { RolloutWaveCounts1765000000000 } from '#src/app/migrations/1765000000000-RolloutWaveCounts.js';
+import { RolloutWindowsRamp1765100000000 } from '#src/app/migrations/1765100000000-RolloutWindowsRamp.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   DdiProtocol1764810000000,
   MenderDevices1764900000000,
   RolloutWaveCounts1765000000000,
+  RolloutWindowsRamp1765100000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -9,12 +9,28 @@ import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
+import { CliError } from './cli-context.js';
 
 /** A share for a threshold: `0.8` or `80%`. */
 const share = (name: string) => (text: string) => {
   const percent = /^(\d{1,3}(?:\.\d+)?)%$/.exec(text.trim());
   const value = percent ? Number(percent[1]) / 100 : /^\d*\.?\d+$/.test(text.trim()) ? Number(text) : NaN;
   if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`${name} must be a share from 0 to 1, or a percentage like 80%`);
+  return value;
+};
+
+/** A duration: `3h`, `90m`, `45s` or a number of seconds; whole seconds. */
+const duration = (name: string) => (text: string) => {
+  const m = /^(\d{1,7})([hms]?)$/.exec(text.trim());
+  const seconds = m ? Number(m[1]) * { h: 3600, m: 60, s: 1, '': 1 }[m[2] as 'h' | 'm' | 's' | ''] : NaN;
+  if (!(seconds >= 1)) throw new InvalidArgumentError(`${name} must be a duration such as 3h, 90m or 600 (seconds)`);
+  return seconds;
+};
+
+/** A number for a ramp option (checked with the ramp's other fields by the one ramp reader). */
+const number = (name: string) => (text: string) => {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(value)) throw new InvalidArgumentError(`${name} must be a number`);
   return value;
 };
 
@@ -33,6 +49,15 @@ function showRollout(r: RolloutView): string {
       `${r.errorThreshold === null ? 'none' : pct(r.errorThreshold)}, approval ${r.approval}; current wave ${r.currentWave}` +
       (r.awaitingApproval ? ` (passed; waiting for approval: firmledger rollout approve ${r.id})` : ''),
     `hawkBit DDI devices take it ${r.ddiActionType}`,
+    r.windows.length === 0
+      ? 'maintenance windows: none (always open)'
+      : `maintenance windows: ${r.windows.map((w) => `"${w.cron}" ${w.timeZone} for ${w.durationSeconds}s`).join('; ')}; ` +
+        (r.windowOpen ? `open now, closes ${r.windowClosesAt ?? '?'}` : 'closed now') +
+        `, next opens ${r.nextWindowAt ?? 'never'}`,
+    r.ramp === null
+      ? 'ramp: none'
+      : `ramp: ${r.ramp.basePerMinute} new offers a minute, ×${r.ramp.incrementFactor} every ${r.ramp.incrementEvery.count} ` +
+        `${r.ramp.incrementEvery.criterion}, at most ${r.ramp.maximumPerMinute} a minute`,
   ];
   if (r.pauseReason !== null) lines.push(`paused by itself: ${r.pauseReason}`);
   const rows: Record<string, string | number>[] = r.waves.map((w) => ({
@@ -58,6 +83,35 @@ function showHistory(rows: DeviceRolloutState[]): string {
       ].join('\n'),
     )
     .join('\n');
+}
+
+/** The `--window` options as the operator API's windows; `--window-duration` is required with them. */
+function windowsOf(o: { window?: string[]; windowDuration?: number; tz: string }): unknown[] | undefined {
+  if (!o.window || o.window.length === 0) return undefined;
+  if (o.windowDuration === undefined) throw new CliError('--window needs --window-duration, such as 3h');
+  return o.window.map((cron) => ({ cron, duration_seconds: o.windowDuration, time_zone: o.tz }));
+}
+
+/** The `--ramp-*` options as the operator API's ramp (checked by the one ramp reader); none without `--ramp-base`. */
+function rampOf(o: {
+  rampBase?: number;
+  rampFactor?: number;
+  rampEveryConfirmed?: number;
+  rampEveryOffered?: number;
+  rampMax?: number;
+}): unknown {
+  const given = [o.rampBase, o.rampFactor, o.rampEveryConfirmed, o.rampEveryOffered, o.rampMax].some((v) => v !== undefined);
+  if (!given) return undefined;
+  if (o.rampBase === undefined) throw new CliError('the --ramp-* options need --ramp-base');
+  if ((o.rampEveryConfirmed === undefined) === (o.rampEveryOffered === undefined)) {
+    throw new CliError('a ramp needs one of --ramp-every-confirmed or --ramp-every-offered');
+  }
+  return {
+    base_per_minute: o.rampBase,
+    increment_factor: o.rampFactor ?? 2,
+    increment_every: o.rampEveryConfirmed !== undefined ? { confirmed: o.rampEveryConfirmed } : { offered: o.rampEveryOffered },
+    maximum_per_minute: o.rampMax ?? 1000,
+  };
 }
 
 const pct = (value: number): string => `${Math.round(value * 1000) / 10}%`;
@@ -129,6 +183,26 @@ export function registerRolloutCommands(program: Command): void {
           .choices(DDI_ACTION_TYPES)
           .default('forced'),
       )
+      .option(
+        '--window <cron>',
+        'a maintenance window opening at each time of this 5-field cron expression (repeat for more); with --window-duration and --tz',
+        collect,
+      )
+      .option('--window-duration <duration>', 'how long each window stays open: 3h, 90m, or seconds', duration('--window-duration'))
+      .option('--tz <zone>', 'IANA time zone of the windows’ cron expressions', 'UTC')
+      .option('--ramp-base <n>', 'ramp: new offers a minute at first (1 to 1000)', number('--ramp-base'))
+      .option('--ramp-factor <x>', 'ramp: factor the rate grows by at each increment (1.1 to 5)', number('--ramp-factor'))
+      .option(
+        '--ramp-every-confirmed <n>',
+        'ramp: grow the rate each time this many more devices confirmed',
+        number('--ramp-every-confirmed'),
+      )
+      .option(
+        '--ramp-every-offered <n>',
+        'ramp: grow the rate each time this many more devices were offered',
+        number('--ramp-every-offered'),
+      )
+      .option('--ramp-max <n>', 'ramp: most new offers a minute (up to 1000)', number('--ramp-max'))
       .addOption(jsonOption())
       .action(
         (o: {
@@ -144,6 +218,14 @@ export function registerRolloutCommands(program: Command): void {
           errorThreshold?: number;
           approval: RolloutApproval;
           ddiActionType: DdiActionType;
+          window?: string[];
+          windowDuration?: number;
+          tz: string;
+          rampBase?: number;
+          rampFactor?: number;
+          rampEveryConfirmed?: number;
+          rampEveryOffered?: number;
+          rampMax?: number;
           json?: boolean;
         }) =>
           run(
@@ -162,6 +244,8 @@ export function registerRolloutCommands(program: Command): void {
                   errorThreshold: o.errorThreshold,
                   approval: o.approval,
                   ddiActionType: o.ddiActionType,
+                  windows: windowsOf(o),
+                  ramp: rampOf(o),
                 }),
                 { Firmware: o.firmware },
               ),
@@ -173,6 +257,7 @@ export function registerRolloutCommands(program: Command): void {
       ),
     'firmledger rollout create --tenant acme --name "1.1.0 to field test" --firmware 1 --group field-test --priority 1 --start "2026-01-01 00:00:00"',
     'firmledger rollout create --tenant acme --name "1.1.0 in waves" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --wave 10% --wave 30% --wave 100% --success-threshold 80% --error-threshold 20% --approval manual',
+    'firmledger rollout create --tenant acme --name "1.1.0 at night" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --window "0 2 * * *" --window-duration 3h --tz Europe/Berlin --ramp-base 10 --ramp-factor 2 --ramp-every-confirmed 100 --ramp-max 1000',
   );
   for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
     example(

@@ -252,6 +252,19 @@ export function rolloutResponse(view: RolloutView): RolloutResponse {
     awaiting_approval: view.awaitingApproval,
     pause_reason: view.pauseReason,
     ddi_action_type: view.ddiActionType,
+    windows: view.windows.map((w) => ({ cron: w.cron, duration_seconds: w.durationSeconds, time_zone: w.timeZone })),
+    window_open: view.windowOpen,
+    next_window_at: view.nextWindowAt,
+    window_closes_at: view.windowClosesAt,
+    ramp:
+      view.ramp === null
+        ? null
+        : {
+            base_per_minute: view.ramp.basePerMinute,
+            increment_factor: view.ramp.incrementFactor,
+            increment_every: { [view.ramp.incrementEvery.criterion]: view.ramp.incrementEvery.count },
+            maximum_per_minute: view.ramp.maximumPerMinute,
+          },
   };
 }
 

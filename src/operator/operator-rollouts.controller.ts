@@ -62,7 +62,8 @@ export class OperatorRolloutsController {
   constructor(private readonly rollouts: RolloutPlanService) {}
 
   /**
-   * `POST /tenants/:tenant/rollouts` {name, firmware_id, group, priority?, start_date, downgrade?}
+   * `POST /tenants/:tenant/rollouts` {name, firmware_id, group, priority?, start_date, downgrade?, waves?, …,
+   * windows?, ramp?}
    * → 201 {@link RolloutResponse} in state `draft`; 400 naming the field; 404 unknown tenant,
    * `Firmware not found`, `Group "x" not found`.
    */
@@ -80,6 +81,8 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.successThreshold,
     RolloutFieldMessages.approval,
     RolloutFieldMessages.ddiActionType,
+    'windows[0].time_zone must be an IANA time zone, such as "Europe/Berlin" or "UTC"',
+    'ramp.base_per_minute must be a whole number from 1 to 1000',
   ])
   @ApiTenantNotFound('the tenant has no such firmware or group', FIRMWARE_NOT_FOUND, OperatorExamples.groupNotFound)
   @ApiOperatorChange()
@@ -102,6 +105,8 @@ export class OperatorRolloutsController {
       errorThreshold: body.error_threshold,
       approval: body.approval,
       ddiActionType: body.ddi_action_type,
+      windows: body.windows,
+      ramp: body.ramp,
       actor,
     });
     return rolloutResponse(created);

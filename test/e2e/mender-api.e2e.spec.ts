@@ -342,6 +342,24 @@ describe(`the Mender device API over HTTP, on ${TEST_ENGINE}`, () => {
       assert.equal((await device('GET', NEXT_V1, token)).status, 400, 'no artifact_name');
     });
 
+    it('answers 204 outside every maintenance window of the rollout, and the deployment inside one (docs/decisions.md §10.1)', async () => {
+      /** `M H * * *` in Asia/Tokyo at the instant `at`. */
+      const tokyoDaily = (at: number): string => {
+        const parts = new Intl.DateTimeFormat('en-US', { timeZone: 'Asia/Tokyo', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' });
+        const part = (type: string) => Number(parts.formatToParts(new Date(at)).find((p) => p.type === type)!.value);
+        return `${part('minute')} ${part('hour')} * * *`;
+      };
+      const window = (at: number) => [{ cron: tokyoDaily(at), duration_seconds: 3600, time_zone: 'Asia/Tokyo' }];
+      const closed = await deviceWithRollout('release-closed-window', { windows: window(app.clock.now() + 2 * 3600_000) });
+      const provides = { artifact_name: 'factory-image', device_type: deviceType };
+      assert.equal((await device('POST', NEXT_V1, closed.token, provides)).status, 204);
+      assert.equal((await stateIn(closed.mac, closed.rolloutId))?.state, 'pending');
+      const open = await deviceWithRollout('release-open-window', { windows: window(app.clock.now() - 60_000) });
+      const offer = await device('POST', NEXT_V1, open.token, provides);
+      assert.equal(offer.status, 200, offer.text);
+      assert.equal((offer.body as { id: string }).id, String(open.rolloutId));
+    });
+
     it('maps status reports onto the device states, answers 204 (also to repeated reports), and keeps the log of a failure', async () => {
       const d = await deviceWithRollout('release-states');
       const put = (status: string) =>

@@ -34,6 +34,11 @@ const ROLLOUT_KEYS = [
   'awaiting_approval',
   'pause_reason',
   'ddi_action_type',
+  'windows',
+  'window_open',
+  'next_window_at',
+  'window_closes_at',
+  'ramp',
 ];
 
 /** State counts of no device (docs/decisions.md §10). */
@@ -186,6 +191,11 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           awaiting_approval: false,
           pause_reason: null,
           ddi_action_type: 'forced',
+          windows: [],
+          window_open: true,
+          next_window_at: null,
+          window_closes_at: null,
+          ramp: null,
         },
       );
       assert.deepEqual(await read(body.id), body);

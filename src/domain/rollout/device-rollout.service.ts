@@ -12,6 +12,8 @@ import type { DeploymentLogLine } from './deployment-log.entity.js';
 import { DeploymentLogRepository } from './deployment-log.repository.js';
 import type { DeviceState } from './policy/device-states.js';
 import { wavesOf } from './rollout-plan.service.js';
+import { storedWindowsOf, windowAt, type WindowState } from './policy/windows.js';
+import { minuteOf, rampAllowance } from './policy/ramp.js';
 import type { Rollout } from './rollout.entity.js';
 import { RolloutRepository, type ActionView } from './rollout.repository.js';
 
@@ -61,7 +63,9 @@ export class DeviceRolloutService {
   /**
    * A device asked for its next rollout, running `runningVersion`: records the version and when it
    * was seen, confirms the rollouts it is `installed` in (or marks them `fell_back`), then chooses
-   * (docs/decisions.md §8); the device is then `offered` in the chosen one (written behind).
+   * (docs/decisions.md §8); the device is then `offered` in the chosen one (written behind). The
+   * chosen rollout is withheld (`null`) outside its maintenance windows, or when it is a new offer
+   * beyond its ramp's allowance this minute (docs/decisions.md §10.1).
    * @returns the chosen rollout, or `null`.
    * @throws NotFoundException `Device does't exist!` when the device was deleted meanwhile.
    */
@@ -69,22 +73,50 @@ export class DeviceRolloutService {
     await this.devices.reportVersion(poll.device, runningVersion);
     if (poll.installed.length > 0) await this.states.versionSeen(poll.device, runningVersion, poll.installed);
     const chosen = chooseNextRollout(poll.candidates, runningVersion);
-    if (chosen && (chosen.state === null || chosen.state === 'pending')) this.states.offered(chosen.id, poll.device, chosen.waveCount);
+    if (chosen === null || !this.windowOf(chosen).open) return null;
+    if (isNewOffer(chosen)) {
+      if (!(await this.takeOffer(chosen))) return null;
+      this.states.offered(chosen.id, poll.device, chosen.waveCount);
+    }
     return chosen;
+  }
+
+  /**
+   * Where a rollout's maintenance windows stand now (policy/windows.ts, docs/decisions.md §10.1):
+   * outside every window a device is not offered its installation.
+   */
+  windowOf(rollout: Pick<RolloutCandidate, 'windows'> | Pick<Rollout, 'windows'>): WindowState {
+    const windows = typeof rollout.windows === 'string' ? storedWindowsOf(rollout.windows) : (rollout.windows ?? []);
+    return windowAt(windows, this.clock.now());
+  }
+
+  /**
+   * Takes one new offer of the rollout's ramp in the current minute (policy/ramp.ts, docs/decisions.md
+   * §10.1), counted in the database so every instance shares the allowance; always granted
+   * without a ramp.
+   * @returns whether the device may be offered the rollout now.
+   */
+  private async takeOffer(candidate: RolloutCandidate): Promise<boolean> {
+    if (!candidate.ramp) return true;
+    const counts = await this.rollouts.rampCounts(candidate.id);
+    return this.rollouts.takeOffer(candidate.id, minuteOf(this.clock.now()), rampAllowance(candidate.ramp, counts));
   }
 
   /**
    * What a device that reports per action (hawkBit DDI, docs/decisions.md §12) is asked to do now
    * ({@link chooseAction}): cancel, or take a rollout (then `offered` in it, written behind, when it
    * was `pending` or had no state). Records when the device was seen; its version is not reported
-   * by such a device, so it is not changed.
+   * by such a device, so it is not changed. A new offer beyond the rollout's ramp allowance this
+   * minute is no action (`null`); outside its maintenance windows the action is still given (the
+   * DDI adapter says `update: skip`, {@link windowOf}; docs/decisions.md §10.1).
    * @param device the device as the adapter read it, with its tenant and identifier.
    * @returns the action, or `null` when there is nothing to do.
    */
-  pollAction(device: TrackedDevice, view: ActionView): DeviceAction | null {
+  async pollAction(device: TrackedDevice, view: ActionView): Promise<DeviceAction | null> {
     this.devices.seen(device);
     const action = chooseAction(view.rollouts, view.device.firmwareVersion);
-    if (action?.kind === 'deploy' && (action.rollout.state === null || action.rollout.state === 'pending')) {
+    if (action?.kind === 'deploy' && isNewOffer(action.rollout)) {
+      if (!(await this.takeOffer(action.rollout))) return null;
       this.states.offered(action.rollout.id, device, action.rollout.waveCount);
     }
     return action;
@@ -97,7 +129,9 @@ export class DeviceRolloutService {
    * cancellation means nothing to offer: such a device asks only while it is idle, so a device
    * `offered` or `downloading` in a paused or cancelled rollout is `pending` there again (offered
    * again if it resumes). The rollout to take is returned (the device is then `offered` in it,
-   * written behind, when it was `pending` or had no state), or `null`.
+   * written behind, when it was `pending` or had no state), or `null`; also `null` outside the
+   * rollout's maintenance windows (unless the device is `installed` there) and for a new offer
+   * beyond its ramp's allowance (docs/decisions.md §10.1).
    * @param device the device as its credential named it.
    */
   async pollDeployment(device: Device, runningVersion: string): Promise<ActionRollout | null> {
@@ -110,7 +144,9 @@ export class DeviceRolloutService {
       if (rollout) await this.states.withdrawn(rollout, device, 'the rollout was paused or cancelled while the device was idle');
       return null;
     }
-    if (action.rollout.state === null || action.rollout.state === 'pending') {
+    if (action.rollout.state !== 'installed' && !this.windowOf(action.rollout).open) return null;
+    if (isNewOffer(action.rollout)) {
+      if (!(await this.takeOffer(action.rollout))) return null;
       this.states.offered(action.rollout.id, device, action.rollout.waveCount);
     }
     return action.rollout;
@@ -272,6 +308,11 @@ export class DeviceRolloutService {
   failure({ rollout, device }: ReportedRollout, version: string, message: string | null): Promise<boolean> {
     return this.states.failureReported(rollout, device, version, message, wavesOf(rollout).length);
   }
+}
+
+/** Whether offering the rollout to the device is a new offer (the device has no state there or is `pending`): what a ramp limits. */
+function isNewOffer(candidate: RolloutCandidate): boolean {
+  return candidate.state === null || candidate.state === 'pending';
 }
 
 /**

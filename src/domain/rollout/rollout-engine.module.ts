@@ -14,7 +14,7 @@ import { OfferWriter } from './offer-writer.js';
 import { RolloutMetrics } from './rollout-metrics.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
 import { RolloutRepository } from './rollout.repository.js';
-import { Rollout, RolloutSuccess } from './rollout.entity.js';
+import { Rollout, RolloutRampMinute, RolloutSuccess } from './rollout.entity.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
 
 /**
@@ -39,5 +39,5 @@ import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-st
 })
 export class RolloutEngineModule {
   /** The tables this module keeps (the composition root's schema lists every module's). */
-  static readonly entities = [Rollout, RolloutSuccess, RolloutDeviceState, RolloutDeviceTransition, DeploymentLog];
+  static readonly entities = [Rollout, RolloutSuccess, RolloutDeviceState, RolloutDeviceTransition, DeploymentLog, RolloutRampMinute];
 }

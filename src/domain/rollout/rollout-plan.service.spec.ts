@@ -43,6 +43,8 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
     pauseReason: null,
     waveStarts: '[0]',
     ddiActionType: 'forced',
+    windows: '[]',
+    ramp: null,
     ...overrides,
   };
 }

@@ -16,6 +16,8 @@ import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 import { judgeWave, parseWavePlan, waveEnds, waveOf, type WaveBound } from './policy/waves.js';
+import { parseWindows, storedWindowsOf, windowAt, type MaintenanceWindow } from './policy/windows.js';
+import { parseRamp, storedRampOf, type RampPlan } from './policy/ramp.js';
 
 /** Largest `priority` number; 1 is most urgent (docs/decisions.md §8). */
 export const MAX_PRIORITY = 1_000_000;
@@ -43,6 +45,16 @@ export interface PlanRollout {
   approval?: RolloutApproval;
   /** How hawkBit DDI devices are told to take it (docs/decisions.md §12); default `forced`. */
   ddiActionType?: DdiActionType;
+  /**
+   * Maintenance windows as the operator API takes them, `{cron, duration_seconds, time_zone}` each
+   * (policy/windows.ts {@link parseWindows}); default none (always open).
+   */
+  windows?: readonly unknown[];
+  /**
+   * The ramp as the operator API takes it, `{base_per_minute, increment_factor, increment_every,
+   * maximum_per_minute}` (policy/ramp.ts {@link parseRamp}); default none.
+   */
+  ramp?: unknown;
   /** Who plans it (recorded on the ledger). */
   actor?: Actor;
 }
@@ -99,6 +111,16 @@ export interface RolloutView {
   pauseReason: string | null;
   /** How hawkBit DDI devices are told to take it (docs/decisions.md §12). */
   ddiActionType: DdiActionType;
+  /** Its maintenance windows (none: always open, docs/decisions.md §10.1). */
+  windows: MaintenanceWindow[];
+  /** Whether a window is open now (also with no windows). */
+  windowOpen: boolean;
+  /** ISO 8601 UTC of the next opening of a window (while open: the first after it closes); `null` with no windows. */
+  nextWindowAt: string | null;
+  /** While a window is open: ISO 8601 UTC when it closes; else `null`. */
+  windowClosesAt: string | null;
+  /** Its ramp, `null`: none (docs/decisions.md §10.1). */
+  ramp: RampPlan | null;
 }
 
 /** Operators' side of rollouts: plan, lifecycle, progress. Every change goes to the ledger. */
@@ -143,6 +165,10 @@ export class RolloutPlanService {
     if (!DDI_ACTION_TYPES.includes(ddiActionType)) {
       throw new FieldException('ddi_action_type', `ddi_action_type must be one of ${DDI_ACTION_TYPES.join(', ')}`);
     }
+    const windows = parseWindows(plan.windows ?? []);
+    if ('error' in windows) throw new FieldException(windows.error.field, windows.error.message);
+    const ramp = plan.ramp === undefined || plan.ramp === null ? null : parseRamp(plan.ramp);
+    if (ramp !== null && 'error' in ramp) throw new FieldException(ramp.error.field, ramp.error.message);
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
     const group = await this.groups.require(plan.tenantId, plan.group);
     const rollout = await this.unitOfWork.transaction(async (manager) => {
@@ -165,6 +191,8 @@ export class RolloutPlanService {
         pauseReason: null,
         waveStarts: '[]',
         ddiActionType,
+        windows: JSON.stringify(windows.windows),
+        ramp: ramp === null ? null : JSON.stringify(ramp.ramp),
       });
       await this.record(manager, created, 'rollout.created', plan.actor);
       return created;
@@ -372,8 +400,16 @@ export class RolloutPlanService {
     const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back;
     const starts = JSON.parse(rollout.waveStarts) as number[];
     const started = rollout.status !== 'draft';
+    const windows = storedWindowsOf(rollout.windows);
+    const window = windowAt(windows, this.clock.now());
+    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
     return {
       ...snapshot(rollout),
+      windows: [...windows],
+      windowOpen: window.open,
+      nextWindowAt: iso(window.nextOpen),
+      windowClosesAt: iso(window.closesAt),
+      ramp: storedRampOf(rollout.ramp),
       targeted: devices.targeted,
       confirmed: devices.confirmed,
       unsettled,
@@ -404,7 +440,7 @@ export class RolloutPlanService {
       type,
       subject: Subject.rollout(rollout.id),
       actor,
-      state: { ...snapshot(rollout) },
+      state: { ...snapshot(rollout), ...planned(rollout) },
     });
   }
 }
@@ -417,8 +453,29 @@ export function wavesOf(rollout: Pick<Rollout, 'waves'>): WaveBound[] {
 
 type Snapshot = Omit<
   RolloutView,
-  'targeted' | 'confirmed' | 'unsettled' | 'notApplicable' | 'notRegistered' | 'updated' | 'pending' | 'lastActivity' | 'devices' | 'waves'
+  | 'targeted'
+  | 'confirmed'
+  | 'unsettled'
+  | 'notApplicable'
+  | 'notRegistered'
+  | 'updated'
+  | 'pending'
+  | 'lastActivity'
+  | 'devices'
+  | 'waves'
+  | 'windows'
+  | 'windowOpen'
+  | 'nextWindowAt'
+  | 'windowClosesAt'
+  | 'ramp'
 >;
+
+/** The windows and ramp of a rollout for the ledger, only where it has them (entries of rollouts without stay as they were). */
+function planned(rollout: Rollout): { windows?: MaintenanceWindow[]; ramp?: RampPlan } {
+  const windows = storedWindowsOf(rollout.windows);
+  const ramp = storedRampOf(rollout.ramp);
+  return { ...(windows.length > 0 ? { windows } : {}), ...(ramp !== null ? { ramp } : {}) };
+}
 
 /** The plan and state of a rollout, as operators see it and as the ledger records it. */
 function snapshot(rollout: Rollout): Snapshot {

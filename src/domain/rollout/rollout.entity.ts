@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
 import type { DdiActionType, RolloutApproval, RolloutStatus } from './policy/lifecycle.js';
@@ -86,6 +86,35 @@ export class Rollout {
   /** How DDI devices are told to take it: `forced`, `soft` (hawkBit `attempt`) or `download-only` (docs/decisions.md §12). */
   @Column({ name: 'ddi_action_type', type: 'varchar', length: 16, default: 'forced' })
   ddiActionType: DdiActionType;
+
+  /**
+   * Maintenance windows as JSON text of `MaintenanceWindow`s (policy/windows.ts); `[]`: none, always
+   * open. Outside every window the rollout is not installed (docs/decisions.md §10.1).
+   */
+  @Column({ type: 'varchar', length: 2048, default: '[]' })
+  windows: string;
+
+  /** The ramp as JSON text of a `RampPlan` (policy/ramp.ts); `null`: new offers are not limited (docs/decisions.md §10.1). */
+  @Column({ type: 'varchar', length: 256, nullable: true })
+  ramp: string | null;
+}
+
+/**
+ * New offers of a ramped rollout in one minute (docs/decisions.md §10.1): shared by every
+ * instance, taken by an atomic conditional upsert (RolloutRepository.takeOffer).
+ */
+@Entity('rollout_ramp_minute')
+export class RolloutRampMinute {
+  @PrimaryColumn({ name: 'rollout_id', type: 'integer' })
+  rolloutId: number;
+
+  /** Epoch minute (epoch ms / 60000, rounded down). */
+  @PrimaryColumn({ type: 'bigint', transformer: epochMs })
+  minute: number;
+
+  /** New offers made in it. */
+  @Column({ type: 'integer' })
+  used: number;
 }
 
 /** A device's first success report for a rollout (docs/decisions.md §6). */

@@ -12,6 +12,8 @@ import { Rollout, RolloutSuccess, type DdiActionType, type RolloutStatus } from 
 import type { ActionRollout } from './policy/device-actions.js';
 import type { DeviceState } from './policy/device-states.js';
 import { targetCondition } from './policy/targets.js';
+import { storedWindowsOf } from './policy/windows.js';
+import { storedRampOf } from './policy/ramp.js';
 import type { InstalledRollout } from './device-state.repository.js';
 import { isStoredId } from '#src/platform/common/input-rules.js';
 
@@ -63,7 +65,7 @@ function offerable(now: string): string {
 const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
     r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
     f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
-    s.state AS s_state, s.wave AS s_wave
+    s.state AS s_state, s.wave AS s_wave, r.windows AS r_windows, r.ramp AS r_ramp
   FROM device_key k
   LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
   LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND (${offerable('$4')}
@@ -85,7 +87,8 @@ const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS 
 const ACTION_VIEW = `SELECT d.id AS device_id, d.firmware_version AS device_version,
     r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
     f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
-    s.state AS s_state, s.wave AS s_wave, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type
+    s.state AS s_state, s.wave AS s_wave, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type,
+    r.windows AS r_windows, r.ramp AS r_ramp
   FROM device d
   LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND (${offerable('$3')}
     OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id
@@ -111,6 +114,8 @@ type ActionViewRow = [
   wave: number | string | null,
   status: RolloutStatus | null,
   ddiActionType: DdiActionType | null,
+  windows: string | null,
+  ramp: string | null,
 ];
 
 /**
@@ -134,6 +139,8 @@ type NextRolloutViewRow = [
   currentWave: number | string | null,
   state: DeviceState | null,
   wave: number | string | null,
+  windows: string | null,
+  ramp: string | null,
 ];
 
 const waveCounts = new Map<string, number>();
@@ -193,7 +200,9 @@ export class RolloutRepository {
     const [[deviceId, deviceVersion]] = rows;
     const rollouts: ActionRollout[] = [];
     const ddiActionTypes = new Map<number, DdiActionType>();
-    for (const [, , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave, status, type] of rows) {
+    for (const row of rows) {
+      const [, , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave, status, type] = row;
+      const [windows, ramp] = [row[15], row[16]];
       if (id === null) continue;
       rollouts.push({
         id: Number(id),
@@ -207,6 +216,8 @@ export class RolloutRepository {
         wave: wave === null ? null : Number(wave),
         currentWave: Number(currentWave),
         waveCount: waveCount(waves!),
+        windows: storedWindowsOf(windows),
+        ramp: storedRampOf(ramp),
         status: status!,
       });
       ddiActionTypes.set(Number(id), type!);
@@ -241,7 +252,25 @@ export class RolloutRepository {
     const device = deviceId === null ? null : { id: Number(deviceId), firmwareVersion: deviceVersion! };
     const candidates: RolloutCandidate[] = [];
     const installed: InstalledRollout[] = [];
-    for (const [, , , , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave] of rows) {
+    for (const [
+      ,
+      ,
+      ,
+      ,
+      id,
+      name,
+      priority,
+      startDate,
+      downgrade,
+      firmwareId,
+      version,
+      waves,
+      currentWave,
+      state,
+      wave,
+      windows,
+      ramp,
+    ] of rows) {
       if (id === null) continue;
       if (state === 'installed') {
         installed.push({ rolloutId: Number(id), version: version! });
@@ -259,10 +288,44 @@ export class RolloutRepository {
         wave: wave === null ? null : Number(wave),
         currentWave: Number(currentWave),
         waveCount: waveCount(waves!),
+        windows: storedWindowsOf(windows),
+        ramp: storedRampOf(ramp),
       });
     }
     const key = { tenantId: Number(keyTenantId), revokedAt: keyRevokedAt === null ? null : Number(keyRevokedAt) };
     return { key, device, candidates, installed };
+  }
+
+  /**
+   * What a ramp's increments count (policy/ramp.ts): the new offers the rollout made so far (the
+   * sum of its `rollout_ramp_minute` rows) and its devices `confirmed` (its wave counts).
+   */
+  async rampCounts(rolloutId: number): Promise<{ offered: number; confirmed: number }> {
+    const rows = await query<{ offered: unknown; confirmed: unknown }[]>(
+      this.dataSource.manager,
+      `SELECT (SELECT COALESCE(SUM(used), 0) FROM rollout_ramp_minute WHERE rollout_id = $1) AS offered,
+        (SELECT COALESCE(SUM(devices), 0) FROM rollout_wave_count WHERE rollout_id = $1 AND state = 'confirmed') AS confirmed`,
+      [rolloutId],
+    );
+    return { offered: Number(rows[0]?.offered ?? 0), confirmed: Number(rows[0]?.confirmed ?? 0) };
+  }
+
+  /**
+   * Takes one new offer of rollout `rolloutId` in epoch minute `minute` while fewer than
+   * `allowance` were taken in it: one atomic conditional upsert, so concurrent requests (also on
+   * other instances) never take more than the allowance between them.
+   * @returns whether one was taken.
+   */
+  async takeOffer(rolloutId: number, minute: number, allowance: number): Promise<boolean> {
+    if (allowance < 1) return false;
+    const rows = await query<unknown>(
+      this.dataSource.manager,
+      `INSERT INTO rollout_ramp_minute (rollout_id, minute, used) VALUES ($1, $2, 1)
+        ON CONFLICT (rollout_id, minute) DO UPDATE SET used = rollout_ramp_minute.used + 1 WHERE rollout_ramp_minute.used < $3
+        RETURNING used`,
+      [rolloutId, minute, allowance],
+    );
+    return Array.isArray(rows) && rows.length > 0;
   }
 
   /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */

@@ -29,6 +29,8 @@ import {
 } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
 import { MAX_WAVES, parseWavePlan } from '#src/domain/rollout/policy/waves.js';
+import { MAX_WINDOW_SECONDS, MAX_WINDOWS, parseWindows } from '#src/domain/rollout/policy/windows.js';
+import { parseRamp } from '#src/domain/rollout/policy/ramp.js';
 import { PageOf, PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -53,6 +55,8 @@ export const RolloutFieldMessages = {
   approval: `approval must be one of ${ROLLOUT_APPROVALS.join(', ')}`,
   ddiActionType: `ddi_action_type must be one of ${DDI_ACTION_TYPES.join(', ')}`,
   status: `status must be one of ${ROLLOUT_STATUSES.join(', ')}`,
+  windowsList: `windows must be a list of at most ${MAX_WINDOWS} maintenance windows`,
+  ramp: 'ramp must be an object {base_per_minute, increment_factor, increment_every, maximum_per_minute}',
 } as const;
 
 /** A wave plan as the one reader of wave plans takes it ({@link parseWavePlan}); its message says what is wrong. */
@@ -65,6 +69,69 @@ class WavePlan implements ValidatorConstraintInterface {
     const plan = Array.isArray(args.value) ? parseWavePlan(args.value) : undefined;
     return plan && 'error' in plan ? plan.error.message : RolloutFieldMessages.wavesList;
   }
+}
+
+/** Maintenance windows as the one reader of windows takes them ({@link parseWindows}); its message names the window's field. */
+@ValidatorConstraint({ name: 'maintenanceWindows' })
+class MaintenanceWindows implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return 'windows' in parseWindows(value);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = parseWindows(args.value);
+    return 'error' in parsed ? parsed.error.message : RolloutFieldMessages.windowsList;
+  }
+}
+
+/** A ramp as the one reader of ramps takes it ({@link parseRamp}); its message names the ramp's field. */
+@ValidatorConstraint({ name: 'rampPlan' })
+class Ramp implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return value === null || 'ramp' in parseRamp(value);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = parseRamp(args.value);
+    return 'error' in parsed ? parsed.error.message : RolloutFieldMessages.ramp;
+  }
+}
+
+/** A maintenance window (docs/decisions.md §10.1). */
+export class MaintenanceWindowDto {
+  @ApiProperty({
+    description: '5-field cron expression (minute hour day-of-month month day-of-week) naming when the window opens',
+    example: '0 2 * * *',
+  })
+  cron: string;
+
+  @ApiProperty({ description: 'how long it stays open each time, seconds', example: 10800, minimum: 1, maximum: MAX_WINDOW_SECONDS })
+  duration_seconds: number;
+
+  @ApiProperty({ description: 'IANA time zone the cron expression is read in', example: 'Europe/Berlin' })
+  time_zone: string;
+}
+
+/** `increment_every` of a ramp: exactly one of the two. */
+export class RampIncrementDto {
+  @ApiPropertyOptional({ description: 'the rate increases each time this many more devices were offered the rollout', example: 100 })
+  offered?: number;
+
+  @ApiPropertyOptional({ description: 'the rate increases each time this many more devices confirmed the rollout', example: 100 })
+  confirmed?: number;
+}
+
+/** A ramp of new offers (AWS IoT Jobs' exponential rollout; docs/decisions.md §10.1). */
+export class RampDto {
+  @ApiProperty({ description: 'new offers a minute at first', example: 10, minimum: 1, maximum: 1000 })
+  base_per_minute: number;
+
+  @ApiProperty({ description: 'factor the rate is multiplied by at each increment', example: 2, minimum: 1.1, maximum: 5 })
+  increment_factor: number;
+
+  @ApiProperty({ type: RampIncrementDto, description: '`{"offered": N}` or `{"confirmed": N}`', example: { confirmed: 100 } })
+  increment_every: RampIncrementDto;
+
+  @ApiProperty({ description: 'most new offers a minute, at least base_per_minute', example: 1000, minimum: 1, maximum: 1000 })
+  maximum_per_minute: number;
 }
 
 @ValidatorConstraint({ name: 'utcDateTime' })
@@ -199,6 +266,30 @@ export class CreateRolloutDto {
   @OptionalField()
   @IsIn(DDI_ACTION_TYPES, { message: RolloutFieldMessages.ddiActionType })
   ddi_action_type?: DdiActionType;
+
+  @ApiPropertyOptional({
+    description:
+      'maintenance windows (docs/decisions.md §10.1): outside every window devices are not offered the installation ' +
+      '(hawkBit DDI devices may download it, `update: skip`); none: always open',
+    type: [MaintenanceWindowDto],
+    maxItems: MAX_WINDOWS,
+    example: [{ cron: '0 2 * * *', duration_seconds: 10800, time_zone: 'Europe/Berlin' }],
+  })
+  @OptionalField()
+  @Validate(MaintenanceWindows)
+  windows?: unknown[];
+
+  @ApiPropertyOptional({
+    description:
+      'limits new offers a minute, shared by every instance (docs/decisions.md §10.1); a device asking while the ' +
+      'minute’s allowance is spent gets nothing now and it on a later poll. null or absent: no limit',
+    type: RampDto,
+    nullable: true,
+    example: { base_per_minute: 10, increment_factor: 2, increment_every: { confirmed: 100 }, maximum_per_minute: 1000 },
+  })
+  @IsOptional()
+  @Validate(Ramp)
+  ramp?: unknown;
 }
 
 /** `?page=&per_page=&status=` of `GET /tenants/:tenant/rollouts`. */
@@ -397,6 +488,31 @@ export class RolloutResponse {
     example: 'forced',
   })
   ddi_action_type: DdiActionType;
+
+  @ApiProperty({ type: [MaintenanceWindowDto], description: 'its maintenance windows; empty: always open', example: [] })
+  windows: MaintenanceWindowDto[];
+
+  @ApiProperty({ description: 'whether devices may install it now: inside a window, or it has no windows', example: true })
+  window_open: boolean;
+
+  @ApiProperty({
+    description: 'when a window next opens, ISO 8601 UTC (while one is open: the first after it closes); null without windows',
+    type: String,
+    nullable: true,
+    example: null,
+  })
+  next_window_at: string | null;
+
+  @ApiProperty({
+    description: 'while a window is open: when it closes, ISO 8601 UTC; else null',
+    type: String,
+    nullable: true,
+    example: null,
+  })
+  window_closes_at: string | null;
+
+  @ApiProperty({ type: RampDto, nullable: true, description: 'its ramp of new offers; null: none', example: null })
+  ramp: RampDto | null;
 }
 
 const ROLLOUT_EXAMPLE: RolloutResponse = {
@@ -433,6 +549,11 @@ const ROLLOUT_EXAMPLE: RolloutResponse = {
   awaiting_approval: false,
   pause_reason: null,
   ddi_action_type: 'forced',
+  windows: [],
+  window_open: true,
+  next_window_at: null,
+  window_closes_at: null,
+  ramp: null,
 };
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */

@@ -19,10 +19,11 @@ export interface DeviceLinks {
 
 /**
  * The `c` query value of a deploymentBase link: changes when the action's type changes, as
- * hawkBit's (`31 × action + 1231/1237/1249`); clients ignore it.
+ * hawkBit's (`31 × action + 1231/1237/1249`), and when its maintenance window opens or closes
+ * (+2 while closed), so clients that compare links fetch the deployment again.
  */
-function etagOf(actionId: number, type: DdiActionType): number {
-  return 31 * actionId + { forced: 1231, soft: 1237, 'download-only': 1249 }[type];
+function etagOf(actionId: number, type: DdiActionType, windowClosed = false): number {
+  return 31 * actionId + { forced: 1231, soft: 1237, 'download-only': 1249 }[type] + (windowClosed ? 2 : 0);
 }
 
 /**
@@ -38,12 +39,13 @@ export function controllerBase(
   installed: number | null,
   wantsAttributes: boolean,
   links: DeviceLinks,
+  windowClosed = false,
 ): DdiControllerBase {
   const _links: DdiControllerBase['_links'] = {};
   if (action?.kind === 'cancel') _links.cancelAction = { href: `${links.controller}/cancelAction/${action.rollout.id}` };
   if (action?.kind === 'deploy') {
     const id = action.rollout.id;
-    _links.deploymentBase = { href: `${links.controller}/deploymentBase/${id}?c=${etagOf(id, actionType ?? 'forced')}` };
+    _links.deploymentBase = { href: `${links.controller}/deploymentBase/${id}?c=${etagOf(id, actionType ?? 'forced', windowClosed)}` };
   }
   if (installed !== null) _links.installedBase = { href: `${links.controller}/installedBase/${installed}` };
   if (wantsAttributes) _links.configData = { href: `${links.controller}/configData` };
@@ -57,18 +59,27 @@ const HANDLING: Record<DdiActionType, { download: string; update: string }> = {
   'download-only': { download: 'forced', update: 'skip' },
 };
 
-/** A deployment (deploymentBase, installedBase): the action id as text and the firmware as the one chunk. */
+/**
+ * A deployment (deploymentBase, installedBase): the action id as text and the firmware as the one
+ * chunk. With `window` (the rollout has maintenance windows, docs/decisions.md §10.1) it says
+ * `maintenanceWindow`, and outside every window `update: skip` (hawkBit: download allowed, install
+ * withheld until a window opens).
+ */
 export function deploymentBase(
   actionId: number,
   type: DdiActionType,
   artifact: FirmwareArtifact,
   links: DeviceLinks,
   history?: DdiActionHistory,
+  window?: { open: boolean },
 ): DdiDeploymentBase {
+  const handling = HANDLING[type];
   return {
     id: String(actionId),
     deployment: {
-      ...HANDLING[type],
+      download: handling.download,
+      update: window && !window.open ? 'skip' : handling.update,
+      ...(window ? { maintenanceWindow: window.open ? ('available' as const) : ('unavailable' as const) } : {}),
       chunks: [{ part: 'os', version: artifact.version, name: artifact.deviceType, artifacts: [artifactOf(artifact, links)] }],
     },
     ...(history ? { actionHistory: history } : {}),

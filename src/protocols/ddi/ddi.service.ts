@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { DeviceService } from '#src/domain/device/device.service.js';
 import { FirmwareDownloadService, type DownloadAnswer } from '#src/domain/delivery/firmware-download.service.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService, type DdiArtifact as FirmwareArtifact } from '#src/domain/firmware/firmware.service.js';
+import { storedWindowsOf } from '#src/domain/rollout/policy/windows.js';
 import { DeviceRolloutService, type ReportedRollout } from '#src/domain/rollout/device-rollout.service.js';
 import { WITHDRAWN_FROM } from '#src/domain/rollout/policy/device-actions.js';
 import { SETTLED_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
@@ -68,10 +69,12 @@ export class DdiService {
   async root(caller: DdiPrincipal, links: DeviceLinks): Promise<DdiControllerBase> {
     const { tenant, device } = caller;
     const view = await this.deviceRollouts.actionView(tenant.id, device.mac);
-    const action = view === null ? null : this.deviceRollouts.pollAction(device, view);
+    const action = view === null ? null : await this.deviceRollouts.pollAction(device, view);
     const installed = await this.deviceRollouts.lastConfirmed(device);
     const type = action === null ? undefined : view?.ddiActionTypes.get(action.rollout.id);
-    return controllerBase(tenant.ddiPollingSeconds, action, type, installed, device.attributes === null, links);
+    const windowClosed =
+      action?.kind === 'deploy' && action.rollout.state !== 'installed' && !this.deviceRollouts.windowOf(action.rollout).open;
+    return controllerBase(tenant.ddiPollingSeconds, action, type, installed, device.attributes === null, links, windowClosed);
   }
 
   /**
@@ -88,7 +91,8 @@ export class DdiService {
     const beingCancelled =
       reported.rollout.status !== 'active' && state !== 'installed' && (state === null || !SETTLED_STATES.includes(state));
     if (beingCancelled) throw new NotFoundException(actionNotFound(actionId));
-    return this.deployment(reported, historyCount, links);
+    const awaitingInstall = state === null || (state !== 'installed' && !SETTLED_STATES.includes(state));
+    return this.deployment(reported, historyCount, links, awaitingInstall);
   }
 
   /**
@@ -241,8 +245,16 @@ export class DdiService {
     return artifact;
   }
 
-  /** The deployment of an action, with its history when asked. */
-  private async deployment(reported: ReportedRollout, historyCount: number, links: DeviceLinks): Promise<DdiDeploymentBase> {
+  /**
+   * The deployment of an action, with its history when asked; `windowed`: says where the rollout's
+   * maintenance windows stand (an open action not yet installed, docs/decisions.md §10.1).
+   */
+  private async deployment(
+    reported: ReportedRollout,
+    historyCount: number,
+    links: DeviceLinks,
+    windowed = false,
+  ): Promise<DdiDeploymentBase> {
     const artifact = await this.firmware.ddiArtifact(reported.rollout.tenantId, reported.rollout.firmwareId);
     let history: DdiActionHistory | undefined;
     if (historyCount !== 0) {
@@ -255,7 +267,9 @@ export class DdiService {
         };
       }
     }
-    return deploymentBase(reported.rollout.id, reported.rollout.ddiActionType, artifact, links, history);
+    const hasWindows = windowed && storedWindowsOf(reported.rollout.windows).length > 0;
+    const window = hasWindows ? { open: this.deviceRollouts.windowOf(reported.rollout).open } : undefined;
+    return deploymentBase(reported.rollout.id, reported.rollout.ddiActionType, artifact, links, history, window);
   }
 
   /**

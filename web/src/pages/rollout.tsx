@@ -39,6 +39,38 @@ export function RolloutPage() {
   );
 }
 
+/** `3h`, `90m`, `45s`: a window's length. */
+function lengthText(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
+
+/** The rollout's maintenance windows and ramp (docs/decisions.md §10.1), when it has them. */
+function Schedule({ rollout: r }: { rollout: Rollout }) {
+  if (r.windows.length === 0 && r.ramp === null) return null;
+  const every = r.ramp ? Object.entries(r.ramp.increment_every)[0] : undefined;
+  return (
+    <div className="schedule small" role="status" aria-label="Maintenance windows and ramp">
+      {r.windows.length > 0 ? (
+        <p>
+          <strong>Maintenance windows:</strong>{' '}
+          {r.windows.map((w) => `${w.cron} (${w.time_zone}) for ${lengthText(w.duration_seconds)}`).join('; ')}.{' '}
+          {r.window_open
+            ? `Open now, until ${utc(r.window_closes_at)}.`
+            : `Closed now: devices are not offered the installation until ${utc(r.next_window_at)}.`}
+        </p>
+      ) : null}
+      {r.ramp ? (
+        <p>
+          <strong>Ramp:</strong> {r.ramp.base_per_minute} new offers a minute, ×{r.ramp.increment_factor} every{' '}
+          {every ? `${every[1]} ${every[0]}` : ''}, at most {r.ramp.maximum_per_minute} a minute.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChange: boolean }) {
   const names = useNames(tenant);
   const rollout = useQuery({
@@ -77,6 +109,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
           {progressSentence(r.devices, count)}; last change {ago(r.last_activity_at)}.
         </p>
         {notTargeted ? <p className="small not-targeted">{notTargeted}</p> : null}
+        <Schedule rollout={r} />
         {isLive(r.status) ? <p className="muted small">Refreshed every {REFRESH.rollout / 1000} s.</p> : null}
         {canChange ? <Actions tenant={tenant} rollout={r} /> : null}
         <details className="states-help">

@@ -53,8 +53,12 @@ interface Plan {
   ddi_action_type: DdiActionType;
 }
 
-/** The fields of the plan the form shows a problem at: every field of the body but `downgrade` (a checkbox cannot be wrong). */
-type PlanField = Exclude<keyof RolloutPlan, 'downgrade'>;
+/**
+ * The fields of the plan the form shows a problem at: every field of the body but `downgrade` (a
+ * checkbox cannot be wrong) and the maintenance windows and ramp (planned through the operator API
+ * and the CLI; the form does not offer them yet, the rollout page shows them).
+ */
+type PlanField = Exclude<keyof RolloutPlan, 'downgrade' | 'windows' | 'ramp'>;
 
 /** The fields the form has a place for a problem at (a record, so that a new field of the body is not forgotten). */
 const PLAN_FIELDS: Record<PlanField, true> = {

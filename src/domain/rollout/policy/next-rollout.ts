@@ -1,5 +1,7 @@
 import { compareVersions } from '#src/platform/common/version-order.js';
 import { mayOffer, type DeviceState } from './device-states.js';
+import type { RampPlan } from './ramp.js';
+import type { MaintenanceWindow } from './windows.js';
 
 /**
  * A rollout that passed the database filters of docs/decisions.md §8 for one device: the device's
@@ -23,6 +25,10 @@ export interface RolloutCandidate {
   currentWave: number;
   /** How many waves the rollout has. */
   waveCount: number;
+  /** Its maintenance windows (policy/windows.ts); absent or empty: always open. */
+  windows?: readonly MaintenanceWindow[];
+  /** Its ramp (policy/ramp.ts); absent or `null`: new offers are not limited. */
+  ramp?: RampPlan | null;
 }
 
 /**

@@ -162,6 +162,15 @@ export class DdiDeployment {
   })
   update: string;
 
+  @ApiPropertyOptional({
+    description:
+      'only for a rollout with maintenance windows (docs/decisions.md §10.1): `available` inside a window; `unavailable` ' +
+      'outside every window, then `update` is `skip` (download now, install once a window opens), as hawkBit',
+    enum: ['available', 'unavailable'],
+    example: 'unavailable',
+  })
+  maintenanceWindow?: 'available' | 'unavailable';
+
   @ApiProperty({ type: [DdiChunk], description: 'what to install', example: [{ part: 'os', version: '1.1.0', name: 'pump-board' }] })
   chunks: DdiChunk[];
 }

@@ -492,7 +492,7 @@ describe('operator console in a browser', () => {
     assert.match(await finished.innerText(), /\t—\t/);
     await screenshots(page, 'ledger');
     // The ledger itself, through the API the page reads: these changes, in this order.
-    const changes = (await page.evaluate(async () => {
+    const changes = await page.evaluate(async () => {
       const names: string[] = [];
       for (let page = 1; ; page++) {
         const answer = (await (await fetch(`ledger/entries?order=asc&per_page=100&page=${page}`)).json()) as { items: { type: string }[] };
@@ -500,7 +500,7 @@ describe('operator console in a browser', () => {
         names.push(...rows.map((row) => row.type));
         if (rows.length < 100) return names;
       }
-    })) as string[];
+    });
     const firstOf = (change: string): number => changes.indexOf(change);
     const expected = ['tenant.created', 'device-key.created', 'firmware.published', 'group.created', 'rollout.created', 'rollout.started'];
     assert.deepEqual(

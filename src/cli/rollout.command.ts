@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { canonicalIdentifier } from '#src/platform/common/device-identifier.js';
-import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import type { OperatorRolloutResponse } from '#src/operator/dto/rollout.dto.js';
 import { deviceRolloutStateResponse, rolloutResponse } from '#src/operator/operator-responses.js';
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
 import { RolloutPlanService, type RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
@@ -122,7 +122,7 @@ function macOf(text: string): string {
   return identifier;
 }
 
-const rolloutColumns: (keyof RolloutResponse)[] = [
+const rolloutColumns: (keyof OperatorRolloutResponse)[] = [
   'id',
   'name',
   'status',

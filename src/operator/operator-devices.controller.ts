@@ -16,7 +16,7 @@ import {
   DevicePage,
   DeviceWithTokenResponse,
 } from '#src/operator/dto/fleet.dto.js';
-import { DeviceRolloutStateResponse } from '#src/operator/dto/rollout.dto.js';
+import { DeviceRolloutStateResponse } from '#src/operator/dto/rollout-device.dto.js';
 import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';

@@ -24,7 +24,8 @@ import type {
 import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group.dto.js';
 import type { LedgerEntryResponse, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { pageOf, type Page, type PageQuery } from '#src/operator/dto/paging.dto.js';
-import type { DeviceRolloutStateResponse, RolloutDeviceResponse, RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import type { DeviceRolloutStateResponse, RolloutDeviceResponse } from '#src/operator/dto/rollout-device.dto.js';
+import type { OperatorRolloutResponse } from '#src/operator/dto/rollout.dto.js';
 import type { RolloutDeviceRow } from '#src/domain/rollout/device-state.repository.js';
 import type { TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
 
@@ -219,7 +220,7 @@ export function ledgerEntryResponse(entry: LedgerEntryView): LedgerEntryResponse
 }
 
 /** A rollout with its progress. */
-export function rolloutResponse(view: RolloutView): RolloutResponse {
+export function rolloutResponse(view: RolloutView): OperatorRolloutResponse {
   return {
     id: view.id,
     name: view.name,

@@ -5,16 +5,9 @@ import { FIRMWARE_NOT_FOUND } from '#src/domain/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
-import {
-  CreateRolloutDto,
-  RolloutFieldMessages,
-  RolloutListQuery,
-  RolloutPage,
-  RetryResponse,
-  RolloutDevicePage,
-  RolloutDeviceQuery,
-  RolloutResponse,
-} from '#src/operator/dto/rollout.dto.js';
+import { CreateRolloutDto, RolloutDeviceQuery, RolloutFieldMessages, RolloutListQuery } from '#src/operator/dto/rollout-plan.dto.js';
+import { OperatorRolloutResponse, RetryResponse, RolloutPage } from '#src/operator/dto/rollout.dto.js';
+import { RolloutDevicePage } from '#src/operator/dto/rollout-device.dto.js';
 import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import { IdParamPipe } from './id-param.pipe.js';
 import { ApiIdParam, ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
@@ -40,7 +33,7 @@ const ApiLifecycleAction = (summary: string, ok: string, ...refused: [string, ..
   applyDecorators(
     ApiOperation({ summary }),
     ApiIdParam('Rollout id.'),
-    ApiOkResponse({ description: ok, type: RolloutResponse }),
+    ApiOkResponse({ description: ok, type: OperatorRolloutResponse }),
     ApiRolloutNotFound(),
     ApiMessageResponse(409, 'The rollout’s current state does not allow this action.', refused),
     ApiOperatorChange(),
@@ -64,12 +57,12 @@ export class OperatorRolloutsController {
   /**
    * `POST /tenants/:tenant/rollouts` {name, firmware_id, group, priority?, start_date, downgrade?, waves?, …,
    * windows?, ramp?}
-   * → 201 {@link RolloutResponse} in state `draft`; 400 naming the field; 404 unknown tenant,
+   * → 201 {@link OperatorRolloutResponse} in state `draft`; 400 naming the field; 404 unknown tenant,
    * `Firmware not found`, `Group "x" not found`.
    */
   @Post()
   @ApiOperation({ summary: 'Plan a rollout of a firmware to a device group (state draft)' })
-  @ApiCreatedResponse({ description: 'Planned, in state `draft`.', type: RolloutResponse })
+  @ApiCreatedResponse({ description: 'Planned, in state `draft`.', type: OperatorRolloutResponse })
   @ApiJsonBodyErrors([
     RolloutFieldMessages.nameRequired,
     RolloutFieldMessages.firmwareIdWhole,
@@ -90,7 +83,7 @@ export class OperatorRolloutsController {
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Body() body: CreateRolloutDto,
     @OperatorActor() actor: Actor,
-  ): Promise<RolloutResponse> {
+  ): Promise<OperatorRolloutResponse> {
     const tenantId = tenant.id;
     const created = await this.rollouts.create({
       tenantId,
@@ -122,13 +115,13 @@ export class OperatorRolloutsController {
     return pageAnswer(await this.rollouts.page(tenant.id, query.status, sliceOf(query)), query, rolloutResponse);
   }
 
-  /** `GET /tenants/:tenant/rollouts/:id` → 200 {@link RolloutResponse} with progress; 404 `Rollout not found`. */
+  /** `GET /tenants/:tenant/rollouts/:id` → 200 {@link OperatorRolloutResponse} with progress; 404 `Rollout not found`. */
   @Get(':id')
   @ApiOperation({ summary: 'Get a rollout with its progress: targeted, updated, pending, last activity' })
   @ApiIdParam('Rollout id.')
-  @ApiOkResponse({ type: RolloutResponse, description: 'The rollout with its progress.' })
+  @ApiOkResponse({ type: OperatorRolloutResponse, description: 'The rollout with its progress.' })
   @ApiRolloutNotFound()
-  async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<RolloutResponse> {
+  async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<OperatorRolloutResponse> {
     return rolloutResponse(await this.rollouts.get(tenant.id, id));
   }
 
@@ -145,7 +138,7 @@ export class OperatorRolloutsController {
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
     @OperatorActor() actor: Actor,
-  ): Promise<RolloutResponse> {
+  ): Promise<OperatorRolloutResponse> {
     return this.apply(tenant, id, 'start', actor);
   }
 
@@ -162,7 +155,7 @@ export class OperatorRolloutsController {
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
     @OperatorActor() actor: Actor,
-  ): Promise<RolloutResponse> {
+  ): Promise<OperatorRolloutResponse> {
     return this.apply(tenant, id, 'pause', actor);
   }
 
@@ -179,7 +172,7 @@ export class OperatorRolloutsController {
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
     @OperatorActor() actor: Actor,
-  ): Promise<RolloutResponse> {
+  ): Promise<OperatorRolloutResponse> {
     return this.apply(tenant, id, 'resume', actor);
   }
 
@@ -196,7 +189,7 @@ export class OperatorRolloutsController {
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
     @OperatorActor() actor: Actor,
-  ): Promise<RolloutResponse> {
+  ): Promise<OperatorRolloutResponse> {
     return this.apply(tenant, id, 'cancel', actor);
   }
 
@@ -210,7 +203,7 @@ export class OperatorRolloutsController {
     summary: 'Approve the next wave of a rollout with manual approval (its current wave reached its success threshold)',
   })
   @ApiIdParam('Rollout id.')
-  @ApiOkResponse({ description: 'The rollout, its next wave started.', type: RolloutResponse })
+  @ApiOkResponse({ description: 'The rollout, its next wave started.', type: OperatorRolloutResponse })
   @ApiRolloutNotFound()
   @ApiMessageResponse(409, 'No wave of the rollout waits for approval.', 'Rollout 1 has no wave waiting for approval')
   @ApiOperatorChange()
@@ -218,7 +211,7 @@ export class OperatorRolloutsController {
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('id', IdParamPipe) id: number,
     @OperatorActor() actor: Actor,
-  ): Promise<RolloutResponse> {
+  ): Promise<OperatorRolloutResponse> {
     return rolloutResponse(await this.rollouts.approve(tenant.id, id, actor));
   }
 
@@ -264,7 +257,12 @@ export class OperatorRolloutsController {
     return pageAnswer(page, query, rolloutDeviceResponse);
   }
 
-  private async apply(tenant: Tenant, id: number, action: 'start' | 'pause' | 'resume' | 'cancel', actor: Actor): Promise<RolloutResponse> {
+  private async apply(
+    tenant: Tenant,
+    id: number,
+    action: 'start' | 'pause' | 'resume' | 'cancel',
+    actor: Actor,
+  ): Promise<OperatorRolloutResponse> {
     return rolloutResponse(await this.rollouts.apply(tenant.id, id, action, actor));
   }
 }

@@ -362,7 +362,7 @@ describe('firmledger CLI', () => {
         [['device-key', 'list', '--tenant', 'acme'], 'DeviceKeyResponse'],
         [['firmware', 'list', '--tenant', 'acme'], 'FirmwareResponse'],
         [['group', 'list', '--tenant', 'acme'], 'GroupResponse'],
-        [['rollout', 'list', '--tenant', 'acme'], 'RolloutResponse'],
+        [['rollout', 'list', '--tenant', 'acme'], 'OperatorRolloutResponse'],
       ];
       for (const [args, schema] of checks) {
         const rows = await json<Record<string, unknown>[]>(...args, '--json');
@@ -370,7 +370,7 @@ describe('firmledger CLI', () => {
         for (const row of rows) assert.deepEqual(Object.keys(row).sort(), restFields(schema), args.join(' '));
       }
       const rollout = await json<Record<string, unknown>>('rollout', 'show', '1', '--tenant', 'acme', '--json');
-      assert.deepEqual(Object.keys(rollout).sort(), restFields('RolloutResponse'));
+      assert.deepEqual(Object.keys(rollout).sort(), restFields('OperatorRolloutResponse'));
       const verified = await json<Record<string, unknown>>('ledger', 'verify', '--json');
       assert.deepEqual(Object.keys(verified).sort(), restFields('LedgerVerifyResponse'));
       const tokens = await json<Record<string, unknown>>('operator-token', 'create', '--name', 'json-fields', '--json');

@@ -439,8 +439,8 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
     const [first] = (rollouts.body as { items: { id: number }[] }).items;
     const rollout = await operator('GET', `/tenants/${tenant.id}/rollouts/${first.id}`);
     assert.equal(rollout.status, 200, rollout.text);
-    assert.deepEqual(Object.keys(rollout.body as object), keysOf(documents.operator, 'RolloutResponse'));
-    assert.deepEqual(Object.keys(first), keysOf(documents.operator, 'RolloutResponse'));
+    assert.deepEqual(Object.keys(rollout.body as object), keysOf(documents.operator, 'OperatorRolloutResponse'));
+    assert.deepEqual(Object.keys(first), keysOf(documents.operator, 'OperatorRolloutResponse'));
     const group = await operator('GET', `/tenants/${tenant.id}/groups/docs`);
     assert.deepEqual(Object.keys(group.body as object), keysOf(documents.operator, 'GroupDetailResponse'));
     assert.deepEqual(Object.keys((group.body as { member_macs: object }).member_macs), keysOf(documents.operator, 'GroupMemberPage'));

@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import { LedgerEntry } from '#src/domain/ledger/ledger-entry.entity.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
-import type { RolloutResponse } from '#src/operator/dto/rollout.dto.js';
+import type { OperatorRolloutResponse } from '#src/operator/dto/rollout.dto.js';
 
-type RolloutBody = RolloutResponse;
+type RolloutBody = OperatorRolloutResponse;
 
 const ROLLOUT_KEYS = [
   'id',

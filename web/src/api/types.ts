@@ -37,7 +37,7 @@ export type Firmware = Schemas['FirmwareResponse'];
 export type Group = Schemas['GroupResponse'];
 export type GroupDetail = Schemas['GroupDetailResponse'];
 
-export type Rollout = Schemas['RolloutResponse'];
+export type Rollout = Schemas['OperatorRolloutResponse'];
 /** The body of `POST /tenants/{tenant}/rollouts`. */
 export type RolloutPlan = Schemas['CreateRolloutDto'];
 export type RolloutStatus = Rollout['status'];

@@ -3,7 +3,8 @@ import { canonicalIdentifier } from '#src/platform/common/device-identifier.js';
 import type { OperatorRolloutResponse } from '#src/operator/dto/rollout.dto.js';
 import { deviceRolloutStateResponse, rolloutResponse } from '#src/operator/operator-responses.js';
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
-import { RolloutPlanService, type RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
+import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { RolloutProgressService, type RolloutView } from '#src/domain/rollout/rollout-progress.service.js';
 import { DDI_ACTION_TYPES, ROLLOUT_APPROVALS, type DdiActionType, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
@@ -287,7 +288,7 @@ export function registerRolloutCommands(program: Command): void {
       .action((id: string, o: { tenant: string; json?: boolean }) => {
         const rolloutId = positiveInt('rollout id')(id);
         return run(
-          async (get) => naming(get(RolloutPlanService).get(await tenantId(get, o.tenant), rolloutId), { Rollout: rolloutId }),
+          async (get) => naming(get(RolloutProgressService).get(await tenantId(get, o.tenant), rolloutId), { Rollout: rolloutId }),
           !!o.json,
           showRollout,
           rolloutResponse,
@@ -356,7 +357,7 @@ export function registerRolloutCommands(program: Command): void {
       .addOption(jsonOption())
       .action((o: { tenant: string; json?: boolean }) =>
         run(
-          async (get) => get(RolloutPlanService).list(await tenantId(get, o.tenant)),
+          async (get) => get(RolloutProgressService).list(await tenantId(get, o.tenant)),
           !!o.json,
           (rows) => table(rows.map(rolloutResponse), rolloutColumns),
           (rows) => rows.map(rolloutResponse),

@@ -9,7 +9,7 @@ import type { DeviceDetail, DeviceRolloutHistory, DeviceRolloutView, FleetSummar
 import type { MenderArtifactInfo } from '#src/domain/firmware/mender-artifact.js';
 import type { AuthSetView } from '#src/domain/identity/device-identity.service.js';
 import type { AuthSetResponse } from '#src/operator/dto/device-auth.dto.js';
-import type { RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
+import type { RolloutView } from '#src/domain/rollout/rollout-progress.service.js';
 import type { RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
 import type { CreatedTenant, DeviceKeyView, TenantView } from '#src/domain/tenant/tenant.service.js';
 import type { DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';

@@ -4,6 +4,7 @@ import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { FIRMWARE_NOT_FOUND } from '#src/domain/firmware/firmware.service.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { RolloutProgressService } from '#src/domain/rollout/rollout-progress.service.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import { CreateRolloutDto, RolloutDeviceQuery, RolloutFieldMessages, RolloutListQuery } from '#src/operator/dto/rollout-plan.dto.js';
 import { OperatorRolloutResponse, RetryResponse, RolloutPage } from '#src/operator/dto/rollout.dto.js';
@@ -52,7 +53,10 @@ const ApiLifecycleAction = (summary: string, ok: string, ...refused: [string, ..
 @Controller('tenants/:tenant/rollouts')
 @UseGuards(OperatorTokenGuard)
 export class OperatorRolloutsController {
-  constructor(private readonly rollouts: RolloutPlanService) {}
+  constructor(
+    private readonly rollouts: RolloutPlanService,
+    private readonly progress: RolloutProgressService,
+  ) {}
 
   /**
    * `POST /tenants/:tenant/rollouts` {name, firmware_id, group, priority?, start_date, downgrade?, waves?, …,
@@ -112,7 +116,7 @@ export class OperatorRolloutsController {
   @ApiListQueryErrors(RolloutFieldMessages.status)
   @ApiTenantNotFound()
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: RolloutListQuery): Promise<RolloutPage> {
-    return pageAnswer(await this.rollouts.page(tenant.id, query.status, sliceOf(query)), query, rolloutResponse);
+    return pageAnswer(await this.progress.page(tenant.id, query.status, sliceOf(query)), query, rolloutResponse);
   }
 
   /** `GET /tenants/:tenant/rollouts/:id` → 200 {@link OperatorRolloutResponse} with progress; 404 `Rollout not found`. */
@@ -122,7 +126,7 @@ export class OperatorRolloutsController {
   @ApiOkResponse({ type: OperatorRolloutResponse, description: 'The rollout with its progress.' })
   @ApiRolloutNotFound()
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<OperatorRolloutResponse> {
-    return rolloutResponse(await this.rollouts.get(tenant.id, id));
+    return rolloutResponse(await this.progress.get(tenant.id, id));
   }
 
   /** `POST /tenants/:tenant/rollouts/:id/start`: draft → active. 200 the rollout; 409 from any other state. */
@@ -253,7 +257,7 @@ export class OperatorRolloutsController {
     @Param('id', IdParamPipe) id: number,
     @Query() query: RolloutDeviceQuery,
   ): Promise<RolloutDevicePage> {
-    const page = await this.rollouts.devices(tenant.id, id, { state: query.state, wave: query.wave }, sliceOf(query));
+    const page = await this.progress.devices(tenant.id, id, { state: query.state, wave: query.wave }, sliceOf(query));
     return pageAnswer(page, query, rolloutDeviceResponse);
   }
 

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { RolloutProgressService } from '#src/domain/rollout/rollout-progress.service.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { get, post, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 
@@ -359,7 +360,7 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
       const again = await success(f, { mac, firmware_version: '2.0', rollout_id: String(rollout.id) });
       assert.equal(again.status, 200);
       assert.deepEqual(again.body, { message: 'Existing Record' });
-      const progress = await app.server.app.get(RolloutPlanService).get(f.tenant.id, rollout.id);
+      const progress = await app.server.app.get(RolloutProgressService).get(f.tenant.id, rollout.id);
       assert.equal(progress.updated, 1);
     });
 

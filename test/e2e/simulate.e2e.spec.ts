@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { fateOf } from '#src/cli/simulate/device-cycle.js';
 import { simulate, simulatedMacs } from '#src/cli/simulate/simulator.js';
-import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
+import { RolloutProgressService } from '#src/domain/rollout/rollout-progress.service.js';
 import { FirmwareDownloadRepository } from '#src/domain/delivery/firmware-download.repository.js';
 import { startTestApp, type TestApp, type TestTenant } from '#test/support/harness.js';
 
@@ -91,7 +91,7 @@ describe('firmledger simulate (devices that download as the field SDKs do)', () 
       [count('ok'), count('fall-back'), count('fail')],
     );
     assert.ok(count('ok') > 0 && count('fall-back') > 0 && count('fail') > 0, 'forty devices meet all three fates');
-    const view = await app.server.app.get(RolloutPlanService).get(other.id, rollout.id);
+    const view = await app.server.app.get(RolloutProgressService).get(other.id, rollout.id);
     assert.deepEqual(
       [view.devices.confirmed, view.devices.fell_back, view.devices.failed, view.status],
       [count('ok'), count('fall-back'), count('fail'), 'finished'],

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
-import type { RolloutView } from '#src/domain/rollout/rollout-plan.service.js';
+import type { RolloutView } from '#src/domain/rollout/rollout-progress.service.js';
 import { get, post, request, startTestApp, type Answer, type TestApp, type TestTenant } from '#test/support/harness.js';
 import { pdfText } from '#test/support/pdf-text.js';
 

@@ -11,7 +11,7 @@ import { chooseAction, isAborted, isOpenAction, WITHDRAWN_FROM, type ActionRollo
 import type { DeploymentLogLine } from './deployment-log.entity.js';
 import { DeploymentLogRepository } from './deployment-log.repository.js';
 import type { DeviceState } from './policy/device-states.js';
-import { wavesOf } from './rollout-plan.service.js';
+import { wavesOf } from './rollout-snapshot.js';
 import { storedWindowsOf, windowAt, type WindowState } from './policy/windows.js';
 import { minuteOf, rampAllowance } from './policy/ramp.js';
 import type { Rollout } from './rollout.entity.js';

@@ -13,6 +13,7 @@ import { FleetService } from './fleet.service.js';
 import { OfferWriter } from './offer-writer.js';
 import { RolloutMetrics } from './rollout-metrics.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
+import { RolloutProgressService } from './rollout-progress.service.js';
 import { RolloutRepository } from './rollout.repository.js';
 import { Rollout, RolloutRampMinute, RolloutSuccess } from './rollout.entity.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
@@ -32,10 +33,11 @@ import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-st
     DeploymentLogRepository,
     OfferWriter,
     RolloutPlanService,
+    RolloutProgressService,
     FleetService,
     RolloutMetrics,
   ],
-  exports: [RolloutRepository, RolloutPlanService, FleetService, DeviceStateService, DeviceRolloutService],
+  exports: [RolloutRepository, RolloutPlanService, RolloutProgressService, FleetService, DeviceStateService, DeviceRolloutService],
 })
 export class RolloutEngineModule {
   /** The tables this module keeps (the composition root's schema lists every module's). */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
-import { RolloutPlanService, type RolloutView } from './rollout-plan.service.js';
+import { RolloutProgressService, type RolloutView } from './rollout-progress.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { DEVICE_STATES } from './policy/device-states.js';
@@ -21,7 +21,7 @@ interface Progress {
  * `firmledger_rollout_pending` (devices), labelled by tenant name, rollout id and status, and
  * `firmledger_rollout_devices` by state as well (docs/decisions.md §10), for active and
  * paused rollouts.
- * Computed at scrape time from {@link RolloutPlanService}'s progress view, the one operators see.
+ * Computed at scrape time from {@link RolloutProgressService}'s view, the one operators see.
  * When the database cannot be read the gauges are left empty and the cause is logged.
  */
 @Injectable()
@@ -32,7 +32,7 @@ export class RolloutMetrics {
   constructor(
     registry: Registry,
     private readonly tenants: TenantService,
-    private readonly rollouts: RolloutPlanService,
+    private readonly rollouts: RolloutProgressService,
   ) {
     const gauge = (name: string, help: string, pick: (view: RolloutView) => number): void => {
       // prom-client collects the gauges concurrently; they share one read of the database.

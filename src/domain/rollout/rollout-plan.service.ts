@@ -1,23 +1,23 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { FieldException } from '#src/platform/http/http-error.filter.js';
 import type { EntityManager } from 'typeorm';
-import { Clock, formatUtc, parseUtc } from '#src/platform/common/clock.js';
-import type { Counted, Slice } from '#src/platform/common/paging.js';
+import { FieldException } from '#src/platform/http/http-error.filter.js';
+import { Clock, parseUtc } from '#src/platform/common/clock.js';
+import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
-import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
-import { RETRIED_STATES, type DeviceState, type StateCounts } from './policy/device-states.js';
-import { nextStep, sumCounts } from './policy/next-step.js';
-import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.repository.js';
-import { transition, type RolloutAction } from './policy/lifecycle.js';
-import { DDI_ACTION_TYPES, type DdiActionType, type Rollout, type RolloutApproval, type RolloutStatus } from './rollout.entity.js';
-import { OfferWriter } from './offer-writer.js';
 import { GroupService } from '#src/domain/group/group.service.js';
+import { RETRIED_STATES } from './policy/device-states.js';
+import { nextStep } from './policy/next-step.js';
+import { transition, type RolloutAction } from './policy/lifecycle.js';
+import { parseWavePlan, waveEnds, waveOf } from './policy/waves.js';
+import { parseWindows } from './policy/windows.js';
+import { parseRamp } from './policy/ramp.js';
+import { DeviceStateRepository } from './device-state.repository.js';
+import { DDI_ACTION_TYPES, type DdiActionType, type Rollout, type RolloutApproval } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
-import { judgeWave, parseWavePlan, waveEnds, waveOf, type WaveBound } from './policy/waves.js';
-import { parseWindows, storedWindowsOf, windowAt, type MaintenanceWindow } from './policy/windows.js';
-import { parseRamp, storedRampOf, type RampPlan } from './policy/ramp.js';
+import { RolloutProgressService, type RolloutView } from './rollout-progress.service.js';
+import { planned, snapshot, wavesOf } from './rollout-snapshot.js';
 
 /** Largest `priority` number; 1 is most urgent (docs/decisions.md §8). */
 export const MAX_PRIORITY = 1_000_000;
@@ -62,74 +62,17 @@ export interface PlanRollout {
 /** Success threshold of a rollout planned without one. */
 export const DEFAULT_SUCCESS_THRESHOLD = 0.9;
 
-/** One wave of a rollout as operators see it. */
-export interface WaveView {
-  /** 1-based. */
-  wave: number;
-  /** Its cumulative bound as planned (`"10%"`, `"50"`). */
-  bound: WaveBound;
-  /** `waiting` (not started), `running` (started, success threshold not reached), `passed` (reached it). */
-  status: 'waiting' | 'running' | 'passed';
-  /** ISO 8601 UTC, `null` before it started. */
-  startedAt: string | null;
-  devices: StateCounts;
-}
-
-/** A rollout as operators see it, with its progress. */
-export interface RolloutView {
-  id: number;
-  name: string;
-  status: string;
-  firmwareId: number;
-  groupId: number;
-  priority: number;
-  startDate: string;
-  downgrade: boolean;
-  /** Its targets: registered members of its group of the firmware's device type (docs/decisions.md §10). */
-  targeted: number;
-  /** Targets that reported running the target version. */
-  confirmed: number;
-  /** Targets the rollout still waits for: not confirmed, failed or fell back. */
-  unsettled: number;
-  /** Registered members of its group of another device type: never offered it, never waited for. */
-  notApplicable: number;
-  /** Members of its group no registered device has the identifier of: not waited for. */
-  notRegistered: number;
-  /** Deprecated: {@link confirmed}, under the name it had before device states. */
-  updated: number;
-  /** Deprecated: {@link unsettled}, under the name that clashed with the `pending` device state. */
-  pending: number;
-  lastActivity: string | null;
-  /** Devices per state, all waves. */
-  devices: StateCounts;
-  waves: WaveView[];
-  currentWave: number;
-  successThreshold: number;
-  errorThreshold: number | null;
-  approval: RolloutApproval;
-  awaitingApproval: boolean;
-  pauseReason: string | null;
-  /** How hawkBit DDI devices are told to take it (docs/decisions.md §12). */
-  ddiActionType: DdiActionType;
-  /** Its maintenance windows (none: always open, docs/decisions.md §10.1). */
-  windows: MaintenanceWindow[];
-  /** Whether a window is open now (also with no windows). */
-  windowOpen: boolean;
-  /** ISO 8601 UTC of the next opening of a window (while open: the first after it closes); `null` with no windows. */
-  nextWindowAt: string | null;
-  /** While a window is open: ISO 8601 UTC when it closes; else `null`. */
-  windowClosesAt: string | null;
-  /** Its ramp, `null`: none (docs/decisions.md §10.1). */
-  ramp: RampPlan | null;
-}
-
-/** Operators' side of rollouts: plan, lifecycle, progress. Every change goes to the ledger. */
+/**
+ * Operators' side of rollouts: plan and lifecycle (create, start, pause, resume, cancel, approve,
+ * retry), and the wave engine that carries out the policy's decisions as devices change state
+ * ({@link settle}). Every change goes to the ledger; what operators read is {@link RolloutProgressService}.
+ */
 @Injectable()
 export class RolloutPlanService {
   constructor(
     private readonly rollouts: RolloutRepository,
     private readonly states: DeviceStateRepository,
-    private readonly offers: OfferWriter,
+    private readonly progress: RolloutProgressService,
     private readonly groups: GroupService,
     private readonly firmware: FirmwareService,
     private readonly unitOfWork: UnitOfWork,
@@ -197,7 +140,7 @@ export class RolloutPlanService {
       await this.record(manager, created, 'rollout.created', plan.actor);
       return created;
     });
-    return this.view(rollout);
+    return this.progress.view(rollout);
   }
 
   /**
@@ -225,7 +168,7 @@ export class RolloutPlanService {
       if (action === 'start' || action === 'resume') await this.settle(manager, id, tenantId);
       return (await this.rollouts.findRollout(tenantId, id, manager))!;
     });
-    return this.view(rollout);
+    return this.progress.view(rollout);
   }
 
   /**
@@ -245,7 +188,7 @@ export class RolloutPlanService {
       await this.settle(manager, id, tenantId);
       return (await this.rollouts.findRollout(tenantId, id, manager))!;
     });
-    return this.view(rollout);
+    return this.progress.view(rollout);
   }
 
   /**
@@ -276,7 +219,7 @@ export class RolloutPlanService {
       });
       return { retried: count, rollout: changed };
     });
-    return { retried, rollout: await this.view(rollout) };
+    return { retried, rollout: await this.progress.view(rollout) };
   }
 
   /**
@@ -354,86 +297,6 @@ export class RolloutPlanService {
     return true;
   }
 
-  /** The tenant's rollouts (only those in `statuses`, if given), oldest first, with progress. */
-  async list(tenantId: number, statuses?: readonly RolloutStatus[]): Promise<RolloutView[]> {
-    return Promise.all((await this.rollouts.listRollouts(tenantId, statuses)).map((r) => this.view(r)));
-  }
-
-  /** One page of the tenant's rollouts (of one status, if given), oldest first, with progress, and their total. */
-  async page(tenantId: number, status: RolloutStatus | undefined, slice: Slice): Promise<Counted<RolloutView>> {
-    const [rows, total] = await this.rollouts.pageRollouts(tenantId, status, slice.offset, slice.limit);
-    return { items: await Promise.all(rows.map((r) => this.view(r))), total };
-  }
-
-  /**
-   * One page of a rollout's devices that have a state (of one state and wave, if given), by wave
-   * then device id, and their total.
-   * @throws NotFoundException for another tenant's or an unknown rollout.
-   */
-  async devices(
-    tenantId: number,
-    id: number,
-    filter: { state?: DeviceState; wave?: number },
-    slice: Slice,
-  ): Promise<Counted<RolloutDeviceRow>> {
-    const rollout = await this.rollouts.findRollout(tenantId, id);
-    if (!rollout) throw new NotFoundException('Rollout not found');
-    await this.offers.flush();
-    const [items, total] = await this.states.pageDevices(id, filter, slice.offset, slice.limit);
-    return { items, total };
-  }
-
-  /** @throws NotFoundException for another tenant's or an unknown rollout. */
-  async get(tenantId: number, id: number): Promise<RolloutView> {
-    const rollout = await this.rollouts.findRollout(tenantId, id);
-    if (!rollout) throw new NotFoundException('Rollout not found');
-    return this.view(rollout);
-  }
-
-  /** The rollout as operators see it: plan, state, progress per state and per wave. */
-  async view(rollout: Rollout): Promise<RolloutView> {
-    await this.offers.flush();
-    const bounds = wavesOf(rollout);
-    const { waves: counts, notApplicable, notRegistered } = await this.states.progress(rollout.id, bounds.length);
-    const lastActivity = await this.states.lastChange(rollout.id);
-    const devices = sumCounts(counts);
-    const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back;
-    const starts = JSON.parse(rollout.waveStarts) as number[];
-    const started = rollout.status !== 'draft';
-    const windows = storedWindowsOf(rollout.windows);
-    const window = windowAt(windows, this.clock.now());
-    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-    return {
-      ...snapshot(rollout),
-      windows: [...windows],
-      windowOpen: window.open,
-      nextWindowAt: iso(window.nextOpen),
-      windowClosesAt: iso(window.closesAt),
-      ramp: storedRampOf(rollout.ramp),
-      targeted: devices.targeted,
-      confirmed: devices.confirmed,
-      unsettled,
-      notApplicable,
-      notRegistered,
-      updated: devices.confirmed,
-      pending: unsettled,
-      lastActivity: lastActivity === null ? null : new Date(lastActivity).toISOString(),
-      devices,
-      waves: bounds.map((bound, index): WaveView => {
-        const wave = index + 1;
-        const running = started && wave <= rollout.currentWave;
-        const passed = running && judgeWave(counts[index], rollout.successThreshold, rollout.errorThreshold).passed;
-        return {
-          wave,
-          bound,
-          status: !running ? 'waiting' : passed ? 'passed' : 'running',
-          startedAt: running && starts[index] !== undefined ? new Date(starts[index]).toISOString() : null,
-          devices: counts[index],
-        };
-      }),
-    };
-  }
-
   private async record(manager: EntityManager, rollout: Rollout, type: string, actor?: Actor): Promise<void> {
     await this.ledger.append(manager, {
       tenantId: rollout.tenantId,
@@ -443,59 +306,6 @@ export class RolloutPlanService {
       state: { ...snapshot(rollout), ...planned(rollout) },
     });
   }
-}
-
-/** A rollout's wave bounds (one wave `100%` when it has none). */
-export function wavesOf(rollout: Pick<Rollout, 'waves'>): WaveBound[] {
-  const bounds = JSON.parse(rollout.waves) as unknown;
-  return Array.isArray(bounds) && bounds.length > 0 ? bounds.map(String) : ['100%'];
-}
-
-type Snapshot = Omit<
-  RolloutView,
-  | 'targeted'
-  | 'confirmed'
-  | 'unsettled'
-  | 'notApplicable'
-  | 'notRegistered'
-  | 'updated'
-  | 'pending'
-  | 'lastActivity'
-  | 'devices'
-  | 'waves'
-  | 'windows'
-  | 'windowOpen'
-  | 'nextWindowAt'
-  | 'windowClosesAt'
-  | 'ramp'
->;
-
-/** The windows and ramp of a rollout for the ledger, only where it has them (entries of rollouts without stay as they were). */
-function planned(rollout: Rollout): { windows?: MaintenanceWindow[]; ramp?: RampPlan } {
-  const windows = storedWindowsOf(rollout.windows);
-  const ramp = storedRampOf(rollout.ramp);
-  return { ...(windows.length > 0 ? { windows } : {}), ...(ramp !== null ? { ramp } : {}) };
-}
-
-/** The plan and state of a rollout, as operators see it and as the ledger records it. */
-function snapshot(rollout: Rollout): Snapshot {
-  return {
-    id: rollout.id,
-    name: rollout.name,
-    status: rollout.status,
-    firmwareId: rollout.firmwareId,
-    groupId: rollout.groupId,
-    priority: rollout.priority,
-    startDate: formatUtc(rollout.startDate),
-    downgrade: rollout.downgrade,
-    currentWave: rollout.currentWave,
-    successThreshold: rollout.successThreshold,
-    errorThreshold: rollout.errorThreshold,
-    approval: rollout.approval,
-    awaitingApproval: rollout.awaitingApproval,
-    pauseReason: rollout.pauseReason,
-    ddiActionType: rollout.ddiActionType,
-  };
 }
 
 function pastTense(action: RolloutAction): string {

@@ -1,0 +1,149 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '#src/platform/common/clock.js';
+import type { Counted, Slice } from '#src/platform/common/paging.js';
+import type { DeviceState, StateCounts } from './policy/device-states.js';
+import { sumCounts } from './policy/next-step.js';
+import { judgeWave, type WaveBound } from './policy/waves.js';
+import { storedWindowsOf, windowAt, type MaintenanceWindow } from './policy/windows.js';
+import { storedRampOf, type RampPlan } from './policy/ramp.js';
+import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.repository.js';
+import { OfferWriter } from './offer-writer.js';
+import type { Rollout, RolloutStatus } from './rollout.entity.js';
+import { RolloutRepository } from './rollout.repository.js';
+import { snapshot, wavesOf, type RolloutSnapshot } from './rollout-snapshot.js';
+
+/** One wave of a rollout as operators see it. */
+export interface WaveView {
+  /** 1-based. */
+  wave: number;
+  /** Its cumulative bound as planned (`"10%"`, `"50"`). */
+  bound: WaveBound;
+  /** `waiting` (not started), `running` (started, success threshold not reached), `passed` (reached it). */
+  status: 'waiting' | 'running' | 'passed';
+  /** ISO 8601 UTC, `null` before it started. */
+  startedAt: string | null;
+  devices: StateCounts;
+}
+
+/** A rollout as operators see it, with its progress. */
+export interface RolloutView extends RolloutSnapshot {
+  /** Its targets: registered members of its group of the firmware's device type (docs/decisions.md §10). */
+  targeted: number;
+  /** Targets that reported running the target version. */
+  confirmed: number;
+  /** Targets the rollout still waits for: not confirmed, failed or fell back. */
+  unsettled: number;
+  /** Registered members of its group of another device type: never offered it, never waited for. */
+  notApplicable: number;
+  /** Members of its group no registered device has the identifier of: not waited for. */
+  notRegistered: number;
+  /** Deprecated: {@link confirmed}, under the name it had before device states. */
+  updated: number;
+  /** Deprecated: {@link unsettled}, under the name that clashed with the `pending` device state. */
+  pending: number;
+  lastActivity: string | null;
+  /** Devices per state, all waves. */
+  devices: StateCounts;
+  waves: WaveView[];
+  /** Its maintenance windows (none: always open, docs/decisions.md §10.1). */
+  windows: MaintenanceWindow[];
+  /** Whether a window is open now (also with no windows). */
+  windowOpen: boolean;
+  /** ISO 8601 UTC of the next opening of a window (while open: the first after it closes); `null` with no windows. */
+  nextWindowAt: string | null;
+  /** While a window is open: ISO 8601 UTC when it closes; else `null`. */
+  windowClosesAt: string | null;
+  /** Its ramp, `null`: none (docs/decisions.md §10.1). */
+  ramp: RampPlan | null;
+}
+
+/** What operators read of rollouts: each with its plan, state and progress per state and per wave (docs/decisions.md §10). */
+@Injectable()
+export class RolloutProgressService {
+  constructor(
+    private readonly rollouts: RolloutRepository,
+    private readonly states: DeviceStateRepository,
+    private readonly offers: OfferWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The tenant's rollouts (only those in `statuses`, if given), oldest first, with progress. */
+  async list(tenantId: number, statuses?: readonly RolloutStatus[]): Promise<RolloutView[]> {
+    return Promise.all((await this.rollouts.listRollouts(tenantId, statuses)).map((r) => this.view(r)));
+  }
+
+  /** One page of the tenant's rollouts (of one status, if given), oldest first, with progress, and their total. */
+  async page(tenantId: number, status: RolloutStatus | undefined, slice: Slice): Promise<Counted<RolloutView>> {
+    const [rows, total] = await this.rollouts.pageRollouts(tenantId, status, slice.offset, slice.limit);
+    return { items: await Promise.all(rows.map((r) => this.view(r))), total };
+  }
+
+  /**
+   * One page of a rollout's devices that have a state (of one state and wave, if given), by wave
+   * then device id, and their total.
+   * @throws NotFoundException for another tenant's or an unknown rollout.
+   */
+  async devices(
+    tenantId: number,
+    id: number,
+    filter: { state?: DeviceState; wave?: number },
+    slice: Slice,
+  ): Promise<Counted<RolloutDeviceRow>> {
+    const rollout = await this.rollouts.findRollout(tenantId, id);
+    if (!rollout) throw new NotFoundException('Rollout not found');
+    await this.offers.flush();
+    const [items, total] = await this.states.pageDevices(id, filter, slice.offset, slice.limit);
+    return { items, total };
+  }
+
+  /** @throws NotFoundException for another tenant's or an unknown rollout. */
+  async get(tenantId: number, id: number): Promise<RolloutView> {
+    const rollout = await this.rollouts.findRollout(tenantId, id);
+    if (!rollout) throw new NotFoundException('Rollout not found');
+    return this.view(rollout);
+  }
+
+  /** The rollout as operators see it: plan, state, progress per state and per wave. */
+  async view(rollout: Rollout): Promise<RolloutView> {
+    await this.offers.flush();
+    const bounds = wavesOf(rollout);
+    const { waves: counts, notApplicable, notRegistered } = await this.states.progress(rollout.id, bounds.length);
+    const lastActivity = await this.states.lastChange(rollout.id);
+    const devices = sumCounts(counts);
+    const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back;
+    const starts = JSON.parse(rollout.waveStarts) as number[];
+    const started = rollout.status !== 'draft';
+    const windows = storedWindowsOf(rollout.windows);
+    const window = windowAt(windows, this.clock.now());
+    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      ...snapshot(rollout),
+      windows: [...windows],
+      windowOpen: window.open,
+      nextWindowAt: iso(window.nextOpen),
+      windowClosesAt: iso(window.closesAt),
+      ramp: storedRampOf(rollout.ramp),
+      targeted: devices.targeted,
+      confirmed: devices.confirmed,
+      unsettled,
+      notApplicable,
+      notRegistered,
+      updated: devices.confirmed,
+      pending: unsettled,
+      lastActivity: lastActivity === null ? null : new Date(lastActivity).toISOString(),
+      devices,
+      waves: bounds.map((bound, index): WaveView => {
+        const wave = index + 1;
+        const running = started && wave <= rollout.currentWave;
+        const passed = running && judgeWave(counts[index], rollout.successThreshold, rollout.errorThreshold).passed;
+        return {
+          wave,
+          bound,
+          status: !running ? 'waiting' : passed ? 'passed' : 'running',
+          startedAt: running && starts[index] !== undefined ? new Date(starts[index]).toISOString() : null,
+          devices: counts[index],
+        };
+      }),
+    };
+  }
+}

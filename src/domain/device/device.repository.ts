@@ -69,6 +69,9 @@ const FIND_BY_ID = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.id = $1`;
 const PAGE_AFTER =
   'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND protocol = $4 AND mac > $2 ORDER BY mac LIMIT $3';
 
+/** Rows of one multi-row insert of {@link DeviceRepository.insertMany}. */
+const INSERT_ROWS = 1000;
+
 /** Database access for devices. */
 @Injectable()
 export class DeviceRepository {
@@ -170,6 +173,43 @@ export class DeviceRepository {
   /** Inserts a device; a duplicate `(tenant, mac)` fails with a unique violation. */
   insert(manager: EntityManager, device: Omit<Device, 'id'>): Promise<Device> {
     return manager.save(Device, manager.create(Device, device));
+  }
+
+  /**
+   * Inserts devices with multi-row statements of at most {@link INSERT_ROWS} rows (9 bound values
+   * each: far below SQLite's 32,766 variables and PostgreSQL's 65,535 parameters), in `manager`'s
+   * transaction. A device whose `(tenant, mac)` exists, or came earlier in `devices`, is left as it
+   * is (`ON CONFLICT DO NOTHING`).
+   * @returns the identifiers inserted (in no particular order).
+   */
+  async insertMany(manager: EntityManager, devices: readonly Omit<Device, 'id' | 'lastSeenAt' | 'deviceKeyId'>[]): Promise<string[]> {
+    const inserted: string[] = [];
+    for (let start = 0; start < devices.length; start += INSERT_ROWS) {
+      const slice = devices.slice(start, start + INSERT_ROWS);
+      const values: unknown[] = [];
+      const tuples = slice.map((d) => {
+        const n = values.push(
+          d.tenantId,
+          d.mac,
+          d.name,
+          d.firmwareVersion,
+          d.deviceType,
+          d.createdAt,
+          d.protocol,
+          d.targetTokenHash,
+          d.attributes,
+        );
+        return `($${n - 8}, $${n - 7}, $${n - 6}, $${n - 5}, NULL, $${n - 4}, NULL, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+      });
+      const rows = await query<{ mac: string }[]>(
+        manager,
+        `INSERT INTO device (tenant_id, mac, name, firmware_version, device_key_id, device_type, last_seen_at, created_at, protocol,
+           target_token_hash, attributes) VALUES ${tuples.join(', ')} ON CONFLICT (tenant_id, mac) DO NOTHING RETURNING mac`,
+        values,
+      );
+      for (const row of rows) inserted.push(row.mac);
+    }
+    return inserted;
   }
 
   async delete(manager: EntityManager, id: number): Promise<void> {

@@ -77,6 +77,11 @@ export interface AppConfig {
    */
   firmwareMaxBytes: number;
   /**
+   * Largest bulk device import the operator API reads, bytes (docs/decisions.md §14; over it:
+   * 413). Default 256 MiB (a million CSV rows take about 60 MiB).
+   */
+  deviceImportMaxBytes: number;
+  /**
    * The ledger's checkpoint signing key, a signed-note signer key (`PRIVATE+KEY+<origin>+<id>+…`,
    * Ed25519): `LEDGER_SIGNING_KEY`, or the one kept in `DATA_DIR/ledger-signing-key` (filled in
    * by {@link prepareDataDir}; empty until then). A secret: never logged.
@@ -274,6 +279,11 @@ export const ENVIRONMENT: readonly Variable[] = [
   },
   { name: 'FIRMWARE_MAX_BYTES', default: '67108864', description: 'Largest firmware binary an upload or publish accepts, bytes (64 MiB)' },
   {
+    name: 'DEVICE_IMPORT_MAX_BYTES',
+    default: '268435456',
+    description: 'Largest CSV or NDJSON body a bulk device import through the operator API accepts, bytes (256 MiB)',
+  },
+  {
     name: 'OPERATOR_SESSION_IDLE_SECONDS',
     default: '1800',
     description: 'An operator console session ends after this long without a request, seconds',
@@ -361,6 +371,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
     firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', setting('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
+    deviceImportMaxBytes: integer('DEVICE_IMPORT_MAX_BYTES', setting('DEVICE_IMPORT_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
     ...operatorSession(setting),
     ledgerPublicEntries: flag('LEDGER_PUBLIC_ENTRIES', setting('LEDGER_PUBLIC_ENTRIES')),
   };

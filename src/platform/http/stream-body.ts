@@ -4,12 +4,23 @@ import { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOption
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 
-/** The one media type a streamed body may have. */
+/** The media type of a streamed binary body (the default of {@link StreamBody}). */
 export const STREAM_MEDIA_TYPE = 'application/octet-stream';
+
+/** Media types of streamed rows: a bulk import (docs/decisions.md §14). */
+export const CSV_MEDIA_TYPE = 'text/csv';
+export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
+
+/** Every media type a {@link StreamBody} route may take. */
+const STREAM_MEDIA_TYPES = [STREAM_MEDIA_TYPE, CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE] as const;
+export type StreamMediaType = (typeof STREAM_MEDIA_TYPES)[number];
+
+/** 415 text of a streamed body of another media type than `types`. */
+export const unsupportedStreamType = (types: readonly StreamMediaType[]): string => `Body must be ${types.join(' or ')}`;
 
 /** Texts of the streamed-body errors (docs/decisions.md §3 shapes, §9 firmware upload). */
 export const StreamBodyMessages = {
-  unsupportedMediaType: `Body must be ${STREAM_MEDIA_TYPE}`,
+  unsupportedMediaType: unsupportedStreamType([STREAM_MEDIA_TYPE]),
   interrupted: 'Body ended before it was complete',
 } as const;
 
@@ -17,11 +28,12 @@ export const StreamBodyMessages = {
 const STREAM_BODY = 'firmledgerStreamBody';
 
 /**
- * Marks a route as taking a streamed `application/octet-stream` body (any size; the handler
- * decides the limit while reading). Every other route keeps the JSON-only parser of
- * `installJsonBodyParser`: 16 KiB, 415 for other media types.
+ * Marks a route as taking a streamed body of one of `types` (default `application/octet-stream`;
+ * any size: the handler decides the limit while reading). Every other route keeps the JSON-only
+ * parser of `installJsonBodyParser`: 16 KiB, 415 for other media types.
  */
-export const StreamBody = (): MethodDecorator => RouteConfig({ [STREAM_BODY]: true });
+export const StreamBody = (types: readonly StreamMediaType[] = [STREAM_MEDIA_TYPE]): MethodDecorator =>
+  RouteConfig({ [STREAM_BODY]: types });
 
 /**
  * The body of a {@link StreamBody} route as a stream, nothing of it read yet; an empty stream
@@ -46,20 +58,23 @@ export const BodyStream = createParamDecorator((_data: unknown, context: Executi
  *   reads the rest of an upload it has refused.
  */
 export function installStreamBodyParser(fastify: FastifyInstance): void {
-  fastify.addContentTypeParser(STREAM_MEDIA_TYPE, (request, payload, done) => {
-    if (isStreamRoute(request)) return done(null, requestBodyStream(payload));
+  fastify.addContentTypeParser([...STREAM_MEDIA_TYPES], (request, payload, done) => {
+    if (streamTypesOf(request)?.includes(mediaTypeOf(request.headers['content-type'] ?? '') as StreamMediaType)) {
+      return done(null, requestBodyStream(payload));
+    }
     if (request.is404) return done(null, undefined);
     done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE());
   });
   fastify.addHook('onRoute', (route: RouteOptions) => {
-    if ((route.config as Record<string, unknown> | undefined)?.[STREAM_BODY] !== true) return;
+    const types = (route.config as Record<string, unknown> | undefined)?.[STREAM_BODY] as readonly StreamMediaType[] | undefined;
+    if (types === undefined) return;
     route.preParsing = [
       ...asArray(route.preParsing),
       (request, _reply, payload, done) => {
         const type = request.headers['content-type'];
         const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-        if (type === undefined ? hasBody : mediaTypeOf(type) !== STREAM_MEDIA_TYPE) {
-          return done(new UnsupportedMediaTypeException(StreamBodyMessages.unsupportedMediaType));
+        if (type === undefined ? hasBody : !types.includes(mediaTypeOf(type) as StreamMediaType)) {
+          return done(new UnsupportedMediaTypeException(unsupportedStreamType(types)));
         }
         done(null, payload);
       },
@@ -120,8 +135,10 @@ function requestBodyStream(raw: IncomingMessage): Readable {
   return body;
 }
 
-function isStreamRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[STREAM_BODY] === true;
+/** The media types a {@link StreamBody} route takes, `undefined` on any other route. */
+function streamTypesOf(request: FastifyRequest): readonly StreamMediaType[] | undefined {
+  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[STREAM_BODY] as
+    readonly StreamMediaType[] | undefined;
 }
 
 /** `Application/Octet-Stream; x=y` → `application/octet-stream`. */

@@ -86,7 +86,8 @@ async function* csvRows(input: Readable): AsyncGenerator<ImportRow> {
 
 /** A csv-parse error as a short text (its own message names its option names). */
 function csvMessage(code: string, message: string): string {
-  if (code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' || code === 'CSV_RECORD_INCONSISTENT_COLUMNS') return 'the row does not have as many cells as the header';
+  if (code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' || code === 'CSV_RECORD_INCONSISTENT_COLUMNS')
+    return 'the row does not have as many cells as the header';
   if (code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted cell is not closed';
   return `not CSV (${message.replace(/^Invalid [^:]*: /, '')})`;
 }
@@ -109,6 +110,6 @@ async function* ndjsonRows(input: Readable): AsyncGenerator<ImportRow> {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RowProblem(line, 'ndjson', 'not a JSON object');
     const unknown = Object.keys(parsed).find((key) => !KNOWN.has(key));
     if (unknown !== undefined) throw new RowProblem(line, unknown, `unknown field "${unknown}" (fields: ${IMPORT_FIELDS.join(', ')})`);
-    yield { line, fields: parsed as Partial<Record<ImportField, unknown>> };
+    yield { line, fields: parsed };
   }
 }

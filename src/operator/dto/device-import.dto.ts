@@ -7,6 +7,7 @@ export class DeviceImportQuery {
   @ApiProperty({
     required: false,
     enum: IMPORT_FORMATS,
+    example: 'csv',
     description: 'the row format; by default the body’s media type decides (`text/csv`: csv, `application/x-ndjson`: ndjson)',
   })
   @IsOptional()
@@ -62,6 +63,18 @@ export class DeviceImportRejectedResponse {
   @ApiProperty({ description: 'the field of the first bad row', example: 'mac' })
   field: string;
 
-  @ApiProperty({ type: [DeviceImportRowError], description: 'the bad rows, at most 20 (reading stops at the 20th)' })
+  @ApiProperty({
+    type: [DeviceImportRowError],
+    description: 'the bad rows, at most 20 (reading stops at the 20th)',
+    example: [
+      {
+        line: 7,
+        field: 'mac',
+        message:
+          'line 7: mac "zz" is not a hardware address (EUI-48 or EUI-64, e.g. AC:67:B2:01:02:03); a controller id goes in controller_id',
+      },
+      { line: 9, field: 'device_type', message: 'line 9: device_type is required' },
+    ],
+  })
   errors: DeviceImportRowError[];
 }

@@ -45,17 +45,18 @@ export const BodyStream = createParamDecorator((_data: unknown, context: Executi
 });
 
 /**
- * Lets {@link StreamBody} routes receive `application/octet-stream` bodies as streams
- * (call after `installJsonBodyParser`, before the routes are registered):
+ * Lets {@link StreamBody} routes receive their bodies as streams (call after
+ * `installJsonBodyParser`, before the routes are registered):
  *
- * - the `application/octet-stream` parser hands such a route a {@link requestBodyStream} of
- *   the request without reading it; on any other route it answers 415 as if there were no
+ * - the parser of the streamed media types (`application/octet-stream`, `text/csv`,
+ *   `application/x-ndjson`) hands a route that takes the body's type a {@link requestBodyStream}
+ *   of the request without reading it; on any other route it answers 415 as if there were no
  *   parser (the JSON-only rule and its message stay as they are);
- * - a stream route refuses a body of any other media type with 415 `Body must be
- *   application/octet-stream` before a parser reads a byte of it;
+ * - a stream route refuses a body of any other media type with 415 `Body must be …` (its types)
+ *   before a parser reads a byte of it;
  * - a stream route's answer carries `Connection: close` whenever the body was not read to its
- *   end (an auth failure, a 413 on the declared length or mid-stream), so the server never
- *   reads the rest of an upload it has refused.
+ *   end (an auth failure, a 413 on the declared length or mid-stream, a bulk import stopped at its
+ *   bad rows), so the server never reads the rest of a body it has refused.
  */
 export function installStreamBodyParser(fastify: FastifyInstance): void {
   fastify.addContentTypeParser([...STREAM_MEDIA_TYPES], (request, payload, done) => {

@@ -62,7 +62,7 @@ function report(label: string, rows: number, seconds: number, extra = ''): void 
 const database: TestDatabase = await createTestDatabase(ENGINE);
 try {
   const config = prepareDataDir(loadConfig({ ...database.env, LOG_LEVEL: 'error' }));
-  const context = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'], abortOnError: false });
+  const context = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error', 'log'], abortOnError: false });
   let apiTenant: string;
   let bearer: string;
   try {

@@ -13,7 +13,7 @@ import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Device, DeviceProtocol, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/platform/common/dto/message.dto.js';
-import { DeviceRepository, type DeviceFilter, type VersionCountRow } from './device.repository.js';
+import { DeviceRepository, type DeviceFilter, type NewDeviceRow, type VersionCountRow } from './device.repository.js';
 import { DeviceVersionReports } from './device-version-reports.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 
@@ -435,13 +435,13 @@ export class DeviceService {
   }
 
   /**
-   * Inserts devices checked by the bulk import (docs/decisions.md §14) in `manager`'s transaction,
-   * with multi-row statements; a device whose identifier the tenant has is left as it is. No
+   * Inserts devices of a tenant checked by the bulk import (docs/decisions.md §14), created at
+   * `createdAt` (epoch ms), in `manager`'s transaction, with multi-row statements; a device whose identifier the tenant has is left as it is. No
    * ledger entry: the import writes one for all.
    * @returns the identifiers inserted.
    */
-  insertImported(manager: EntityManager, devices: readonly Omit<Device, 'id' | 'lastSeenAt' | 'deviceKeyId'>[]): Promise<string[]> {
-    return this.devices.insertMany(manager, devices);
+  insertImported(manager: EntityManager, tenantId: number, createdAt: number, devices: readonly NewDeviceRow[]): Promise<string[]> {
+    return this.devices.insertMany(manager, tenantId, createdAt, devices);
   }
 
   /** Records that a device was seen now (written behind, within a second). */

@@ -111,9 +111,9 @@ try {
     const response = await fetch(`${operatorUrl}/tenants/${apiTenant}/devices/import`, {
       method: 'POST',
       headers: { authorization: `Bearer ${bearer}`, 'content-type': 'text/csv' },
-      body: createReadStream(apiFile) as unknown as ReadableStream,
+      body: createReadStream(apiFile),
       duplex: 'half',
-    } as RequestInit);
+    });
     const text = await response.text();
     const seconds = (performance.now() - started) / 1000;
     if (response.status !== 200) throw new Error(`the import answered ${response.status}: ${text}`);

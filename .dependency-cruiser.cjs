@@ -7,7 +7,7 @@
 /** Folders of each layer, bottom first: a folder may import only folders before it in its list. */
 const RANKS = {
   platform: ['common', 'crypto', 'config', 'logging', 'http', 'openapi', 'database', 'redis', 'listeners', 'metrics', 'health'],
-  domain: ['ledger', 'tenant', 'access', 'firmware', 'tuf', 'device', 'identity', 'group', 'rollout', 'delivery'],
+  domain: ['ledger', 'tenant', 'access', 'firmware', 'tuf', 'device', 'identity', 'group', 'device-import', 'rollout', 'delivery'],
   'protocols/asvin': ['auth', 'device', 'rollout', 'report', 'chain', 'ipfs', 'tools'],
 };
 

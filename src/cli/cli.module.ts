@@ -10,6 +10,7 @@ import { OperatorTokenModule } from '#src/domain/access/operator-token.module.js
 import { OperatorAccountModule } from '#src/domain/access/operator-account.module.js';
 import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
 import { GroupModule } from '#src/domain/group/group.module.js';
+import { DeviceImportModule } from '#src/domain/device-import/device-import.module.js';
 import { IdentityModule } from '#src/domain/identity/identity.module.js';
 import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
 import { MetricsRegistryModule } from '#src/platform/metrics/metrics.module.js';
@@ -34,6 +35,7 @@ export class CliModule {
         TenantModule,
         FirmwareModule,
         GroupModule,
+        DeviceImportModule,
         IdentityModule,
         RolloutEngineModule,
         LedgerModule,

@@ -1,13 +1,24 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { DeviceImportRejected, DeviceImportService } from '#src/domain/device-import/device-import.service.js';
+import type { ImportFormat } from '#src/domain/device-import/import-rows.js';
 import { canonicalIdentifier, INVALID_IDENTIFIER } from '#src/platform/common/device-identifier.js';
 import { DeviceService, type DeviceView, type DeviceWithToken } from '#src/domain/device/device.service.js';
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
-import { deviceDetailResponse, deviceSummaryResponse, deviceWithTokenResponse } from '#src/operator/operator-responses.js';
+import {
+  deviceDetailResponse,
+  deviceImportResponse,
+  deviceSummaryResponse,
+  deviceWithTokenResponse,
+} from '#src/operator/operator-responses.js';
 import { CliError } from './cli-context.js';
 import { example, jsonOption, run, tenantId, tenantOption, type ServiceGetter } from './command-kit.js';
-import { note, table } from './output.js';
+import { endProgress, note, showProgress, table } from './output.js';
 import { registerDeviceIdentityCommands } from './device-identity.command.js';
+
+/** How often import progress is shown, ms (as `firmware publish`). */
+const PROGRESS_INTERVAL_MS = 250;
 
 /** Devices listed per page by `device list` (the REST API's largest page). */
 const LIST_PAGE = 500;
@@ -71,17 +82,29 @@ export function registerDeviceCommands(program: Command): void {
     device
       .command('import <file>')
       .description(
-        'create hawkBit DDI devices from a hawkBit server’s targets (the JSON of GET /rest/v1/targets: {"content": [...]} or an ' +
-          'array), each with its controllerId, name and securityToken (kept as its target token, so the device needs no change; a ' +
-          'new one when absent); devices the tenant has are skipped',
+        'import devices in bulk: FILE.csv (a header line, then mac or controller_id, device_type, firmware_version, name, group, ' +
+          'attributes as JSON, protocol, target_token) or FILE.ndjson / FILE.jsonl (one JSON object a line, the same fields), read ' +
+          'as a stream, all or nothing, bad rows named by line, progress on stderr (not with --json), one ledger entry ' +
+          '(docs/decisions.md §14); or FILE.json: a hawkBit server’s targets (the JSON of GET /rest/v1/targets: {"content": [...]} ' +
+          'or an array), each with its controllerId, name and securityToken (kept as its target token, so the device needs no ' +
+          'change; a new one when absent). Devices the tenant has are skipped',
       )
       .addOption(tenantOption())
-      .requiredOption('--device-type <dType>', 'the device type of every imported device')
+      .addOption(new Option('--format <format>', 'the file’s format (default: by its extension)').choices([...IMPORT_FILE_FORMATS]))
+      .option('--device-type <dType>', 'the device type of every imported device (hawkBit targets only, and required there)')
       .addOption(jsonOption())
-      .action((file: string, o: { tenant: string; deviceType: string; json?: boolean }) => {
+      .action((file: string, o: { tenant: string; format?: ImportFileFormat; deviceType?: string; json?: boolean }) => {
+        const format = o.format ?? formatOf(file);
+        if (format !== 'hawkbit') {
+          if (o.deviceType !== undefined)
+            throw new CliError('--device-type is for hawkBit targets (FILE.json): a CSV or NDJSON row names its own');
+          return importRows(file, format, o.tenant, !!o.json);
+        }
+        if (o.deviceType === undefined) throw new CliError('--device-type is required to import hawkBit targets');
+        const deviceType = o.deviceType;
         const targets = readTargets(file);
         return run(
-          (get) => importTargets(get, o.tenant, o.deviceType, targets),
+          (get) => importTargets(get, o.tenant, deviceType, targets),
           !!o.json,
           (r) =>
             [
@@ -94,6 +117,8 @@ export function registerDeviceCommands(program: Command): void {
           (r) => ({ created: r.created.map(deviceWithTokenResponse), skipped: r.skipped }),
         );
       }),
+    'firmledger device import devices.csv --tenant acme',
+    'firmledger device import devices.ndjson --tenant acme --json',
     'firmledger device import targets.json --tenant acme --device-type pump-board',
   );
   example(
@@ -163,6 +188,59 @@ async function allDevices(get: ServiceGetter, tenant: number): Promise<DeviceVie
     rows.push(...page.items);
     if (rows.length >= page.total || page.items.length === 0) return rows;
   }
+}
+
+/** The formats `device import` reads: bulk rows (docs/decisions.md §14), or a hawkBit server's targets. */
+const IMPORT_FILE_FORMATS = ['csv', 'ndjson', 'hawkbit'] as const;
+type ImportFileFormat = (typeof IMPORT_FILE_FORMATS)[number];
+
+/** The format a file's extension names. @throws CliError for another extension. */
+function formatOf(file: string): ImportFileFormat {
+  const extension = extname(file).toLowerCase();
+  if (extension === '.csv') return 'csv';
+  if (extension === '.ndjson' || extension === '.jsonl') return 'ndjson';
+  if (extension === '.json') return 'hawkbit';
+  throw new CliError(`cannot tell the format of ${file} by its extension (.csv, .ndjson, .jsonl, .json): give --format`);
+}
+
+/**
+ * `device import FILE.csv|FILE.ndjson`: the rows streamed from the file into the bulk import
+ * (no size limit: the file is the operator's own), its progress on stderr
+ * (`importing devices.csv: 120000 rows`, at most every {@link PROGRESS_INTERVAL_MS}).
+ */
+function importRows(file: string, format: ImportFormat, tenantRef: string, json: boolean): Promise<void> {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
+  const label = `importing ${basename(file)}`;
+  let shownAt = 0;
+  return run(
+    async (get) => {
+      const tenant = await tenantId(get, tenantRef);
+      showProgress(`${label}: 0 rows`);
+      try {
+        return await get(DeviceImportService).import({
+          tenantId: tenant,
+          format,
+          input: createReadStream(file),
+          maxBytes: Number.MAX_SAFE_INTEGER,
+          onProgress: (rows, last) => {
+            if (!last && Date.now() - shownAt < PROGRESS_INTERVAL_MS) return;
+            shownAt = Date.now();
+            showProgress(`${label}: ${rows} rows${last ? ', writing' : ''}`);
+          },
+        });
+      } catch (error) {
+        if (error instanceof DeviceImportRejected) throw new CliError(error.rowErrors.map((e) => e.message).join('\n'));
+        throw error;
+      } finally {
+        endProgress();
+      }
+    },
+    json,
+    (r) =>
+      `imported ${r.created} device(s); skipped ${r.skipped} the tenant has` +
+      `${r.skippedDevices.length ? `: ${r.skippedDevices.join(', ')}${r.skipped > r.skippedDevices.length ? ', …' : ''}` : ''}\nsha256 ${r.sha256}`,
+    deviceImportResponse,
+  );
 }
 
 /** A target of a hawkBit server as its management API lists it. */

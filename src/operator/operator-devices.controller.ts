@@ -1,5 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, PayloadTooLargeException, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Readable } from 'node:stream';
+import { APP_CONFIG } from '#src/platform/config/config.module.js';
+import type { AppConfig } from '#src/platform/config/app-config.js';
+import { BodyStream, CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE, StreamBody, unsupportedStreamType } from '#src/platform/http/stream-body.js';
+import { DeviceImportService, importTooLarge } from '#src/domain/device-import/device-import.service.js';
+import { DeviceImportQuery, DeviceImportRejectedResponse, DeviceImportResponse } from '#src/operator/dto/device-import.dto.js';
 import { IdentifierParamPipe } from '#src/platform/http/identifier-param.pipe.js';
 import { INVALID_IDENTIFIER } from '#src/platform/common/device-identifier.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
@@ -23,6 +29,7 @@ import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { TenantPipe } from './tenant.pipe.js';
 import {
   deviceDetailResponse,
+  deviceImportResponse,
   deviceRolloutStateResponse,
   deviceSummaryResponse,
   deviceWithTokenResponse,
@@ -57,7 +64,59 @@ export class OperatorDevicesController {
   constructor(
     private readonly fleet: FleetService,
     private readonly devices: DeviceService,
+    private readonly imports: DeviceImportService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /**
+   * `POST /tenants/:tenant/devices/import[?format=csv|ndjson]` with a `text/csv` or
+   * `application/x-ndjson` body, read as a stream → 200 {@link DeviceImportResponse}; 400 naming
+   * each bad row (at most 20; nothing written); 404 tenant; 413 over `DEVICE_IMPORT_MAX_BYTES`;
+   * 415 another media type (docs/decisions.md §14).
+   */
+  @Post('import')
+  @HttpCode(200)
+  @StreamBody([CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE])
+  @ApiOperation({
+    summary: 'Import devices in bulk from CSV or NDJSON rows: all or nothing, devices the tenant has skipped',
+    description:
+      'Each row: `mac` or `controller_id`, `device_type`, and optionally `firmware_version`, `name`, `group` (a group of the tenant, ' +
+      'by name or id, that must exist), `attributes` (an object; in CSV a JSON text), `protocol` (`asvin` or `ddi`; default `asvin` for ' +
+      'a hardware address, else `ddi`) and `target_token` (a DDI device’s token to keep). CSV has a header line naming its columns. ' +
+      'Every row is checked by the rules of creating one device; with any bad row nothing is written, and the first 20 are named with ' +
+      'their line. Rows whose identifier the tenant has are skipped (counted, the first 100 listed). One ledger entry ' +
+      '`device.imported` records the counts and the SHA-256 of the body (docs/decisions.md §14).',
+  })
+  @ApiConsumes(CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE)
+  @ApiBody({
+    description: 'The rows: CSV with a header line, or one JSON object a line.',
+    schema: { type: 'string', example: 'mac,device_type,firmware_version,name,group\nAC:67:B2:01:02:03,ESP32,1.0.0,hall B 1,hall-b\n' },
+  })
+  @ApiOkResponse({ type: DeviceImportResponse, description: 'What the import did.' })
+  @ApiResponse({ status: 400, type: DeviceImportRejectedResponse, description: 'Bad rows (nothing was written), or a bad `format`.' })
+  @ApiTenantNotFound()
+  @ApiMessageResponse(413, 'The body is over DEVICE_IMPORT_MAX_BYTES (declared, or as soon as it crosses it).', importTooLarge(268_435_456))
+  @ApiMessageResponse(
+    415,
+    'The body is neither `text/csv` nor `application/x-ndjson`.',
+    unsupportedStreamType([CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE]),
+  )
+  @ApiOperatorChange()
+  async import(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Query() query: DeviceImportQuery,
+    @Headers('content-type') contentType: string | undefined,
+    @Headers('content-length') contentLength: string | undefined,
+    @BodyStream() body: Readable,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceImportResponse> {
+    const maxBytes = this.config.deviceImportMaxBytes;
+    if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > maxBytes) {
+      throw new PayloadTooLargeException(importTooLarge(maxBytes));
+    }
+    const format = query.format ?? (contentType?.split(';')[0].trim().toLowerCase() === NDJSON_MEDIA_TYPE ? 'ndjson' : 'csv');
+    return deviceImportResponse(await this.imports.import({ tenantId: tenant.id, format, input: body, maxBytes, actor }));
+  }
 
   /**
    * `POST /tenants/:tenant/devices` `{controller_id, device_type, name?, firmware_version?, target_token?}`

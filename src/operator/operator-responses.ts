@@ -2,6 +2,8 @@ import type { Counted } from '#src/platform/common/paging.js';
 import type { LedgerEntryView, VerifyResult } from '#src/domain/ledger/ledger.service.js';
 import type { TufCheck } from '#src/domain/tuf/tuf.service.js';
 import type { DeviceView, DeviceWithToken } from '#src/domain/device/device.service.js';
+import type { DeviceImportResult } from '#src/domain/device-import/device-import.service.js';
+import type { DeviceImportResponse } from '#src/operator/dto/device-import.dto.js';
 import { formatPollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
 import type { GroupDetail, GroupView } from '#src/domain/group/group.service.js';
@@ -297,5 +299,16 @@ export function rolloutDeviceResponse(row: RolloutDeviceRow): RolloutDeviceRespo
     attempts: row.attempts,
     updated_at: new Date(row.updatedAt).toISOString(),
     failure_message: row.failureMessage,
+  };
+}
+
+/** The answer of a bulk device import. */
+export function deviceImportResponse(result: DeviceImportResult): DeviceImportResponse {
+  return {
+    rows: result.rows,
+    created: result.created,
+    skipped: result.skipped,
+    skipped_devices: result.skippedDevices,
+    sha256: result.sha256,
   };
 }

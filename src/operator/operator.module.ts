@@ -4,6 +4,7 @@ import { TufModule } from '#src/domain/tuf/tuf.module.js';
 import { DeviceRegistryModule } from '#src/domain/device/device-registry.module.js';
 import { FirmwareModule } from '#src/domain/firmware/firmware.module.js';
 import { GroupModule } from '#src/domain/group/group.module.js';
+import { DeviceImportModule } from '#src/domain/device-import/device-import.module.js';
 import { RolloutEngineModule } from '#src/domain/rollout/rollout-engine.module.js';
 import { TenantModule } from '#src/domain/tenant/tenant.module.js';
 import { IdentityModule } from '#src/domain/identity/identity.module.js';
@@ -31,6 +32,7 @@ import { OperatorTenantsController } from './operator-tenants.controller.js';
     IdentityModule,
     FirmwareModule,
     GroupModule,
+    DeviceImportModule,
     RolloutEngineModule,
     LedgerModule,
     TufModule,

@@ -163,6 +163,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/device-keys/{id}/auto-accept',
       '/tenants/{tenant}/device-keys/{id}/revoke',
       '/tenants/{tenant}/devices',
+      '/tenants/{tenant}/devices/import',
       '/tenants/{tenant}/devices/{mac}',
       '/tenants/{tenant}/devices/{mac}/decommission',
       '/tenants/{tenant}/devices/{mac}/rollouts',

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PreparedRead } from '#src/platform/database/prepared-read.js';
-import { query } from '#src/platform/database/sql.js';
+import { isSqlite, query } from '#src/platform/database/sql.js';
 import { Device, type DeviceProtocol } from './device.entity.js';
 
 /** Operator filters of a device list (docs/decisions.md §9); every one given must hold. */
@@ -68,6 +68,12 @@ const FIND_BY_ID = `SELECT ${DEVICE_COLUMNS} FROM device d WHERE d.id = $1`;
 
 const PAGE_AFTER =
   'SELECT mac, name, firmware_version FROM device WHERE tenant_id = $1 AND protocol = $4 AND mac > $2 ORDER BY mac LIMIT $3';
+
+/** A device as the bulk import inserts it (docs/decisions.md §14): never seen, without a device key. */
+export type NewDeviceRow = Pick<Device, 'mac' | 'name' | 'firmwareVersion' | 'deviceType' | 'protocol' | 'targetTokenHash' | 'attributes'>;
+
+/** Rows of one multi-row insert of {@link DeviceRepository.insertMany} on SQLite. */
+const INSERT_ROWS = 1000;
 
 /** Database access for devices. */
 @Injectable()
@@ -170,6 +176,57 @@ export class DeviceRepository {
   /** Inserts a device; a duplicate `(tenant, mac)` fails with a unique violation. */
   insert(manager: EntityManager, device: Omit<Device, 'id'>): Promise<Device> {
     return manager.save(Device, manager.create(Device, device));
+  }
+
+  /**
+   * Inserts devices of one tenant, all created at `createdAt` (epoch ms), in `manager`'s
+   * transaction, a batch at a time: on SQLite multi-row `VALUES` statements of at most
+   * {@link INSERT_ROWS} rows (9 variables each, far below its 32,766); on PostgreSQL
+   * one statement a call over `unnest` of one array per column (no parameter limit, one plan). A
+   * device whose `(tenant, mac)` exists, or came earlier in `devices`, is left as it is (`ON
+   * CONFLICT DO NOTHING`).
+   * @returns the identifiers inserted (in no particular order).
+   */
+  async insertMany(manager: EntityManager, tenantId: number, createdAt: number, devices: readonly NewDeviceRow[]): Promise<string[]> {
+    const columns = 'tenant_id, mac, name, firmware_version, device_type, created_at, protocol, target_token_hash, attributes';
+    if (!isSqlite(manager.connection.options.type)) {
+      const rows = await query<{ mac: string }[]>(
+        manager,
+        `INSERT INTO device (${columns})
+           SELECT $1::integer, u.mac, u.name, u.firmware_version, u.device_type, $2::bigint, u.protocol, u.target_token_hash, u.attributes
+           FROM unnest($3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::text[])
+             AS u (mac, name, firmware_version, device_type, protocol, target_token_hash, attributes)
+           WHERE true
+         ON CONFLICT (tenant_id, mac) DO NOTHING RETURNING mac`,
+        [
+          tenantId,
+          createdAt,
+          devices.map((d) => d.mac),
+          devices.map((d) => d.name),
+          devices.map((d) => d.firmwareVersion),
+          devices.map((d) => d.deviceType),
+          devices.map((d) => d.protocol),
+          devices.map((d) => d.targetTokenHash),
+          devices.map((d) => d.attributes),
+        ],
+      );
+      return rows.map((row) => row.mac);
+    }
+    const inserted: string[] = [];
+    for (let start = 0; start < devices.length; start += INSERT_ROWS) {
+      const values: unknown[] = [tenantId, createdAt];
+      const tuples = devices.slice(start, start + INSERT_ROWS).map((d) => {
+        const n = values.push(d.mac, d.name, d.firmwareVersion, d.deviceType, d.protocol, d.targetTokenHash, d.attributes);
+        return `($1, $${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $2, $${n - 2}, $${n - 1}, $${n})`;
+      });
+      const rows = await query<{ mac: string }[]>(
+        manager,
+        `INSERT INTO device (${columns}) VALUES ${tuples.join(', ')} ON CONFLICT (tenant_id, mac) DO NOTHING RETURNING mac`,
+        values,
+      );
+      for (const row of rows) inserted.push(row.mac);
+    }
+    return inserted;
   }
 
   async delete(manager: EntityManager, id: number): Promise<void> {

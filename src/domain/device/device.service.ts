@@ -13,7 +13,7 @@ import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Device, DeviceProtocol, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/platform/common/dto/message.dto.js';
-import { DeviceRepository, type DeviceFilter, type VersionCountRow } from './device.repository.js';
+import { DeviceRepository, type DeviceFilter, type NewDeviceRow, type VersionCountRow } from './device.repository.js';
 import { DeviceVersionReports } from './device-version-reports.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 
@@ -277,13 +277,9 @@ export class DeviceService {
   async create(request: NewDevice): Promise<DeviceWithToken> {
     const identifier = canonicalIdentifier(request.controllerId);
     if (identifier === null) throw new BadRequestException(INVALID_CONTROLLER_ID);
-    requirePrintable('device_type', request.deviceType, 64);
-    if (request.name !== undefined && (request.name.length < 1 || request.name.length > 128 || !NO_CONTROL.test(request.name))) {
-      throw new BadRequestException('name must be 1 to 128 characters without control characters');
-    }
-    if (request.firmwareVersion !== undefined) requirePrintable('firmware_version', request.firmwareVersion, 64);
+    const problem = newDeviceProblem(request);
+    if (problem !== null) throw new BadRequestException(problem.message);
     const targetToken = request.targetToken ?? newTargetToken();
-    if (!isTargetToken(targetToken)) throw new BadRequestException(INVALID_TARGET_TOKEN);
     try {
       const device = await this.unitOfWork.transaction(async (manager) => {
         if (await this.devices.findByMac(request.tenantId, identifier, manager)) throw new DeviceExists();
@@ -427,7 +423,7 @@ export class DeviceService {
     else if (mode === 'remove') next = Object.fromEntries(Object.entries(current).filter(([key]) => !(key in data)));
     else next = { ...current, ...data };
     if (Object.keys(next).length > MAX_ATTRIBUTES) throw new BadRequestException(`a device keeps at most ${MAX_ATTRIBUTES} attributes`);
-    const text = JSON.stringify(Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+    const text = attributesText(next);
     this.lastSeen.seen(device.id, this.clock.now());
     if (text === device.attributes) return;
     await this.unitOfWork.transaction(async (manager) => {
@@ -439,6 +435,16 @@ export class DeviceService {
         state: { mac: device.mac, attributes: next },
       });
     });
+  }
+
+  /**
+   * Inserts devices of a tenant checked by the bulk import (docs/decisions.md §14), created at
+   * `createdAt` (epoch ms), in `manager`'s transaction, with multi-row statements; a device whose identifier the tenant has is left as it is. No
+   * ledger entry: the import writes one for all.
+   * @returns the identifiers inserted.
+   */
+  insertImported(manager: EntityManager, tenantId: number, createdAt: number, devices: readonly NewDeviceRow[]): Promise<string[]> {
+    return this.devices.insertMany(manager, tenantId, createdAt, devices);
   }
 
   /** Records that a device was seen now (written behind, within a second). */
@@ -463,7 +469,7 @@ function newTargetToken(): string {
 }
 
 /** Lowercase hex SHA-256 of a target token: what is kept of it. */
-function tokenHash(token: string): string {
+export function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
@@ -472,10 +478,61 @@ function isTargetToken(text: string): boolean {
   return /^[\x21-\x7e]{1,128}$/.test(text);
 }
 
-function requirePrintable(field: string, value: string, max: number): void {
-  if (value.length < 1 || value.length > max || !NO_CONTROL.test(value)) {
-    throw new BadRequestException(`${field} must be 1 to ${max} printable characters`);
+/** A field of a new device that breaks its rule: the field's API name and the 400 text. */
+export interface DeviceFieldProblem {
+  field: 'device_type' | 'name' | 'firmware_version' | 'target_token';
+  message: string;
+}
+
+/**
+ * The first field of a new device (other than its identifier, see `canonicalIdentifier`) that
+ * breaks its rule, or `null`: the one check of {@link DeviceService.create} and of the bulk
+ * import (docs/decisions.md §11, §14). Device type and version: 1 to 64 printable characters;
+ * name: 1 to 128 characters without control characters; target token: {@link INVALID_TARGET_TOKEN}.
+ */
+export function newDeviceProblem(
+  device: Pick<NewDevice, 'deviceType' | 'name' | 'firmwareVersion' | 'targetToken'>,
+): DeviceFieldProblem | null {
+  if (!isPrintable(device.deviceType, 64)) return { field: 'device_type', message: printableMessage('device_type', 64) };
+  if (device.name !== undefined && (device.name.length < 1 || device.name.length > 128 || !NO_CONTROL.test(device.name))) {
+    return { field: 'name', message: 'name must be 1 to 128 characters without control characters' };
   }
+  if (device.firmwareVersion !== undefined && !isPrintable(device.firmwareVersion, 64)) {
+    return { field: 'firmware_version', message: printableMessage('firmware_version', 64) };
+  }
+  if (device.targetToken !== undefined && !isTargetToken(device.targetToken))
+    return { field: 'target_token', message: INVALID_TARGET_TOKEN };
+  return null;
+}
+
+/** 400 text of attributes that are not what a device may keep (docs/decisions.md §11). */
+export const INVALID_ATTRIBUTES = `attributes must be an object of at most ${MAX_ATTRIBUTES} string values: keys of 1 to 128 characters, values of at most 128`;
+
+/**
+ * Whether `value` is attributes a device may keep (docs/decisions.md §11, hawkBit's limits): an
+ * object of at most {@link MAX_ATTRIBUTES} string values, keys of 1 to 128 characters, values of at most 128.
+ */
+export function isAttributes(value: unknown): value is Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  const fits = (text: unknown, min: number): boolean => typeof text === 'string' && text.length >= min && text.length <= 128;
+  return entries.length <= MAX_ATTRIBUTES && entries.every(([key, text]) => fits(key, 1) && fits(text, 0));
+}
+
+/**
+ * Attributes as kept in the `attributes` column: JSON with the keys sorted (as
+ * {@link DeviceService.reportAttributes} writes them).
+ */
+export function attributesText(attributes: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+function isPrintable(value: string, max: number): boolean {
+  return typeof value === 'string' && value.length >= 1 && value.length <= max && NO_CONTROL.test(value);
+}
+
+function printableMessage(field: string, max: number): string {
+  return `${field} must be 1 to ${max} printable characters`;
 }
 
 /** The attributes a device reported, or `null` before it reported any. */

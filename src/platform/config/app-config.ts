@@ -86,6 +86,11 @@ export interface AppConfig extends LedgerKeySettings {
    */
   reportPdfMaxDevices: number;
   /**
+   * Largest bulk device import the operator API reads, bytes (docs/decisions.md §14; over it:
+   * 413). Default 256 MiB (a million CSV rows take about 60 MiB).
+   */
+  deviceImportMaxBytes: number;
+  /**
    * Whether `GET {bc_url}/tile/entries/…` serves the ledger's entry bundles to anyone
    * (`LEDGER_PUBLIC_ENTRIES`, default false): the entries name tenants, devices, groups and
    * operators. Hash tiles are always public; operators always read the bundles.
@@ -174,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((path) => path !== '')
       .map((path) => resolve(path)),
     firmwareMaxBytes: integer('FIRMWARE_MAX_BYTES', setting('FIRMWARE_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
+    deviceImportMaxBytes: integer('DEVICE_IMPORT_MAX_BYTES', setting('DEVICE_IMPORT_MAX_BYTES'), 1, MAX_FIRMWARE_MAX_BYTES),
     reportPdfMaxDevices: integer('REPORT_PDF_MAX_DEVICES', setting('REPORT_PDF_MAX_DEVICES'), 1, 100_000_000),
     ...operatorSession(setting),
     ledgerPublicEntries: flag('LEDGER_PUBLIC_ENTRIES', setting('LEDGER_PUBLIC_ENTRIES')),

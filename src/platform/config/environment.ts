@@ -101,6 +101,11 @@ export const ENVIRONMENT: readonly Variable[] = [
     description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',
   },
   {
+    name: 'DEVICE_IMPORT_MAX_BYTES',
+    default: '268435456',
+    description: 'Largest CSV or NDJSON body a bulk device import through the operator API accepts, bytes (256 MiB)',
+  },
+  {
     name: 'REPORT_PDF_MAX_DEVICES',
     default: '200000',
     description: 'Most devices a PDF report lists; a larger tenant is answered 422 naming the JSON and XML reports',

@@ -63,9 +63,14 @@ export class UnavailableException extends HttpErrorWithHeaders {
  * is the usual `{"message": ...}` (docs/decisions.md §3).
  */
 export class FieldException extends BadRequestException {
+  /**
+   * @param errors every problem found, when there are several (a bulk import's bad rows): sent
+   *   beside `message` and `field` as `errors`.
+   */
   constructor(
     readonly field: string,
     message: string,
+    readonly errors?: readonly object[],
   ) {
     super(message);
   }
@@ -122,7 +127,14 @@ export function answerError(error: unknown, request: FastifyRequest, reply: Fast
   void reply
     .status(status)
     .type('application/json; charset=utf-8')
-    .send(field === undefined ? ({ message } satisfies MessageResponse) : ({ message, field } satisfies FieldMessageResponse));
+    .send(
+      field === undefined
+        ? ({ message } satisfies MessageResponse)
+        : {
+            ...({ message, field } satisfies FieldMessageResponse),
+            ...((error as FieldException).errors ? { errors: (error as FieldException).errors } : {}),
+          },
+    );
 }
 
 /** The field a {@link FieldException} names, when the route's component answers with it. */

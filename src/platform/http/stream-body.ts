@@ -4,12 +4,23 @@ import { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOption
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 
-/** The one media type a streamed body may have. */
+/** The media type of a streamed binary body (the default of {@link StreamBody}). */
 export const STREAM_MEDIA_TYPE = 'application/octet-stream';
+
+/** Media types of streamed rows: a bulk import (docs/decisions.md §14). */
+export const CSV_MEDIA_TYPE = 'text/csv';
+export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
+
+/** Every media type a {@link StreamBody} route may take. */
+const STREAM_MEDIA_TYPES = [STREAM_MEDIA_TYPE, CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE] as const;
+export type StreamMediaType = (typeof STREAM_MEDIA_TYPES)[number];
+
+/** 415 text of a streamed body of another media type than `types`. */
+export const unsupportedStreamType = (types: readonly StreamMediaType[]): string => `Body must be ${types.join(' or ')}`;
 
 /** Texts of the streamed-body errors (docs/decisions.md §3 shapes, §9 firmware upload). */
 export const StreamBodyMessages = {
-  unsupportedMediaType: `Body must be ${STREAM_MEDIA_TYPE}`,
+  unsupportedMediaType: unsupportedStreamType([STREAM_MEDIA_TYPE]),
   interrupted: 'Body ended before it was complete',
 } as const;
 
@@ -17,11 +28,12 @@ export const StreamBodyMessages = {
 const STREAM_BODY = 'firmledgerStreamBody';
 
 /**
- * Marks a route as taking a streamed `application/octet-stream` body (any size; the handler
- * decides the limit while reading). Every other route keeps the JSON-only parser of
- * `installJsonBodyParser`: 16 KiB, 415 for other media types.
+ * Marks a route as taking a streamed body of one of `types` (default `application/octet-stream`;
+ * any size: the handler decides the limit while reading). Every other route keeps the JSON-only
+ * parser of `installJsonBodyParser`: 16 KiB, 415 for other media types.
  */
-export const StreamBody = (): MethodDecorator => RouteConfig({ [STREAM_BODY]: true });
+export const StreamBody = (types: readonly StreamMediaType[] = [STREAM_MEDIA_TYPE]): MethodDecorator =>
+  RouteConfig({ [STREAM_BODY]: types });
 
 /**
  * The body of a {@link StreamBody} route as a stream, nothing of it read yet; an empty stream
@@ -33,33 +45,37 @@ export const BodyStream = createParamDecorator((_data: unknown, context: Executi
 });
 
 /**
- * Lets {@link StreamBody} routes receive `application/octet-stream` bodies as streams
- * (call after `installJsonBodyParser`, before the routes are registered):
+ * Lets {@link StreamBody} routes receive their bodies as streams (call after
+ * `installJsonBodyParser`, before the routes are registered):
  *
- * - the `application/octet-stream` parser hands such a route a {@link requestBodyStream} of
- *   the request without reading it; on any other route it answers 415 as if there were no
+ * - the parser of the streamed media types (`application/octet-stream`, `text/csv`,
+ *   `application/x-ndjson`) hands a route that takes the body's type a {@link requestBodyStream}
+ *   of the request without reading it; on any other route it answers 415 as if there were no
  *   parser (the JSON-only rule and its message stay as they are);
- * - a stream route refuses a body of any other media type with 415 `Body must be
- *   application/octet-stream` before a parser reads a byte of it;
+ * - a stream route refuses a body of any other media type with 415 `Body must be …` (its types)
+ *   before a parser reads a byte of it;
  * - a stream route's answer carries `Connection: close` whenever the body was not read to its
- *   end (an auth failure, a 413 on the declared length or mid-stream), so the server never
- *   reads the rest of an upload it has refused.
+ *   end (an auth failure, a 413 on the declared length or mid-stream, a bulk import stopped at its
+ *   bad rows), so the server never reads the rest of a body it has refused.
  */
 export function installStreamBodyParser(fastify: FastifyInstance): void {
-  fastify.addContentTypeParser(STREAM_MEDIA_TYPE, (request, payload, done) => {
-    if (isStreamRoute(request)) return done(null, requestBodyStream(payload));
+  fastify.addContentTypeParser([...STREAM_MEDIA_TYPES], (request, payload, done) => {
+    if (streamTypesOf(request)?.includes(mediaTypeOf(request.headers['content-type'] ?? '') as StreamMediaType)) {
+      return done(null, requestBodyStream(payload));
+    }
     if (request.is404) return done(null, undefined);
     done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE());
   });
   fastify.addHook('onRoute', (route: RouteOptions) => {
-    if ((route.config as Record<string, unknown> | undefined)?.[STREAM_BODY] !== true) return;
+    const types = (route.config as Record<string, unknown> | undefined)?.[STREAM_BODY] as readonly StreamMediaType[] | undefined;
+    if (types === undefined) return;
     route.preParsing = [
       ...asArray(route.preParsing),
       (request, _reply, payload, done) => {
         const type = request.headers['content-type'];
         const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-        if (type === undefined ? hasBody : mediaTypeOf(type) !== STREAM_MEDIA_TYPE) {
-          return done(new UnsupportedMediaTypeException(StreamBodyMessages.unsupportedMediaType));
+        if (type === undefined ? hasBody : !types.includes(mediaTypeOf(type) as StreamMediaType)) {
+          return done(new UnsupportedMediaTypeException(unsupportedStreamType(types)));
         }
         done(null, payload);
       },
@@ -120,8 +136,10 @@ function requestBodyStream(raw: IncomingMessage): Readable {
   return body;
 }
 
-function isStreamRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[STREAM_BODY] === true;
+/** The media types a {@link StreamBody} route takes, `undefined` on any other route. */
+function streamTypesOf(request: FastifyRequest): readonly StreamMediaType[] | undefined {
+  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[STREAM_BODY] as
+    readonly StreamMediaType[] | undefined;
 }
 
 /** `Application/Octet-Stream; x=y` → `application/octet-stream`. */

@@ -7,7 +7,7 @@
  * field it is about when the API names one, so the page can show it in words at that field.
  */
 import createClient, { createQuerySerializer } from 'openapi-fetch';
-import type { paths } from './operator-api.generated';
+import type { components, paths } from './operator-api.generated';
 
 /**
  * A failed call: the HTTP status (0 when the server could not be reached), a message for people,
@@ -15,10 +15,15 @@ import type { paths } from './operator-api.generated';
  * query or path parameter as the request spells it).
  */
 export class ApiError extends Error {
+  /**
+   * @param rows the bad rows of a refused bulk import (`errors` of its 400 answer), each named by
+   *   line; `[]` for any other refusal.
+   */
   constructor(
     readonly status: number,
     message: string,
     readonly field?: string,
+    readonly rows: readonly ImportRowError[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -54,11 +59,16 @@ export function onSignedOut(listener: (message: string) => void): () => void {
 
 /** The {@link ApiError} of a non-2xx answer: the body's `message` and `field`, else the status line. */
 function errorOf(status: number, statusText: string, body: unknown): ApiError {
-  const { message, field } = (typeof body === 'object' && body !== null ? body : {}) as { message?: unknown; field?: unknown };
+  const { message, field, errors } = (typeof body === 'object' && body !== null ? body : {}) as {
+    message?: unknown;
+    field?: unknown;
+    errors?: unknown;
+  };
   // Not JSON, or not ours (a proxy's error page): the status line.
   let text = typeof message === 'string' ? message : `The server answered ${status} ${statusText}`.trim();
   if (status >= 500) text = `${text} (the cause is in the server log)`;
-  const error = new ApiError(status, text, typeof field === 'string' ? field : undefined);
+  const rows = Array.isArray(errors) ? (errors as ImportRowError[]).filter((row) => typeof row?.message === 'string') : [];
+  const error = new ApiError(status, text, typeof field === 'string' ? field : undefined, rows);
   if (error.signedOut) signedOutListeners.forEach((listener) => listener(error.message));
   return error;
 }
@@ -86,10 +96,15 @@ export async function answer<D>(request: Promise<{ data?: D; error?: unknown; re
 /** `POST /tenants/{tenant}/firmware` as the document describes it. */
 type FirmwareUpload = paths['/tenants/{tenant}/firmware']['post'];
 
+/** `POST /tenants/{tenant}/devices/import` as the document describes it. */
+type DeviceImport = paths['/tenants/{tenant}/devices/import']['post'];
+
+/** One bad row of a refused bulk import. */
+export type ImportRowError = components['schemas']['DeviceImportRowError'];
+
 /**
  * Publishes a firmware binary: `POST /tenants/{tenant}/firmware?version=&device_type=` with the file
- * as a raw `application/octet-stream` body, reporting progress (fetch cannot report upload progress,
- * XMLHttpRequest can). Rejects with an {@link ApiError} like {@link answer}.
+ * as a raw `application/octet-stream` body, reporting progress. Rejects with an {@link ApiError} like {@link answer}.
  * @param onProgress bytes sent so far and in all.
  */
 export function uploadFirmware(
@@ -98,10 +113,39 @@ export function uploadFirmware(
   file: Blob,
   onProgress: (sent: number, total: number) => void,
 ): Promise<FirmwareUpload['responses'][201]['content']['application/json']> {
+  return sendFile(
+    `/tenants/${encodeURIComponent(tenant)}/firmware?${querySerializer(query)}`,
+    'application/octet-stream',
+    file,
+    onProgress,
+  );
+}
+
+/**
+ * Imports devices in bulk (docs/decisions.md §14): `POST /tenants/{tenant}/devices/import` with the
+ * file as its body, `application/x-ndjson` for a `.ndjson` or `.jsonl` file, else `text/csv`,
+ * reporting progress. Rejects with an {@link ApiError} whose `rows` are the bad rows.
+ * @param onProgress bytes sent so far and in all.
+ */
+export function importDevices(
+  tenant: string,
+  file: File,
+  onProgress: (sent: number, total: number) => void,
+): Promise<DeviceImport['responses'][200]['content']['application/json']> {
+  const type = /\.(ndjson|jsonl)$/i.test(file.name) ? 'application/x-ndjson' : 'text/csv';
+  return sendFile(`/tenants/${encodeURIComponent(tenant)}/devices/import`, type, file, onProgress);
+}
+
+/**
+ * POSTs `file` as the raw body of `path` (under the operator base URL) with `contentType`,
+ * reporting progress (fetch cannot report upload progress, XMLHttpRequest can); resolves to the
+ * JSON answer, rejects with an {@link ApiError} like {@link answer}.
+ */
+function sendFile<T>(path: string, contentType: string, file: Blob, onProgress: (sent: number, total: number) => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open('POST', `${baseUrl}/tenants/${encodeURIComponent(tenant)}/firmware?${querySerializer(query)}`);
-    request.setRequestHeader('content-type', 'application/octet-stream');
+    request.open('POST', `${baseUrl}${path}`);
+    request.setRequestHeader('content-type', contentType);
     request.setRequestHeader('accept', 'application/json');
     request.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
     request.onerror = () => reject(new ApiError(0, UNREACHABLE));
@@ -112,7 +156,7 @@ export function uploadFirmware(
       } catch {
         body = request.responseText;
       }
-      if (request.status >= 200 && request.status < 300) resolve(body as FirmwareUpload['responses'][201]['content']['application/json']);
+      if (request.status >= 200 && request.status < 300) resolve(body as T);
       else reject(errorOf(request.status, request.statusText, body));
     };
     request.send(file);

@@ -2,10 +2,10 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
-import { answer, api } from '#web/api/client';
+import { answer, api, ApiError, importDevices } from '#web/api/client';
 import { useNames } from '#web/api/queries';
 import type { CreateDevice, DeviceListQuery, DeviceWithToken } from '#web/api/types';
-import { ErrorText, Loading } from '#web/components/feedback';
+import { ErrorText, Loading, Status } from '#web/components/feedback';
 import { SecretOnce } from '#web/components/secret-once';
 import { TARGET_TOKEN_USE } from '#web/pages/device';
 import { useSession } from '#web/session';
@@ -82,6 +82,7 @@ function DeviceList({ tenant }: { tenant: string }) {
   return (
     <>
       <CreateDevice tenant={tenant} types={types} />
+      <ImportDevices tenant={tenant} />
       <Filters
         initial={filters}
         groups={names.groups.map((g) => g.name)}
@@ -197,6 +198,89 @@ function CreateDevice({ tenant, types }: { tenant: string; types: string[] }) {
         </div>
       </form>
       <ErrorText error={error} />
+    </details>
+  );
+}
+
+/**
+ * Imports devices in bulk from a CSV or NDJSON file (admins only; docs/operator-guide.md
+ * "Importing devices"): the file is sent as it is, with a progress bar; the answer says how many
+ * were created and skipped, a refusal lists the bad rows by line (nothing was written).
+ */
+function ImportDevices({ tenant }: { tenant: string }) {
+  const { canChange } = useSession();
+  const client = useQueryClient();
+  const [file, setFile] = useState<File>();
+  const [sent, setSent] = useState<{ sent: number; total: number }>();
+  const [result, setResult] = useState<{ created: number; skipped: number; rows: number }>();
+  const [error, setError] = useState<unknown>();
+  if (!canChange) return null;
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!file) return;
+    const form = event.currentTarget;
+    setError(undefined);
+    setResult(undefined);
+    setSent({ sent: 0, total: file.size });
+    try {
+      setResult(await importDevices(tenant, file, (done, total) => setSent({ sent: done, total })));
+      setFile(undefined);
+      form.reset();
+      await client.invalidateQueries({ queryKey: ['devices', tenant] });
+      await client.invalidateQueries({ queryKey: ['fleet', tenant] });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setSent(undefined);
+    }
+  };
+  const rows = error instanceof ApiError ? error.rows : [];
+  return (
+    <details className="card">
+      <summary>Import devices from a CSV or NDJSON file</summary>
+      <p className="muted small">
+        A CSV file with a header line (<code>mac</code> or <code>controller_id</code>, <code>device_type</code>, and optionally{' '}
+        <code>firmware_version</code>, <code>name</code>, <code>group</code>, <code>attributes</code>, <code>protocol</code>,{' '}
+        <code>target_token</code>), or one JSON object a line (<code>.ndjson</code>, <code>.jsonl</code>). With any bad row nothing is
+        imported; devices the tenant has are skipped.
+      </p>
+      <form className="filters" aria-label="Import devices" onSubmit={(event) => void submit(event)}>
+        <div className="field">
+          <label htmlFor="device-import-file">Device file (.csv, .ndjson, .jsonl)</label>
+          <input
+            id="device-import-file"
+            type="file"
+            required
+            accept=".csv,.ndjson,.jsonl,text/csv,application/x-ndjson"
+            onChange={(event) => setFile(event.target.files?.[0])}
+          />
+        </div>
+        <div className="actions">
+          <button type="submit" disabled={sent !== undefined}>
+            {sent ? 'Importing…' : 'Import devices'}
+          </button>
+        </div>
+      </form>
+      {sent ? (
+        <div className="field">
+          <label htmlFor="device-import-progress">Sending {file?.name}</label>
+          <progress id="device-import-progress" max={Math.max(sent.total, 1)} value={sent.sent} />
+        </div>
+      ) : null}
+      {result ? (
+        <Status>
+          Imported {result.created.toLocaleString('en')} device{result.created === 1 ? '' : 's'} of {result.rows.toLocaleString('en')} rows;
+          skipped {result.skipped.toLocaleString('en')} the tenant has.
+        </Status>
+      ) : null}
+      <ErrorText error={error} />
+      {rows.length > 1 ? (
+        <ul className="error" aria-label="Bad rows">
+          {rows.map((row) => (
+            <li key={row.line}>{row.message}</li>
+          ))}
+        </ul>
+      ) : null}
     </details>
   );
 }

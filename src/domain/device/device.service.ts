@@ -7,7 +7,7 @@ import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
-import { isStoredId } from '#src/platform/common/input-rules.js';
+import { isStorableText, isStoredId } from '#src/platform/common/input-rules.js';
 import type { DeviceKeyScope } from '#src/domain/tenant/device-key-scope.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
@@ -510,12 +510,14 @@ export const INVALID_ATTRIBUTES = `attributes must be an object of at most ${MAX
 
 /**
  * Whether `value` is attributes a device may keep (docs/decisions.md §11, hawkBit's limits): an
- * object of at most {@link MAX_ATTRIBUTES} string values, keys of 1 to 128 characters, values of at most 128.
+ * object of at most {@link MAX_ATTRIBUTES} string values, keys of 1 to 128 characters, values of at most 128,
+ * neither holding a NUL or a lone surrogate (text no engine stores, docs/decisions.md §3).
  */
 export function isAttributes(value: unknown): value is Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const entries = Object.entries(value);
-  const fits = (text: unknown, min: number): boolean => typeof text === 'string' && text.length >= min && text.length <= 128;
+  const fits = (text: unknown, min: number): boolean =>
+    typeof text === 'string' && text.length >= min && text.length <= 128 && isStorableText(text);
   return entries.length <= MAX_ATTRIBUTES && entries.every(([key, text]) => fits(key, 1) && fits(text, 0));
 }
 

@@ -58,7 +58,7 @@ describe(readConfigData.name, () => {
     assert.deepEqual(readConfigData(body), { data: { serial: 'SN-0012', hwRevision: '' }, mode: 'merge' });
   });
 
-  it('refuses no data, values that are not strings, keys or values over 128 characters, more than 100 keys, another mode', () => {
+  it('refuses no data, values that are not strings, keys or values over 128 characters or with text no database stores, more than 100 keys, another mode', () => {
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v']));
     for (const body of [
       {},
@@ -66,6 +66,8 @@ describe(readConfigData.name, () => {
       { data: { a: 1 } },
       { data: { ['k'.repeat(129)]: 'v' } },
       { data: { a: 'v'.repeat(129) } },
+      { data: { '\udc00': '' } },
+      { data: { a: 'x\u0000y' } },
       { data: many },
     ]) {
       assert.deepEqual(readConfigData(body), { error: ConfigDataMessages.data });

@@ -1,4 +1,5 @@
 import { UnparsedJson } from '#src/platform/http/json-body.js';
+import { isAttributes, MAX_ATTRIBUTES } from '#src/domain/device/device.service.js';
 
 /**
  * Reading what DDI clients send (docs/decisions.md §12): leniently, because real clients send
@@ -33,12 +34,9 @@ export const FeedbackMessages = {
 
 /** 400 texts of a configData body. */
 export const ConfigDataMessages = {
-  data: 'data must be an object of 1 to 100 attributes: keys of 1 to 128 characters, string values of at most 128',
+  data: `data must be an object of 1 to ${MAX_ATTRIBUTES} attributes: keys of 1 to 128 characters, string values of at most 128`,
   mode: 'mode must be one of merge, replace, remove',
 } as const;
-
-/** Most attributes of one configData body (hawkBit's default quota). */
-const MAX_ATTRIBUTES = 100;
 
 /**
  * A feedback body as the JSON parser handed it (an object, or {@link UnparsedJson}).
@@ -89,19 +87,11 @@ export interface DdiConfigDataBody {
 export function readConfigData(body: unknown): DdiConfigDataBody | { error: string } {
   const object = objectOf(body instanceof UnparsedJson ? undefined : body);
   const data = objectOf(object?.['data']);
-  const entries = data ? Object.entries(data) : [];
-  const fits = (text: unknown, min: number): text is string => typeof text === 'string' && text.length >= min && text.length <= 128;
-  if (
-    !data ||
-    entries.length === 0 ||
-    entries.length > MAX_ATTRIBUTES ||
-    !entries.every(([key, value]) => fits(key, 1) && fits(value, 0))
-  ) {
-    return { error: ConfigDataMessages.data };
-  }
+  // The one rule of what a device may keep as attributes (docs/decisions.md §11), and at least one.
+  if (!data || Object.keys(data).length === 0 || !isAttributes(data)) return { error: ConfigDataMessages.data };
   const mode = object !== undefined && 'mode' in object ? object['mode'] : 'merge';
   if (mode !== 'merge' && mode !== 'replace' && mode !== 'remove') return { error: ConfigDataMessages.mode };
-  return { data: data as Record<string, string>, mode };
+  return { data: data, mode };
 }
 
 function objectOf(value: unknown): Record<string, unknown> | undefined {

@@ -96,11 +96,13 @@ async function startApp(dataDir: string, driver: string, databaseUrl?: string): 
   return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL };
 }
 
-let lastTimestamp = 0;
+/** The last login timestamp used with each device key. */
+const lastTimestamps = new Map<string, number>();
 
-/** Logs in with a device key; each call a fresh timestamp (a pair logs in once, docs/decisions.md §4). */
+/** Logs in with a device key; each call a fresh timestamp for that key (a pair logs in once, docs/decisions.md §4). */
 async function login(app: App, tenant: SeededTenant, deviceKey: string): Promise<string> {
-  const timestamp = (lastTimestamp = Math.max(lastTimestamp + 1, Math.floor(Date.now() / 1000) - 290));
+  const timestamp = Math.max((lastTimestamps.get(deviceKey) ?? 0) + 1, Math.floor(Date.now() / 1000) - 290);
+  lastTimestamps.set(deviceKey, timestamp);
   const response = await fetch(`${app.auth}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

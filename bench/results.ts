@@ -48,6 +48,8 @@ export interface Results {
   seedSeconds: number;
   /** Seeding of the PostgreSQL database, when the PostgreSQL scenarios ran. */
   postgresSeedSeconds?: number;
+  /** The longest start of a seeded rollout (its targets given their states), per engine that ran. */
+  rolloutStarts: { engine: string; seconds: number; targets: number }[];
   rows: Row[];
   reports: ReportRow[];
   drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
@@ -119,6 +121,10 @@ export function renderResults(r: Results): string {
         ? ` The PostgreSQL scenarios run on a database of their own (the local server, default settings), seeded the same way ` +
           `in ${r.postgresSeedSeconds.toFixed(1)} s.`
         : ''),
+    `- Starting a rollout (\`POST …/rollouts/:id/start\`: every target given its state and wave, one transaction), the ` +
+      `longest of the seeded ones: ${r.rolloutStarts
+        .map((s) => `${s.seconds.toFixed(1)} s for ${n(s.targets)} targets on ${s.engine}`)
+        .join(', ')}.`,
     `- next rollout: each request from another device (mac) of the large tenant, reporting the version it runs, with a ` +
       'valid token of its device type in `X-Access-Token` (300 different tokens, one login each). GET device: the same, by mac.',
     `- login: every request a distinct (device key, timestamp) pair over ${r.loginKeys} device keys (a pair logs in once); ` +

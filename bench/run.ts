@@ -55,6 +55,8 @@ const PDF_BUDGET_SECONDS = 180;
 
 const DRIVERS = ['sqlite3', 'better-sqlite3'] as const;
 const DEFAULT_DRIVER = ENVIRONMENT.find((v) => v.name === 'SQLITE_DRIVER')?.default ?? 'sqlite3';
+/** Most devices a PDF report lists by default (`REPORT_PDF_MAX_DEVICES`): a larger tenant's PDF is refused (422). */
+const PDF_MAX_DEVICES = Number(ENVIRONMENT.find((v) => v.name === 'REPORT_PDF_MAX_DEVICES')?.default);
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -227,8 +229,9 @@ async function checkNextRollout(app: App, next: NextRequest): Promise<{ offers: 
 
 /**
  * Next rollout measured while PDF reports render: as many as the server renders at once (one per
- * tenant, so the large tenant's and the small one's), each read as it streams. The reports are
- * cut off once the measurement ends (the one of the large tenant lasts far longer).
+ * tenant, so the large tenant's and the small one's; only those within `REPORT_PDF_MAX_DEVICES`),
+ * each read as it streams. The reports are cut off once the measurement ends (the one of the large
+ * tenant lasts far longer).
  */
 async function nextRolloutDuringPdfReports(
   app: App,
@@ -238,7 +241,7 @@ async function nextRolloutDuringPdfReports(
   const abort = new AbortController();
   const reading: Promise<unknown>[] = [];
   const streamed: number[] = [];
-  for (const tenant of [seeded.fleet, seeded.small]) {
+  for (const tenant of [seeded.fleet, seeded.small].filter((t) => t.devices <= PDF_MAX_DEVICES)) {
     const token = await login(app, tenant, tenant.typeKeys.ESP32);
     const response = await fetch(`${app.vc}/api/report/pdf`, { headers: { 'x-access-token': token }, signal: abort.signal });
     if (response.status !== 200) throw new Error(`report pdf answered ${response.status}`);
@@ -289,6 +292,7 @@ async function main(): Promise<void> {
   try {
     const seeded = await seed(dataDir, FLEET, SMALL, LOGIN_KEYS);
     log(`seeded ${FLEET} + ${SMALL} devices, 10 active rollouts in ${seeded.seconds.toFixed(1)} s`);
+    log(`longest rollout start: ${seeded.longestStartSeconds.toFixed(1)} s for ${seeded.longestStartTargets} targets`);
 
     // The ceiling.
     const ceilingPort = await freePort();
@@ -362,13 +366,16 @@ async function main(): Promise<void> {
 
     // The same device scenarios on PostgreSQL, a database of its own seeded the same way.
     let postgresSeedSeconds: number | undefined;
+    let pgStart: { seconds: number; targets: number } | undefined;
     if (POSTGRES) {
       const database = await createBenchDatabase();
       const pgDir = await mkdtemp(join(tmpdir(), 'firmledger-bench-pg-'));
       try {
         const pgSeeded = await seed(pgDir, FLEET, SMALL, LOGIN_KEYS, database.url);
         postgresSeedSeconds = pgSeeded.seconds;
+        pgStart = { seconds: pgSeeded.longestStartSeconds, targets: pgSeeded.longestStartTargets };
         log(`[postgres] seeded ${FLEET} + ${SMALL} devices in ${pgSeeded.seconds.toFixed(1)} s`);
+        log(`[postgres] longest rollout start: ${pgSeeded.longestStartSeconds.toFixed(1)} s for ${pgSeeded.longestStartTargets} targets`);
         const app = await startApp(pgDir, DEFAULT_DRIVER, database.url);
         try {
           const tokens = await typeTokens(app, pgSeeded.fleet);
@@ -404,6 +411,21 @@ async function main(): Promise<void> {
     ] as const) {
       for (const type of ['json', 'xml', 'pdf'] as const) {
         const row: ReportRow = { type, devices: size };
+        if (type === 'pdf' && size > PDF_MAX_DEVICES) {
+          const app = await startApp(dataDir, DEFAULT_DRIVER);
+          try {
+            const response = await fetch(`${app.vc}/api/report/pdf`, {
+              headers: { 'x-access-token': await login(app, tenant, tenant.typeKeys.ESP32) },
+            });
+            if (response.status !== 422) throw new Error(`report pdf of ${size} devices answered ${response.status}, not 422`);
+            row.skipped = `refused (422): over REPORT_PDF_MAX_DEVICES (${PDF_MAX_DEVICES.toLocaleString('en')}); use the json or xml report`;
+          } finally {
+            await app.server.stop();
+          }
+          log(`report pdf ${size}: ${row.skipped}`);
+          reports.push(row);
+          continue;
+        }
         if (type === 'pdf' && size === FLEET) {
           const estimate = (pdfSmallSeconds * FLEET) / SMALL;
           if (estimate > PDF_BUDGET_SECONDS) {
@@ -445,6 +467,10 @@ async function main(): Promise<void> {
       loginRateLimit: LOGIN_RATE_LIMIT,
       seedSeconds: seeded.seconds,
       postgresSeedSeconds,
+      rolloutStarts: [
+        { engine: 'SQLite', seconds: seeded.longestStartSeconds, targets: seeded.longestStartTargets },
+        ...(pgStart !== undefined ? [{ engine: 'PostgreSQL', ...pgStart }] : []),
+      ],
       rows,
       reports,
       drivers: { sqlite3, better, defaultDriver: DEFAULT_DRIVER },

@@ -32,6 +32,10 @@ export interface Seeded {
   /** Group memberships of the large tenant. */
   memberships: number;
   seconds: number;
+  /** The longest start of one of the rollouts (every target of its group given its state and wave), seconds. */
+  longestStartSeconds: number;
+  /** Targets of that rollout. */
+  longestStartTargets: number;
 }
 
 const ROWS_PER_INSERT = 500;
@@ -111,6 +115,7 @@ export async function seed(
       );
     }
     const plans = app.get(RolloutPlanService);
+    const longestStart = { seconds: 0, targets: 0 };
     const rolloutIds = new Map<string, number>();
     for (const rollout of ROLLOUTS) {
       const created = await plans.create({
@@ -122,7 +127,12 @@ export async function seed(
         startDate: '2026-01-01 00:00:00',
         downgrade: rollout.downgrade,
       });
-      if (rollout.state !== 'draft') await plans.apply(fleet.id, created.id, 'start');
+      if (rollout.state !== 'draft') {
+        const starting = performance.now();
+        const started = await plans.apply(fleet.id, created.id, 'start');
+        const seconds = (performance.now() - starting) / 1000;
+        if (seconds > longestStart.seconds) Object.assign(longestStart, { seconds, targets: started.targeted });
+      }
       if (rollout.state === 'paused') await plans.apply(fleet.id, created.id, 'pause');
       rolloutIds.set(rollout.name, created.id);
     }
@@ -137,7 +147,14 @@ export async function seed(
         [waveA, fleet.id, (await groups.require(fleet.id, ROLLOUTS[0].group)).id],
       );
     });
-    return { fleet, small, memberships, seconds: (performance.now() - started) / 1000 };
+    return {
+      fleet,
+      small,
+      memberships,
+      seconds: (performance.now() - started) / 1000,
+      longestStartSeconds: longestStart.seconds,
+      longestStartTargets: longestStart.targets,
+    };
   } finally {
     await app.close();
   }

@@ -7,6 +7,7 @@ import { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
 import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './policy/device-states.js';
 import { memberClassExpression, targetCondition, type MemberClass } from './policy/targets.js';
+import { waveEnds, type WaveBound } from './policy/waves.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
 
@@ -75,40 +76,40 @@ export interface RolloutDeviceRow {
 export class DeviceStateRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Ids of the rollout's targets ({@link targetCondition}), by id (the rollout's stable order). */
-  async targetedDeviceIds(manager: EntityManager, rolloutId: number): Promise<number[]> {
-    const rows = await query<{ id: unknown }[]>(
+  /**
+   * Gives every target of the rollout (policy/targets.ts) that has no state in it yet the state
+   * `pending` (one history entry each) in its wave: the targets in the stable order (device id)
+   * cut by {@link waveEnds} of `bounds`. Set-based: a count and two `INSERT … SELECT` statements,
+   * whatever the number of targets (a million devices start in seconds, docs/decisions.md §10).
+   * @returns how many targets the rollout has.
+   */
+  async placeTargets(manager: EntityManager, rolloutId: number, bounds: readonly WaveBound[], now: number): Promise<number> {
+    const targets = `SELECT d.id AS device_id, ROW_NUMBER() OVER (ORDER BY d.id) AS rn
+      FROM rollout r JOIN device d ON d.tenant_id = r.tenant_id WHERE r.id = $1 AND ${targetCondition('d', 'r')}`;
+    const [{ total }] = await query<{ total: unknown }[]>(
       manager,
-      `SELECT d.id AS id FROM rollout r JOIN device d ON d.tenant_id = r.tenant_id
-        WHERE r.id = $1 AND ${targetCondition('d', 'r')} ORDER BY d.id`,
+      `SELECT COUNT(*) AS total FROM rollout r JOIN device d ON d.tenant_id = r.tenant_id WHERE r.id = $1 AND ${targetCondition('d', 'r')}`,
       [rolloutId],
     );
-    return rows.map((row) => Number(row.id));
-  }
-
-  /** Adds devices in state `pending` (one history entry each); devices that have a state keep it. */
-  async insertPending(
-    manager: EntityManager,
-    rolloutId: number,
-    devices: { deviceId: number; wave: number }[],
-    now: number,
-  ): Promise<void> {
-    for (let i = 0; i < devices.length; i += CHUNK) {
-      const chunk = devices.slice(i, i + CHUNK);
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(RolloutDeviceState)
-        .values(chunk.map(({ deviceId, wave }) => pendingRow(rolloutId, deviceId, wave, now)))
-        .orIgnore()
-        .execute();
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(RolloutDeviceTransition)
-        .values(chunk.map(({ deviceId }) => ({ rolloutId, deviceId, state: 'pending' as const, at: now, message: null })))
-        .execute();
-    }
+    const ends = waveEnds(bounds, Number(total));
+    // The wave of the rn-th target (1-based): the first whose end is at or past rn (waves.ts waveOf); ends are whole numbers.
+    const wave =
+      ends.length === 1 ? '1' : `CASE ${ends.slice(0, -1).map((end, i) => `WHEN t.rn <= ${end} THEN ${i + 1}`).join(' ')} ELSE ${ends.length} END`;
+    await query(
+      manager,
+      `INSERT INTO rollout_device_transition (rollout_id, device_id, state, at, message)
+       SELECT CAST($1 AS integer), t.device_id, 'pending', CAST($2 AS bigint), NULL FROM (${targets}) t
+        WHERE NOT EXISTS (SELECT 1 FROM rollout_device_state s WHERE s.rollout_id = $1 AND s.device_id = t.device_id)`,
+      [rolloutId, now],
+    );
+    await query(
+      manager,
+      `INSERT INTO rollout_device_state (rollout_id, device_id, wave, state, attempts, updated_at)
+       SELECT CAST($1 AS integer), t.device_id, ${wave}, 'pending', 0, CAST($2 AS bigint) FROM (${targets}) t
+        WHERE NOT EXISTS (SELECT 1 FROM rollout_device_state s WHERE s.rollout_id = $1 AND s.device_id = t.device_id)`,
+      [rolloutId, now],
+    );
+    return Number(total);
   }
 
   /**
@@ -449,6 +450,3 @@ export class DeviceStateRepository {
   }
 }
 
-function pendingRow(rolloutId: number, deviceId: number, wave: number, now: number): Partial<RolloutDeviceState> {
-  return { rolloutId, deviceId, wave, state: 'pending', attempts: 0, updatedAt: now };
-}

@@ -10,7 +10,7 @@ import { GroupService } from '#src/domain/group/group.service.js';
 import { RETRIED_STATES } from './policy/device-states.js';
 import { nextStep } from './policy/next-step.js';
 import { transition, type RolloutAction } from './policy/lifecycle.js';
-import { parseWavePlan, waveEnds, waveOf } from './policy/waves.js';
+import { parseWavePlan } from './policy/waves.js';
 import { parseWindows } from './policy/windows.js';
 import { parseRamp } from './policy/ramp.js';
 import { DeviceStateRepository } from './device-state.repository.js';
@@ -275,10 +275,7 @@ export class RolloutPlanService {
 
   /** Gives the rollout's targets (policy/targets.ts) their `pending` state and wave, in the stable order (device id). */
   private async placeDevices(manager: EntityManager, rollout: Rollout): Promise<void> {
-    const ids = await this.states.targetedDeviceIds(manager, rollout.id);
-    const ends = waveEnds(wavesOf(rollout), ids.length);
-    const devices = ids.map((deviceId, index) => ({ deviceId, wave: waveOf(index, ends) }));
-    await this.states.insertPending(manager, rollout.id, devices, this.clock.now());
+    await this.states.placeTargets(manager, rollout.id, wavesOf(rollout), this.clock.now());
   }
 
   /** Makes `wave` the current wave (a guarded update from the wave before) and records it; whether it started here. */

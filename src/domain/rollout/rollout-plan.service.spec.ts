@@ -45,6 +45,10 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
     ddiActionType: 'forced',
     windows: '[]',
     ramp: null,
+    abortCriteria: '[]',
+    timeoutOffered: null,
+    timeoutDownloading: null,
+    timeoutInstalled: null,
     ...overrides,
   };
 }

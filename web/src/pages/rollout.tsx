@@ -93,9 +93,11 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         <ErrorText error={rollout.error} />
         {r.pause_reason ? (
           <div className="pause-reason" role="status" aria-labelledby="pause-reason-title">
-            <h3 id="pause-reason-title">Paused by itself</h3>
+            <h3 id="pause-reason-title">{r.status === 'cancelled' ? 'Cancelled by itself' : 'Paused by itself'}</h3>
             <p>{r.pause_reason}.</p>
-            <p className="small">Look at the failed devices below; retry them or resume when the cause is fixed.</p>
+            {r.status === 'cancelled' ? null : (
+              <p className="small">Look at the failed devices below; retry them or resume when the cause is fixed.</p>
+            )}
           </div>
         ) : null}
         {r.awaiting_approval ? (

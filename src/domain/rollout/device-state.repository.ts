@@ -256,13 +256,14 @@ export class DeviceStateRepository {
 
   /**
    * Up to `limit` (rollout, device) pairs `installed` and unchanged since before `cutoff` (epoch
-   * ms), in rollouts without a timeout of their own for `installed` (those time out instead: {@link timedOut}).
+   * ms), but in running rollouts with a timeout of their own for `installed` (those time out instead:
+   * {@link timedOut}).
    */
   async silentSince(cutoff: number, limit: number): Promise<{ rolloutId: number; deviceId: number }[]> {
     const rows = await this.dataSource
       .createQueryBuilder()
       .from(RolloutDeviceState, 's')
-      .innerJoin(Rollout, 'r', 'r.id = s.rollout_id AND r.timeout_installed IS NULL')
+      .innerJoin(Rollout, 'r', "r.id = s.rollout_id AND (r.timeout_installed IS NULL OR r.status NOT IN ('active', 'paused'))")
       .select(['s.rollout_id AS "rolloutId"', 's.device_id AS "deviceId"'])
       .where("s.state = 'installed' AND s.updated_at < :cutoff", { cutoff })
       .limit(limit)

@@ -71,6 +71,34 @@ function Schedule({ rollout: r }: { rollout: Rollout }) {
   );
 }
 
+/** The rollout's abort criteria and timeouts (docs/decisions.md §10.2), when it has them. */
+function Guards({ rollout: r }: { rollout: Rollout }) {
+  const timeouts = (['offered', 'downloading', 'installed'] as const).filter((state) => r.timeouts[state] != null);
+  if (r.abort_criteria.length === 0 && timeouts.length === 0) return null;
+  return (
+    <div className="schedule small" role="status" aria-label="Abort criteria and timeouts">
+      {r.abort_criteria.length > 0 ? (
+        <p>
+          <strong>Abort criteria:</strong>{' '}
+          {r.abort_criteria
+            .map(
+              (c) =>
+                `${c.action} when ${c.failure.replace('_', ' ')} reaches ${c.threshold_percentage} % of at least ${c.min_finished} finished`,
+            )
+            .join('; ')}
+          .
+        </p>
+      ) : null}
+      {timeouts.length > 0 ? (
+        <p>
+          <strong>Timeouts:</strong> {timeouts.map((state) => `${state} ${lengthText(r.timeouts[state] ?? 0)}`).join(', ')}; longer is timed
+          out.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChange: boolean }) {
   const names = useNames(tenant);
   const rollout = useQuery({
@@ -112,6 +140,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         </p>
         {notTargeted ? <p className="small not-targeted">{notTargeted}</p> : null}
         <Schedule rollout={r} />
+        <Guards rollout={r} />
         {isLive(r.status) ? <p className="muted small">Refreshed every {REFRESH.rollout / 1000} s.</p> : null}
         {canChange ? <Actions tenant={tenant} rollout={r} /> : null}
         <details className="states-help">

@@ -42,7 +42,17 @@ const ROLLOUT_KEYS = [
 ];
 
 /** State counts of no device (docs/decisions.md §10). */
-const NO_DEVICES = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
+const NO_DEVICES = {
+  targeted: 0,
+  pending: 0,
+  offered: 0,
+  downloading: 0,
+  installed: 0,
+  confirmed: 0,
+  failed: 0,
+  fell_back: 0,
+  timed_out: 0,
+};
 
 type State = 'draft' | 'active' | 'paused' | 'finished' | 'cancelled';
 type Action = 'start' | 'pause' | 'resume' | 'cancel';

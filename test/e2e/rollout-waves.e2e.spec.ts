@@ -97,6 +97,7 @@ describe('rollout waves and thresholds (docs/decisions.md §10)', () => {
       confirmed: 0,
       failed: 0,
       fell_back: 21,
+      timed_out: 0,
     });
     assert.equal(now.waves[2].status, 'waiting');
     assert.equal(await next(f, wave2[30]), null, 'a paused rollout is offered to nobody');

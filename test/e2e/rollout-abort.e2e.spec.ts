@@ -59,6 +59,8 @@ describe('rollout abort criteria and timeouts (docs/decisions.md §10.2)', () =>
 
     assert.equal(await next(f, f.macs[0]), String(id));
     assert.equal(await next(f, f.macs[1]), String(id));
+    // Offers are written behind, at the latest offer's time of a batch: reading the rollout writes them now.
+    assert.equal((await show(f, id)).devices.offered, 2);
     app.clock.advance(90);
     f.token = await app.login(f.tenant);
     assert.equal(await next(f, f.macs[2]), String(id));

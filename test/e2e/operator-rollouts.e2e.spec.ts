@@ -39,6 +39,8 @@ const ROLLOUT_KEYS = [
   'next_window_at',
   'window_closes_at',
   'ramp',
+  'abort_criteria',
+  'timeouts',
 ];
 
 /** State counts of no device (docs/decisions.md §10). */
@@ -206,6 +208,8 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           next_window_at: null,
           window_closes_at: null,
           ramp: null,
+          abort_criteria: [],
+          timeouts: { offered: null, downloading: null, installed: null },
         },
       );
       assert.deepEqual(await read(body.id), body);

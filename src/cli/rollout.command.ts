@@ -7,6 +7,8 @@ import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js'
 import { RolloutProgressService, type RolloutView } from '#src/domain/rollout/rollout-progress.service.js';
 import { DDI_ACTION_TYPES, ROLLOUT_APPROVALS, type DdiActionType, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
+import { ABORT_ACTIONS, ABORT_FAILURES } from '#src/domain/rollout/policy/abort.js';
+import { TIMED_STATES } from '#src/domain/rollout/policy/timeouts.js';
 import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
@@ -20,10 +22,10 @@ const share = (name: string) => (text: string) => {
   return value;
 };
 
-/** A duration: `3h`, `90m`, `45s` or a number of seconds; whole seconds. */
+/** A duration: `2d`, `3h`, `90m`, `45s` or a number of seconds; whole seconds. */
 const duration = (name: string) => (text: string) => {
-  const m = /^(\d{1,7})([hms]?)$/.exec(text.trim());
-  const seconds = m ? Number(m[1]) * { h: 3600, m: 60, s: 1, '': 1 }[m[2] as 'h' | 'm' | 's' | ''] : NaN;
+  const m = /^(\d{1,7})([dhms]?)$/.exec(text.trim());
+  const seconds = m ? Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1, '': 1 }[m[2] as 'd' | 'h' | 'm' | 's' | ''] : NaN;
   if (!(seconds >= 1)) throw new InvalidArgumentError(`${name} must be a duration such as 3h, 90m or 600 (seconds)`);
   return seconds;
 };
@@ -33,6 +35,30 @@ const number = (name: string) => (text: string) => {
   const value = Number(text.trim());
   if (text.trim() === '' || !Number.isFinite(value)) throw new InvalidArgumentError(`${name} must be a number`);
   return value;
+};
+
+/**
+ * One `--abort` criterion, `<failure>:<percent>%:min=<finished>:<action>` (`failed:10%:min=20:pause`),
+ * as the operator API's criterion; its values are checked by the one reader of criteria (policy/abort.ts).
+ */
+const abortCriterion = (text: string, previous: unknown[] = []): unknown[] => {
+  const m = /^([a-z_]+):(\d{1,3}(?:\.\d+)?)%?:min=(\d{1,9}):([a-z]+)$/.exec(text.trim());
+  if (!m) {
+    throw new InvalidArgumentError(
+      `--abort must read <failure>:<percent>%:min=<finished>:<action>, such as failed:10%:min=20:pause ` +
+        `(failure: ${ABORT_FAILURES.join(', ')}; action: ${ABORT_ACTIONS.join(', ')})`,
+    );
+  }
+  return [...previous, { failure: m[1], threshold_percentage: Number(m[2]), min_finished: Number(m[3]), action: m[4] }];
+};
+
+/** One `--timeout <state>=<duration>` (`offered=1h`), added to the operator API's timeouts. */
+const timeoutOption = (text: string, previous: Record<string, number> = {}): Record<string, number> => {
+  const m = /^([a-z_]+)=(.+)$/.exec(text.trim());
+  if (!m || !(TIMED_STATES as readonly string[]).includes(m[1])) {
+    throw new InvalidArgumentError(`--timeout must read <state>=<duration> with a state of ${TIMED_STATES.join(', ')}, such as offered=1h`);
+  }
+  return { ...previous, [m[1]]: duration(`--timeout ${m[1]}`)(m[2]) };
 };
 
 /** Collects a repeated option's values. */
@@ -60,7 +86,19 @@ function showRollout(r: RolloutView): string {
       : `ramp: ${r.ramp.basePerMinute} new offers a minute, ×${r.ramp.incrementFactor} every ${r.ramp.incrementEvery.count} ` +
         `${r.ramp.incrementEvery.criterion}, at most ${r.ramp.maximumPerMinute} a minute`,
   ];
-  if (r.pauseReason !== null) lines.push(`paused by itself: ${r.pauseReason}`);
+  lines.push(
+    r.abortCriteria.length === 0
+      ? 'abort criteria: none'
+      : `abort criteria: ${r.abortCriteria
+          .map((c) => `${c.action} when ${c.failure} reaches ${c.thresholdPercentage}% of at least ${c.minFinished} finished`)
+          .join('; ')}`,
+    TIMED_STATES.some((state) => r.timeouts[state] !== null)
+      ? `timeouts: ${TIMED_STATES.filter((state) => r.timeouts[state] !== null)
+          .map((state) => `${state} ${r.timeouts[state]}s`)
+          .join(', ')}`
+      : 'timeouts: none',
+  );
+  if (r.pauseReason !== null) lines.push(`${r.status === 'cancelled' ? 'cancelled' : 'paused'} by itself: ${r.pauseReason}`);
   const rows: Record<string, string | number>[] = r.waves.map((w) => ({
     wave: String(w.wave),
     bound: w.bound,
@@ -204,6 +242,17 @@ export function registerRolloutCommands(program: Command): void {
         number('--ramp-every-offered'),
       )
       .option('--ramp-max <n>', 'ramp: most new offers a minute (up to 1000)', number('--ramp-max'))
+      .option(
+        '--abort <criterion>',
+        'an abort criterion <failure>:<percent>%:min=<finished>:<action> (repeat for more), e.g. failed:10%:min=20:pause: ' +
+          `once 20 devices finished, pause when 10% of them failed (failure: ${ABORT_FAILURES.join(', ')}; action: ${ABORT_ACTIONS.join(', ')})`,
+        abortCriterion,
+      )
+      .option(
+        '--timeout <state=duration>',
+        `a timeout: a device that stays in ${TIMED_STATES.join(', ')} longer is timed_out (repeat: --timeout offered=1h --timeout installed=30m)`,
+        timeoutOption,
+      )
       .addOption(jsonOption())
       .action(
         (o: {
@@ -227,6 +276,8 @@ export function registerRolloutCommands(program: Command): void {
           rampEveryConfirmed?: number;
           rampEveryOffered?: number;
           rampMax?: number;
+          abort?: unknown[];
+          timeout?: Record<string, number>;
           json?: boolean;
         }) =>
           run(
@@ -247,6 +298,8 @@ export function registerRolloutCommands(program: Command): void {
                   ddiActionType: o.ddiActionType,
                   windows: windowsOf(o),
                   ramp: rampOf(o),
+                  abortCriteria: o.abort,
+                  timeouts: o.timeout,
                 }),
                 { Firmware: o.firmware },
               ),
@@ -259,6 +312,7 @@ export function registerRolloutCommands(program: Command): void {
     'firmledger rollout create --tenant acme --name "1.1.0 to field test" --firmware 1 --group field-test --priority 1 --start "2026-01-01 00:00:00"',
     'firmledger rollout create --tenant acme --name "1.1.0 in waves" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --wave 10% --wave 30% --wave 100% --success-threshold 80% --error-threshold 20% --approval manual',
     'firmledger rollout create --tenant acme --name "1.1.0 at night" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --window "0 2 * * *" --window-duration 3h --tz Europe/Berlin --ramp-base 10 --ramp-factor 2 --ramp-every-confirmed 100 --ramp-max 1000',
+    'firmledger rollout create --tenant acme --name "1.1.0 guarded" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --abort failed:10%:min=20:pause --abort all:30%:min=50:cancel --timeout offered=1h --timeout installed=30m',
   );
   for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
     example(
@@ -316,7 +370,7 @@ export function registerRolloutCommands(program: Command): void {
   example(
     rollout
       .command('retry <id>')
-      .description('offer the rollout again to its failed and fell-back devices (back to pending)')
+      .description('offer the rollout again to its failed, fell-back and timed-out devices (back to pending)')
       .addOption(tenantOption())
       .addOption(jsonOption())
       .action((id: string, o: { tenant: string; json?: boolean }) => {

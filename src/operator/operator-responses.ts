@@ -1,4 +1,5 @@
 import type { Counted } from '#src/platform/common/paging.js';
+import { criterionWire } from '#src/domain/rollout/policy/abort.js';
 import type { LedgerEntryView, VerifyResult } from '#src/domain/ledger/ledger.service.js';
 import type { TufCheck } from '#src/domain/tuf/tuf.service.js';
 import type { DeviceView, DeviceWithToken } from '#src/domain/device/device.service.js';
@@ -268,6 +269,8 @@ export function rolloutResponse(view: RolloutView): OperatorRolloutResponse {
             increment_every: { [view.ramp.incrementEvery.criterion]: view.ramp.incrementEvery.count },
             maximum_per_minute: view.ramp.maximumPerMinute,
           },
+    abort_criteria: view.abortCriteria.map(criterionWire),
+    timeouts: { ...view.timeouts },
   };
 }
 

@@ -104,6 +104,8 @@ export class OperatorRolloutsController {
       ddiActionType: body.ddi_action_type,
       windows: body.windows,
       ramp: body.ramp,
+      abortCriteria: body.abort_criteria,
+      timeouts: body.timeouts,
       actor,
     });
     return rolloutResponse(created);

@@ -16,7 +16,7 @@ const WAVE_1 = FLEET / 4;
 /** What the simulator's failing devices report. */
 const FAILURE = 'simulated: the new image failed its self-test';
 /** Counts of no device in any state. */
-const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
+const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 };
 type Counts = typeof NONE;
 /** A rollout as the operator API answers it, the fields this spec reads. */
 interface RolloutAnswer {
@@ -27,7 +27,7 @@ interface RolloutAnswer {
 }
 
 /** Counts as the legend shows them (its labels in words). */
-const counted = ({ fell_back, ...rest }: Counts) => ({ ...rest, 'fell back': fell_back });
+const counted = ({ fell_back, timed_out, ...rest }: Counts) => ({ ...rest, 'fell back': fell_back, 'timed out': timed_out });
 
 /** The rollout page's progress sentence for these counts. */
 function progressText(c: Counts): string {

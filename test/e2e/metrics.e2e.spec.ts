@@ -153,6 +153,7 @@ describe('metrics', () => {
       ['confirmed', 1],
       ['failed', 0],
       ['fell_back', 0],
+      ['timed_out', 0],
     ] as const) {
       assert.equal(valueOf(samples, 'firmledger_rollout_devices', { ...labels, state }), devices, state);
     }

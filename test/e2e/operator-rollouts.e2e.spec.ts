@@ -39,10 +39,22 @@ const ROLLOUT_KEYS = [
   'next_window_at',
   'window_closes_at',
   'ramp',
+  'abort_criteria',
+  'timeouts',
 ];
 
 /** State counts of no device (docs/decisions.md §10). */
-const NO_DEVICES = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
+const NO_DEVICES = {
+  targeted: 0,
+  pending: 0,
+  offered: 0,
+  downloading: 0,
+  installed: 0,
+  confirmed: 0,
+  failed: 0,
+  fell_back: 0,
+  timed_out: 0,
+};
 
 type State = 'draft' | 'active' | 'paused' | 'finished' | 'cancelled';
 type Action = 'start' | 'pause' | 'resume' | 'cancel';
@@ -196,6 +208,8 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           next_window_at: null,
           window_closes_at: null,
           ramp: null,
+          abort_criteria: [],
+          timeouts: { offered: null, downloading: null, installed: null },
         },
       );
       assert.deepEqual(await read(body.id), body);

@@ -21,7 +21,7 @@ export function StateBar({ counts, label, legend = true }: { counts: StateCounts
 }
 
 /** Failed and fell-back devices of a rollout: what "retry" sends back. */
-export const retriable = (rollout: Rollout): number => rollout.devices.failed + rollout.devices.fell_back;
+export const retriable = (rollout: Rollout): number => rollout.devices.failed + rollout.devices.fell_back + rollout.devices.timed_out;
 
 /** The wave after the current one, when there is one. */
 export function nextWave(rollout: Rollout): number | undefined {

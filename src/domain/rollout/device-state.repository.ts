@@ -6,6 +6,7 @@ import { Device } from '#src/domain/device/device.entity.js';
 import { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
 import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './policy/device-states.js';
+import { TIMED_STATES, type TimedState } from './policy/timeouts.js';
 import { memberClassExpression, targetCondition, type MemberClass } from './policy/targets.js';
 import { waveEnds, type WaveBound } from './policy/waves.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
@@ -19,6 +20,7 @@ const TIME_COLUMN: Record<Exclude<DeviceState, 'pending'>, keyof RolloutDeviceSt
   confirmed: 'confirmedAt',
   failed: 'failedAt',
   fell_back: 'failedAt',
+  timed_out: 'failedAt',
 };
 
 /** Rows inserted per statement. */
@@ -253,16 +255,49 @@ export class DeviceStateRepository {
     return rows.map((row) => Number(row.id));
   }
 
-  /** Up to `limit` (rollout, device) pairs `installed` and unchanged since before `cutoff` (epoch ms). */
+  /**
+   * Up to `limit` (rollout, device) pairs `installed` and unchanged since before `cutoff` (epoch
+   * ms), but in running rollouts with a timeout of their own for `installed` (those time out instead:
+   * {@link timedOut}).
+   */
   async silentSince(cutoff: number, limit: number): Promise<{ rolloutId: number; deviceId: number }[]> {
     const rows = await this.dataSource
       .createQueryBuilder()
       .from(RolloutDeviceState, 's')
+      .innerJoin(Rollout, 'r', "r.id = s.rollout_id AND (r.timeout_installed IS NULL OR r.status NOT IN ('active', 'paused'))")
       .select(['s.rollout_id AS "rolloutId"', 's.device_id AS "deviceId"'])
       .where("s.state = 'installed' AND s.updated_at < :cutoff", { cutoff })
       .limit(limit)
       .getRawMany<{ rolloutId: unknown; deviceId: unknown }>();
     return rows.map((row) => ({ rolloutId: Number(row.rolloutId), deviceId: Number(row.deviceId) }));
+  }
+
+  /**
+   * Up to `limit` devices of running (active or paused) rollouts that stayed in a state longer than
+   * the rollout's timeout of that state (docs/decisions.md §10.2): `offered`, `downloading` or
+   * `installed` and unchanged for more than `timeout_<state>` seconds at `now` (epoch ms).
+   */
+  async timedOut(now: number, limit: number): Promise<{ rolloutId: number; deviceId: number; state: TimedState; seconds: number }[]> {
+    const late = (state: TimedState) =>
+      `(s.state = '${state}' AND r.timeout_${state} IS NOT NULL AND s.updated_at + r.timeout_${state} * 1000 < CAST($1 AS bigint))`;
+    const rows = await query<{ rollout_id: unknown; device_id: unknown; state: TimedState; seconds: unknown }[]>(
+      this.dataSource.manager,
+      `SELECT s.rollout_id AS rollout_id, s.device_id AS device_id, s.state AS state,
+              CASE s.state WHEN 'offered' THEN r.timeout_offered WHEN 'downloading' THEN r.timeout_downloading
+                           ELSE r.timeout_installed END AS seconds
+         FROM rollout r JOIN rollout_device_state s ON s.rollout_id = r.id
+        WHERE r.status IN ('active', 'paused')
+          AND (r.timeout_offered IS NOT NULL OR r.timeout_downloading IS NOT NULL OR r.timeout_installed IS NOT NULL)
+          AND (${TIMED_STATES.map(late).join(' OR ')})
+        LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [now],
+    );
+    return rows.map((row) => ({
+      rolloutId: Number(row.rollout_id),
+      deviceId: Number(row.device_id),
+      state: row.state,
+      seconds: Number(row.seconds),
+    }));
   }
 
   /**

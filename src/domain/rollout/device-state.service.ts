@@ -9,6 +9,7 @@ import { DeviceVersionReports } from '#src/domain/device/device-version-reports.
 import { GroupChanges, type MembersChange } from '#src/domain/group/group-changes.js';
 import { afterInstalled, afterSuccessReport, type DeviceState } from './policy/device-states.js';
 import { INSTALLING_FROM, WITHDRAWN_FROM } from './policy/device-actions.js';
+import { timeoutMessage } from './policy/timeouts.js';
 import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
 import { RolloutPlanService } from './rollout-plan.service.js';
@@ -232,8 +233,11 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Moves devices `installed` for longer than the confirmation window to `failed`, a batch at a
-   * time; safe on several instances at once (each move is a guarded update).
+   * Moves devices `installed` for longer than the confirmation window to `failed` (rollouts without
+   * a timeout of their own for `installed`), and devices that stayed `offered`, `downloading` or
+   * `installed` longer than their rollout's timeout of that state to `timed_out` with a message naming
+   * the timeout (docs/decisions.md §10.2), a batch at a time; each rollout settles after (its abort
+   * criteria may fire). Safe on several instances at once (each move is a guarded update).
    * @returns how many devices it moved.
    */
   sweep(): Promise<number> {
@@ -243,6 +247,11 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
 
   private async sweepOnce(): Promise<number> {
     await this.flushOffers();
+    return (await this.sweepSilent()) + (await this.sweepTimedOut());
+  }
+
+  /** The confirmation window: `installed` → `failed` after ROLLOUT_CONFIRMATION_WINDOW_SECONDS of silence. */
+  private async sweepSilent(): Promise<number> {
     const window = this.config.rolloutConfirmationWindowSeconds;
     let moved = 0;
     for (;;) {
@@ -267,6 +276,33 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
         });
       }
       if (silent.length < SWEEP_BATCH) return moved;
+    }
+  }
+
+  /** The rollouts' own timeouts: `offered`, `downloading`, `installed` → `timed_out` (policy/timeouts.ts). */
+  private async sweepTimedOut(): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const late = await this.states.timedOut(now, SWEEP_BATCH);
+      if (late.length === 0) return moved;
+      const byRollout = new Map<number, typeof late>();
+      for (const row of late) byRollout.set(row.rolloutId, [...(byRollout.get(row.rolloutId) ?? []), row]);
+      let movedNow = 0;
+      for (const [rolloutId, rows] of byRollout) {
+        await this.unitOfWork.transaction(async (manager) => {
+          const rollout = await this.rollouts.findById(manager, rolloutId);
+          if (!rollout) return;
+          for (const { deviceId, state, seconds } of rows) {
+            const message = timeoutMessage(state, seconds);
+            if (await this.states.move(manager, rolloutId, deviceId, 'timed_out', now, { message }, [state])) movedNow++;
+          }
+          await this.plans.settle(manager, rolloutId, rollout.tenantId);
+        });
+      }
+      moved += movedNow;
+      // A batch where nothing moved (every device moved on meanwhile) would be read again: stop.
+      if (late.length < SWEEP_BATCH || movedNow === 0) return moved;
     }
   }
 

@@ -38,7 +38,7 @@ export class RolloutDeviceState {
   @Column({ name: 'confirmed_at', type: 'bigint', nullable: true, transformer: epochMs })
   confirmedAt: number | null;
 
-  /** Epoch ms of the latest `failed` or `fell_back`, or `null`. */
+  /** Epoch ms of the latest `failed`, `fell_back` or `timed_out`, or `null`. */
   @Column({ name: 'failed_at', type: 'bigint', nullable: true, transformer: epochMs })
   failedAt: number | null;
 

@@ -64,7 +64,7 @@ export class RolloutMetrics {
     const read = () => this.progress();
     new Gauge({
       name: 'firmledger_rollout_devices',
-      help: 'Devices of a running rollout in each state (pending, offered, downloading, installed, confirmed, failed, fell_back)',
+      help: 'Devices of a running rollout in each state (pending, offered, downloading, installed, confirmed, failed, fell_back, timed_out)',
       labelNames: [...LABELS, 'state'],
       registers: [registry],
       async collect() {

@@ -45,6 +45,10 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
     ddiActionType: 'forced',
     windows: '[]',
     ramp: null,
+    abortCriteria: '[]',
+    timeoutOffered: null,
+    timeoutDownloading: null,
+    timeoutInstalled: null,
     ...overrides,
   };
 }
@@ -94,7 +98,7 @@ function newTestService(start: Rollout, counts: { kept: StateCounts[]; whole?: R
     clock,
   );
   const settle = () => service.settle({} as EntityManager, start.id, start.tenantId);
-  return { settle, rollout: () => stored, ledger: () => ledger.map((e) => e.type), wholeReads: () => wholeReads };
+  return { settle, rollout: () => stored, ledger: () => ledger.map((e) => e.type), entries: () => ledger, wholeReads: () => wholeReads };
 }
 
 describe(`${RolloutPlanService.name}.settle`, () => {
@@ -159,5 +163,23 @@ describe(`${RolloutPlanService.name}.settle`, () => {
       await t.settle();
       assert.deepEqual([t.rollout().status, t.ledger()], [status, []], status);
     }
+  });
+
+  it('cancels on an abort criterion before the error threshold, recording the criterion and its numbers once', async () => {
+    const abortCriteria = JSON.stringify([{ failure: 'failed', thresholdPercentage: 25, minFinished: 4, action: 'cancel' }]);
+    const t = newTestService(rollout({ abortCriteria }), { kept: [wave({ failed: 3, confirmed: 7 }), wave({ pending: 10 })] });
+    await t.settle();
+    await t.settle();
+    assert.equal(t.rollout().status, 'cancelled');
+    assert.equal(t.rollout().pauseReason, 'abort criterion failed 25% (min 4 finished, cancel): 3 of 10 finished devices failed (30%)');
+    assert.deepEqual(t.ledger(), ['rollout.cancelled']);
+    const { state } = t.entries()[0];
+    assert.deepEqual(state['abort'], {
+      criterion: { failure: 'failed', threshold_percentage: 25, min_finished: 4, action: 'cancel' },
+      finished: 10,
+      failures: 3,
+      percentage: 30,
+    });
+    assert.deepEqual(state['abortCriteria'], [{ failure: 'failed', threshold_percentage: 25, min_finished: 4, action: 'cancel' }]);
   });
 });

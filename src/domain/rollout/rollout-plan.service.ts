@@ -13,6 +13,8 @@ import { transition, type RolloutAction } from './policy/lifecycle.js';
 import { parseWavePlan } from './policy/waves.js';
 import { parseWindows } from './policy/windows.js';
 import { parseRamp } from './policy/ramp.js';
+import { criterionWire, parseAbortCriteria, storedAbortCriteriaOf } from './policy/abort.js';
+import { parseTimeouts } from './policy/timeouts.js';
 import { DeviceStateRepository } from './device-state.repository.js';
 import { DDI_ACTION_TYPES, type DdiActionType, type Rollout, type RolloutApproval } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
@@ -55,6 +57,13 @@ export interface PlanRollout {
    * maximum_per_minute}` (policy/ramp.ts {@link parseRamp}); default none.
    */
   ramp?: unknown;
+  /**
+   * Abort criteria as the operator API takes them, `{failure, threshold_percentage, min_finished,
+   * action}` each (policy/abort.ts {@link parseAbortCriteria}); default none.
+   */
+  abortCriteria?: unknown;
+  /** Timeouts as the operator API takes them, `{offered?, downloading?, installed?}` seconds (policy/timeouts.ts); default none. */
+  timeouts?: unknown;
   /** Who plans it (recorded on the ledger). */
   actor?: Actor;
 }
@@ -82,8 +91,8 @@ export class RolloutPlanService {
 
   /**
    * Plans a rollout in state `draft`.
-   * @throws FieldException (400 naming the field) for a bad priority, start date, name, wave plan or
-   *   threshold; NotFoundException for an
+   * @throws FieldException (400 naming the field) for a bad priority, start date, name, wave plan,
+   *   threshold, window, ramp, abort criterion or timeout; NotFoundException for an
    *   unknown firmware or group of the tenant.
    */
   async create(plan: PlanRollout): Promise<RolloutView> {
@@ -112,6 +121,10 @@ export class RolloutPlanService {
     if ('error' in windows) throw new FieldException(windows.error.field, windows.error.message);
     const ramp = plan.ramp === undefined || plan.ramp === null ? null : parseRamp(plan.ramp);
     if (ramp !== null && 'error' in ramp) throw new FieldException(ramp.error.field, ramp.error.message);
+    const abort = parseAbortCriteria(plan.abortCriteria ?? []);
+    if ('error' in abort) throw new FieldException(abort.error.field, abort.error.message);
+    const timeouts = parseTimeouts(plan.timeouts ?? {});
+    if ('error' in timeouts) throw new FieldException(timeouts.error.field, timeouts.error.message);
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
     const group = await this.groups.require(plan.tenantId, plan.group);
     const rollout = await this.unitOfWork.transaction(async (manager) => {
@@ -136,6 +149,10 @@ export class RolloutPlanService {
         ddiActionType,
         windows: JSON.stringify(windows.windows),
         ramp: ramp === null ? null : JSON.stringify(ramp.ramp),
+        abortCriteria: JSON.stringify(abort.criteria),
+        timeoutOffered: timeouts.timeouts.offered,
+        timeoutDownloading: timeouts.timeouts.downloading,
+        timeoutInstalled: timeouts.timeouts.installed,
       });
       await this.record(manager, created, 'rollout.created', plan.actor);
       return created;
@@ -224,8 +241,9 @@ export class RolloutPlanService {
 
   /**
    * After devices of a rollout changed state (inside that transaction): carries out what the
-   * rollout policy decides ({@link nextStep}): finish, pause with the reason kept and recorded,
-   * wait for approval, or start the next wave (and decide again). Every step is a guarded update,
+   * rollout policy decides ({@link nextStep}): finish, pause or cancel on an abort criterion (the
+   * reason kept, the criterion and its numbers recorded), pause on the error threshold with the
+   * reason kept and recorded, wait for approval, or start the next wave (and decide again). Every step is a guarded update,
    * so concurrent reports (also on other instances) take each step once.
    * @param changedWave the wave whose devices changed, if known: only it is held against the
    *   error threshold; otherwise every started wave is.
@@ -235,10 +253,11 @@ export class RolloutPlanService {
       const rollout = await this.rollouts.findRollout(tenantId, rolloutId, manager);
       if (!rollout) return;
       const waveCount = wavesOf(rollout).length;
+      const settling = { ...rollout, abortCriteria: storedAbortCriteriaOf(rollout.abortCriteria) };
       // The kept counts decide; a finish is checked against every member of the group first
       // (targets without a state yet, members not registered: both hold it).
-      let step = nextStep(rollout, { waves: await this.states.waveCounts(rollout.id, waveCount, manager), notRegistered: 0 }, changedWave);
-      if (step.kind === 'finish') step = nextStep(rollout, await this.states.progress(rollout.id, waveCount, manager), changedWave);
+      let step = nextStep(settling, { waves: await this.states.waveCounts(rollout.id, waveCount, manager), notRegistered: 0 }, changedWave);
+      if (step.kind === 'finish') step = nextStep(settling, await this.states.progress(rollout.id, waveCount, manager), changedWave);
       switch (step.kind) {
         case 'none':
           return;
@@ -247,6 +266,16 @@ export class RolloutPlanService {
             await this.record(manager, { ...rollout, status: 'finished' }, 'rollout.finished');
           }
           return;
+        case 'abort': {
+          const status = step.action === 'pause' ? 'paused' : 'cancelled';
+          if (await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active'] }, { status, pauseReason: step.reason })) {
+            const { criterion, finished, failures, percentage } = step.firing;
+            await this.record(manager, { ...rollout, status, pauseReason: step.reason }, `rollout.${status}`, undefined, {
+              abort: { criterion: criterionWire(criterion), finished, failures, percentage },
+            });
+          }
+          return;
+        }
         case 'pause':
           if (
             await this.rollouts.guardedUpdate(manager, rollout.id, { status: ['active'] }, { status: 'paused', pauseReason: step.reason })
@@ -294,13 +323,13 @@ export class RolloutPlanService {
     return true;
   }
 
-  private async record(manager: EntityManager, rollout: Rollout, type: string, actor?: Actor): Promise<void> {
+  private async record(manager: EntityManager, rollout: Rollout, type: string, actor?: Actor, extra: object = {}): Promise<void> {
     await this.ledger.append(manager, {
       tenantId: rollout.tenantId,
       type,
       subject: Subject.rollout(rollout.id),
       actor,
-      state: { ...snapshot(rollout), ...planned(rollout) },
+      state: { ...snapshot(rollout), ...planned(rollout), ...extra },
     });
   }
 }

@@ -6,11 +6,13 @@ import { sumCounts } from './policy/next-step.js';
 import { judgeWave, type WaveBound } from './policy/waves.js';
 import { storedWindowsOf, windowAt, type MaintenanceWindow } from './policy/windows.js';
 import { storedRampOf, type RampPlan } from './policy/ramp.js';
+import { storedAbortCriteriaOf, type AbortCriterion } from './policy/abort.js';
+import type { RolloutTimeouts } from './policy/timeouts.js';
 import { DeviceStateRepository, type RolloutDeviceRow } from './device-state.repository.js';
 import { OfferWriter } from './offer-writer.js';
 import type { Rollout, RolloutStatus } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
-import { snapshot, wavesOf, type RolloutSnapshot } from './rollout-snapshot.js';
+import { snapshot, timeoutsOf, wavesOf, type RolloutSnapshot } from './rollout-snapshot.js';
 
 /** One wave of a rollout as operators see it. */
 export interface WaveView {
@@ -31,7 +33,7 @@ export interface RolloutView extends RolloutSnapshot {
   targeted: number;
   /** Targets that reported running the target version. */
   confirmed: number;
-  /** Targets the rollout still waits for: not confirmed, failed or fell back. */
+  /** Targets the rollout still waits for: not confirmed, failed, fell back or timed out. */
   unsettled: number;
   /** Registered members of its group of another device type: never offered it, never waited for. */
   notApplicable: number;
@@ -55,6 +57,10 @@ export interface RolloutView extends RolloutSnapshot {
   windowClosesAt: string | null;
   /** Its ramp, `null`: none (docs/decisions.md §10.1). */
   ramp: RampPlan | null;
+  /** Its abort criteria in order; none: empty (docs/decisions.md §10.2). */
+  abortCriteria: AbortCriterion[];
+  /** Its timeouts per state, seconds; `null`: none (docs/decisions.md §10.2). */
+  timeouts: RolloutTimeouts;
 }
 
 /** What operators read of rollouts: each with its plan, state and progress per state and per wave (docs/decisions.md §10). */
@@ -110,7 +116,7 @@ export class RolloutProgressService {
     const { waves: counts, notApplicable, notRegistered } = await this.states.progress(rollout.id, bounds.length);
     const lastActivity = await this.states.lastChange(rollout.id);
     const devices = sumCounts(counts);
-    const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back;
+    const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back - devices.timed_out;
     const starts = JSON.parse(rollout.waveStarts) as number[];
     const started = rollout.status !== 'draft';
     const windows = storedWindowsOf(rollout.windows);
@@ -123,6 +129,8 @@ export class RolloutProgressService {
       nextWindowAt: iso(window.nextOpen),
       windowClosesAt: iso(window.closesAt),
       ramp: storedRampOf(rollout.ramp),
+      abortCriteria: [...storedAbortCriteriaOf(rollout.abortCriteria)],
+      timeouts: timeoutsOf(rollout),
       targeted: devices.targeted,
       confirmed: devices.confirmed,
       unsettled,

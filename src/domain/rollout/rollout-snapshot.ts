@@ -2,6 +2,8 @@ import { formatUtc } from '#src/platform/common/clock.js';
 import type { WaveBound } from './policy/waves.js';
 import { storedWindowsOf, type MaintenanceWindow } from './policy/windows.js';
 import { storedRampOf, type RampPlan } from './policy/ramp.js';
+import { criterionWire, storedAbortCriteriaOf } from './policy/abort.js';
+import type { RolloutTimeouts } from './policy/timeouts.js';
 import type { DdiActionType, Rollout, RolloutApproval } from './rollout.entity.js';
 
 /** A rollout's wave bounds (one wave `100%` when it has none). */
@@ -32,11 +34,35 @@ export interface RolloutSnapshot {
   ddiActionType: DdiActionType;
 }
 
-/** The windows and ramp of a rollout for the ledger, only where it has them (entries of rollouts without stay as they were). */
-export function planned(rollout: Rollout): { windows?: MaintenanceWindow[]; ramp?: RampPlan } {
+/** A rollout's timeouts (seconds; `null`: none), docs/decisions.md §10.2. */
+export function timeoutsOf(rollout: Pick<Rollout, 'timeoutOffered' | 'timeoutDownloading' | 'timeoutInstalled'>): RolloutTimeouts {
+  return {
+    offered: rollout.timeoutOffered ?? null,
+    downloading: rollout.timeoutDownloading ?? null,
+    installed: rollout.timeoutInstalled ?? null,
+  };
+}
+
+/**
+ * The windows, ramp, abort criteria and timeouts of a rollout for the ledger, only where it has
+ * them (entries of rollouts without stay as they were).
+ */
+export function planned(rollout: Rollout): {
+  windows?: MaintenanceWindow[];
+  ramp?: RampPlan;
+  abortCriteria?: ReturnType<typeof criterionWire>[];
+  timeouts?: RolloutTimeouts;
+} {
   const windows = storedWindowsOf(rollout.windows);
   const ramp = storedRampOf(rollout.ramp);
-  return { ...(windows.length > 0 ? { windows } : {}), ...(ramp !== null ? { ramp } : {}) };
+  const criteria = storedAbortCriteriaOf(rollout.abortCriteria);
+  const timeouts = timeoutsOf(rollout);
+  return {
+    ...(windows.length > 0 ? { windows } : {}),
+    ...(ramp !== null ? { ramp } : {}),
+    ...(criteria.length > 0 ? { abortCriteria: criteria.map(criterionWire) } : {}),
+    ...(Object.values(timeouts).some((t) => t !== null) ? { timeouts } : {}),
+  };
 }
 
 /** The plan and state of a rollout, as operators see it and as the ledger records it. */

@@ -97,6 +97,28 @@ export class Rollout {
   /** The ramp as JSON text of a `RampPlan` (policy/ramp.ts); `null`: new offers are not limited (docs/decisions.md §10.1). */
   @Column({ type: 'varchar', length: 256, nullable: true })
   ramp: string | null;
+
+  /**
+   * Abort criteria as JSON text of `AbortCriterion`s (policy/abort.ts); `[]`: none. The first that
+   * fires pauses or cancels the rollout (docs/decisions.md §10.2).
+   */
+  @Column({ name: 'abort_criteria', type: 'varchar', length: 1024, default: '[]' })
+  abortCriteria: string;
+
+  /** Seconds a device may stay `offered` before it is `timed_out`; `null`: no limit (docs/decisions.md §10.2). */
+  @Column({ name: 'timeout_offered', type: 'integer', nullable: true })
+  timeoutOffered: number | null;
+
+  /** Seconds a device may stay `downloading` before it is `timed_out`; `null`: no limit. */
+  @Column({ name: 'timeout_downloading', type: 'integer', nullable: true })
+  timeoutDownloading: number | null;
+
+  /**
+   * Seconds a device may stay `installed` before it is `timed_out`; `null`: the server's
+   * `ROLLOUT_CONFIRMATION_WINDOW_SECONDS`, after which it is `failed` (docs/decisions.md §10).
+   */
+  @Column({ name: 'timeout_installed', type: 'integer', nullable: true })
+  timeoutInstalled: number | null;
 }
 
 /**

@@ -14,13 +14,14 @@ import {
 
 const counts: StateCounts = {
   targeted: 200,
-  pending: 100,
+  pending: 99,
   offered: 5,
   downloading: 4,
   installed: 3,
   confirmed: 80,
   failed: 6,
   fell_back: 2,
+  timed_out: 1,
 };
 
 describe(notTargetedSentence.name, () => {
@@ -97,9 +98,12 @@ describe(percentOfShare.name, () => {
 
 describe(progressSentence.name, () => {
   it('counts the confirmed devices, and the failures when there are some', () => {
-    assert.equal(progressSentence(counts), '80 of 200 devices confirmed (40 %); 6 failed, 2 fell back');
-    assert.equal(progressSentence({ ...counts, failed: 0 }), '80 of 200 devices confirmed (40 %); 2 fell back');
-    assert.equal(progressSentence({ ...counts, targeted: 0, confirmed: 0, failed: 0, fell_back: 0 }), '0 of 0 devices confirmed (—)');
+    assert.equal(progressSentence(counts), '80 of 200 devices confirmed (40 %); 6 failed, 2 fell back, 1 timed out');
+    assert.equal(progressSentence({ ...counts, failed: 0, timed_out: 0 }), '80 of 200 devices confirmed (40 %); 2 fell back');
+    assert.equal(
+      progressSentence({ ...counts, targeted: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 }),
+      '0 of 0 devices confirmed (—)',
+    );
   });
 });
 
@@ -107,11 +111,11 @@ describe(barSegments.name, () => {
   it('puts the confirmed devices first and the failures last; the legend keeps the counting order', () => {
     assert.deepEqual(
       barSegments(counts).map((s) => s.key),
-      ['confirmed', 'installed', 'downloading', 'offered', 'pending', 'fell_back', 'failed'],
+      ['confirmed', 'installed', 'downloading', 'offered', 'pending', 'timed_out', 'fell_back', 'failed'],
     );
     assert.deepEqual(
       legendSegments(counts).map((s) => `${s.label} ${s.count}`),
-      ['pending 100', 'offered 5', 'downloading 4', 'installed 3', 'confirmed 80', 'failed 6', 'fell back 2'],
+      ['pending 99', 'offered 5', 'downloading 4', 'installed 3', 'confirmed 80', 'failed 6', 'fell back 2', 'timed out 1'],
     );
   });
 });

@@ -19,6 +19,7 @@ export const STATE_LABELS: Record<DeviceState, string> = {
   confirmed: 'confirmed',
   failed: 'failed',
   fell_back: 'fell back',
+  timed_out: 'timed out',
 };
 
 /** What each state means, in a sentence (shown as help beside the legend). */
@@ -30,13 +31,23 @@ export const STATE_MEANINGS: Record<DeviceState, string> = {
   confirmed: 'reported the target version: done',
   failed: 'reported a failure, or fell silent after reporting success',
   fell_back: 'came back on its old version after reporting success',
+  timed_out: 'stayed offered, downloading or installed longer than the rollout’s timeout of that state',
 };
 
 /**
  * The order of a progress bar's parts, left to right: done first, then the way there backwards,
  * the devices not offered yet, and the failures at the right end.
  */
-export const BAR_ORDER: readonly DeviceState[] = ['confirmed', 'installed', 'downloading', 'offered', 'pending', 'fell_back', 'failed'];
+export const BAR_ORDER: readonly DeviceState[] = [
+  'confirmed',
+  'installed',
+  'downloading',
+  'offered',
+  'pending',
+  'timed_out',
+  'fell_back',
+  'failed',
+];
 
 /** One part of a progress bar: devices in one state. */
 export interface StateSegment {
@@ -68,6 +79,7 @@ export function progressSentence(counts: StateCounts, format: (n: number) => str
   const failures = [
     counts.failed > 0 ? `${format(counts.failed)} failed` : '',
     counts.fell_back > 0 ? `${format(counts.fell_back)} fell back` : '',
+    counts.timed_out > 0 ? `${format(counts.timed_out)} timed out` : '',
   ].filter(Boolean);
   return (
     `${format(counts.confirmed)} of ${format(counts.targeted)} devices confirmed (${shareText(counts.confirmed, counts.targeted)})` +

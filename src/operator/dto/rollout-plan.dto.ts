@@ -31,6 +31,16 @@ import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/devi
 import { MAX_WAVES, parseWavePlan } from '#src/domain/rollout/policy/waves.js';
 import { MAX_WINDOW_SECONDS, MAX_WINDOWS, parseWindows } from '#src/domain/rollout/policy/windows.js';
 import { parseRamp } from '#src/domain/rollout/policy/ramp.js';
+import {
+  ABORT_ACTIONS,
+  ABORT_FAILURES,
+  MAX_ABORT_CRITERIA,
+  MAX_MIN_FINISHED,
+  parseAbortCriteria,
+  type AbortAction,
+  type AbortFailure,
+} from '#src/domain/rollout/policy/abort.js';
+import { parseTimeouts, TIMEOUT_LIMITS } from '#src/domain/rollout/policy/timeouts.js';
 import { PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -57,6 +67,8 @@ export const RolloutFieldMessages = {
   status: `status must be one of ${ROLLOUT_STATUSES.join(', ')}`,
   windowsList: `windows must be a list of at most ${MAX_WINDOWS} maintenance windows`,
   ramp: 'ramp must be an object {base_per_minute, increment_factor, increment_every, maximum_per_minute}',
+  abortCriteria: `abort_criteria must be a list of at most ${MAX_ABORT_CRITERIA} criteria`,
+  timeouts: 'timeouts must be an object {offered?, downloading?, installed?} of seconds',
 } as const;
 
 /** A wave plan as the one reader of wave plans takes it ({@link parseWavePlan}); its message says what is wrong. */
@@ -93,6 +105,90 @@ class Ramp implements ValidatorConstraintInterface {
     const parsed = parseRamp(args.value);
     return 'error' in parsed ? parsed.error.message : RolloutFieldMessages.ramp;
   }
+}
+
+/** Abort criteria as the one reader of them takes them ({@link parseAbortCriteria}); its message names the criterion's field. */
+@ValidatorConstraint({ name: 'abortCriteria' })
+class AbortCriteria implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return 'criteria' in parseAbortCriteria(value);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = parseAbortCriteria(args.value);
+    return 'error' in parsed ? parsed.error.message : RolloutFieldMessages.abortCriteria;
+  }
+}
+
+/** Timeouts as the one reader of them takes them ({@link parseTimeouts}); its message names the timeout. */
+@ValidatorConstraint({ name: 'rolloutTimeouts' })
+class Timeouts implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return value === null || 'timeouts' in parseTimeouts(value);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = parseTimeouts(args.value);
+    return 'error' in parsed ? parsed.error.message : RolloutFieldMessages.timeouts;
+  }
+}
+
+/** An abort criterion (AWS IoT Jobs' abort config; docs/decisions.md §10.2). */
+export class AbortCriterionDto {
+  @ApiProperty({
+    description: 'the failures it counts: one state, or `all` (failed, fell back and timed out)',
+    enum: ABORT_FAILURES,
+    example: 'failed',
+  })
+  failure: AbortFailure;
+
+  @ApiProperty({
+    description: 'share of the finished devices (confirmed, failed, fell back, timed out) in percent, above 0, at which it fires',
+    example: 10,
+    exclusiveMinimum: true,
+    minimum: 0,
+    maximum: 100,
+  })
+  threshold_percentage: number;
+
+  @ApiProperty({ description: 'it is judged only once this many devices finished', example: 20, minimum: 1, maximum: MAX_MIN_FINISHED })
+  min_finished: number;
+
+  @ApiProperty({ description: 'what the rollout does when it fires', enum: ABORT_ACTIONS, example: 'pause' })
+  action: AbortAction;
+}
+
+/** Timeouts of a rollout per device state, seconds (docs/decisions.md §10.2). */
+export class TimeoutsDto {
+  @ApiPropertyOptional({
+    description: 'longest a device stays offered (told about the rollout, not downloading yet) before it is timed_out',
+    type: Number,
+    nullable: true,
+    minimum: TIMEOUT_LIMITS.min,
+    maximum: TIMEOUT_LIMITS.max,
+    example: 3600,
+  })
+  offered?: number | null;
+
+  @ApiPropertyOptional({
+    description: 'longest a device stays downloading before it is timed_out',
+    type: Number,
+    nullable: true,
+    minimum: TIMEOUT_LIMITS.min,
+    maximum: TIMEOUT_LIMITS.max,
+    example: null,
+  })
+  downloading?: number | null;
+
+  @ApiPropertyOptional({
+    description:
+      'longest a device stays installed (success reported, target version not seen) before it is timed_out; ' +
+      'null: the server’s ROLLOUT_CONFIRMATION_WINDOW_SECONDS, after which it is failed',
+    type: Number,
+    nullable: true,
+    minimum: TIMEOUT_LIMITS.min,
+    maximum: TIMEOUT_LIMITS.max,
+    example: 1800,
+  })
+  installed?: number | null;
 }
 
 /** A maintenance window (docs/decisions.md §10.1). */
@@ -290,6 +386,29 @@ export class CreateRolloutDto {
   @IsOptional()
   @Validate(Ramp)
   ramp?: unknown;
+
+  @ApiPropertyOptional({
+    description:
+      'abort criteria (docs/decisions.md §10.2), judged in order after devices change state: the first whose failures ' +
+      'reach threshold_percentage of the finished devices, once min_finished finished, pauses or cancels the rollout; none: never',
+    type: [AbortCriterionDto],
+    maxItems: MAX_ABORT_CRITERIA,
+    example: [{ failure: 'failed', threshold_percentage: 10, min_finished: 20, action: 'pause' }],
+  })
+  @OptionalField()
+  @Validate(AbortCriteria)
+  abort_criteria?: unknown[];
+
+  @ApiPropertyOptional({
+    description:
+      'seconds a device may stay offered, downloading or installed before it is timed_out (docs/decisions.md §10.2), ' +
+      `${TIMEOUT_LIMITS.min} to ${TIMEOUT_LIMITS.max} each; absent: none`,
+    type: TimeoutsDto,
+    example: { offered: 3600, installed: 1800 },
+  })
+  @IsOptional()
+  @Validate(Timeouts)
+  timeouts?: unknown;
 }
 
 /** `?page=&per_page=&status=` of `GET /tenants/:tenant/rollouts`. */

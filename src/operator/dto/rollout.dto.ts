@@ -8,7 +8,7 @@ import {
   type RolloutStatus,
 } from '#src/domain/rollout/rollout.entity.js';
 import { PageOf } from './paging.dto.js';
-import { MaintenanceWindowDto, RampDto } from './rollout-plan.dto.js';
+import { AbortCriterionDto, MaintenanceWindowDto, RampDto, TimeoutsDto } from './rollout-plan.dto.js';
 
 /** How many devices are in each state (docs/decisions.md §10). */
 export class DeviceStateCounts {
@@ -35,6 +35,12 @@ export class DeviceStateCounts {
 
   @ApiProperty({ description: 'after its success report, reported another (its old) version', example: 3 })
   fell_back: number;
+
+  @ApiProperty({
+    description: 'stayed offered, downloading or installed longer than the rollout’s timeout of that state (docs/decisions.md §10.2)',
+    example: 0,
+  })
+  timed_out: number;
 }
 
 /** One wave of a rollout. */
@@ -63,7 +69,7 @@ export class WaveResponse {
   @ApiProperty({
     type: DeviceStateCounts,
     description: 'its devices per state',
-    example: { targeted: 100, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 85, failed: 5, fell_back: 10 },
+    example: { targeted: 100, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 85, failed: 5, fell_back: 10, timed_out: 0 },
   })
   devices: DeviceStateCounts;
 }
@@ -145,7 +151,7 @@ export class OperatorRolloutResponse {
   @ApiProperty({
     type: DeviceStateCounts,
     description: 'devices per state, all waves',
-    example: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+    example: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0, timed_out: 0 },
   })
   devices: DeviceStateCounts;
 
@@ -158,7 +164,17 @@ export class OperatorRolloutResponse {
         bound: '100%',
         status: 'running',
         started_at: '2026-12-01T08:00:00.000Z',
-        devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+        devices: {
+          targeted: 100,
+          pending: 50,
+          offered: 5,
+          downloading: 0,
+          installed: 5,
+          confirmed: 40,
+          failed: 0,
+          fell_back: 0,
+          timed_out: 0,
+        },
       },
     ],
   })
@@ -185,7 +201,9 @@ export class OperatorRolloutResponse {
   awaiting_approval: boolean;
 
   @ApiProperty({
-    description: 'why the rollout paused itself (its error threshold); null otherwise, cleared on resume',
+    description:
+      'why the rollout paused itself (its error threshold or an abort criterion) or cancelled itself (an abort criterion, ' +
+      'docs/decisions.md §10.2); null otherwise, cleared on resume',
     type: String,
     nullable: true,
     example: null,
@@ -223,6 +241,20 @@ export class OperatorRolloutResponse {
 
   @ApiProperty({ type: RampDto, nullable: true, description: 'its ramp of new offers; null: none', example: null })
   ramp: RampDto | null;
+
+  @ApiProperty({
+    type: [AbortCriterionDto],
+    description: 'its abort criteria in order (docs/decisions.md §10.2); empty: none',
+    example: [{ failure: 'failed', threshold_percentage: 10, min_finished: 20, action: 'pause' }],
+  })
+  abort_criteria: AbortCriterionDto[];
+
+  @ApiProperty({
+    type: TimeoutsDto,
+    description: 'its timeouts per state, seconds; null: none (installed: the server’s confirmation window, then failed)',
+    example: { offered: 3600, downloading: null, installed: null },
+  })
+  timeouts: TimeoutsDto;
 }
 
 const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
@@ -242,14 +274,24 @@ const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
   updated: 40,
   pending: 60,
   last_activity_at: '2026-12-01T09:30:00.000Z',
-  devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+  devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0, timed_out: 0 },
   waves: [
     {
       wave: 1,
       bound: '100%',
       status: 'running',
       started_at: '2026-12-01T08:00:00.000Z',
-      devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0 },
+      devices: {
+        targeted: 100,
+        pending: 50,
+        offered: 5,
+        downloading: 0,
+        installed: 5,
+        confirmed: 40,
+        failed: 0,
+        fell_back: 0,
+        timed_out: 0,
+      },
     },
   ],
   current_wave: 1,
@@ -264,6 +306,8 @@ const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
   next_window_at: null,
   window_closes_at: null,
   ramp: null,
+  abort_criteria: [],
+  timeouts: { offered: null, downloading: null, installed: null },
 };
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */
@@ -274,7 +318,7 @@ export class RolloutPage extends PageOf(OperatorRolloutResponse, {
 
 /** Answer of `POST /tenants/:tenant/rollouts/:id/retry`. */
 export class RetryResponse {
-  @ApiProperty({ description: 'failed and fell-back devices sent back to pending', example: 12 })
+  @ApiProperty({ description: 'failed, fell-back and timed-out devices sent back to pending', example: 12 })
   retried: number;
 
   @ApiProperty({ type: OperatorRolloutResponse, description: 'the rollout after the retry', example: ROLLOUT_EXAMPLE })

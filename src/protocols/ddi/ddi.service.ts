@@ -40,6 +40,7 @@ const ACTION_STATUS: Record<DeviceState, string> = {
   confirmed: 'FINISHED',
   failed: 'ERROR',
   fell_back: 'ERROR',
+  timed_out: 'ERROR',
 };
 
 /** A download answer, or the text of an MD5SUM file. */

@@ -9,7 +9,7 @@ import { ErrorText, Loading } from '#web/components/feedback';
 import { NoTenant, PageTitle } from '#web/components/page-title';
 import { StatusBadge } from '#web/components/status';
 import { count, percent, shortHash, utc } from '#web/format';
-import { StateBar } from '#web/rollout-view';
+import { retriable, StateBar } from '#web/rollout-view';
 import { useTenant, withTenant } from '#web/tenant';
 
 /** The fleet at a glance: versions, devices seen lately, rollouts under way, the ledger. */
@@ -111,10 +111,10 @@ function ActiveRollouts({ tenant }: { tenant: string }) {
             <p className="small">
               {count(rollout.devices.confirmed)} of {count(rollout.targeted)} confirmed (
               {percent(rollout.devices.confirmed, rollout.targeted)})
-              {rollout.devices.failed + rollout.devices.fell_back > 0
-                ? `; ${count(rollout.devices.failed + rollout.devices.fell_back)} failed or fell back`
-                : ''}
-              {rollout.pause_reason ? <span className="pause-line"> · paused by itself</span> : null}
+              {retriable(rollout) > 0 ? `; ${count(retriable(rollout))} failed, fell back or timed out` : ''}
+              {rollout.pause_reason ? (
+                <span className="pause-line"> · {rollout.status === 'cancelled' ? 'cancelled' : 'paused'} by itself</span>
+              ) : null}
               {rollout.awaiting_approval ? <span className="pause-line"> · waiting for approval</span> : null}
             </p>
           </li>

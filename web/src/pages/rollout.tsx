@@ -71,6 +71,34 @@ function Schedule({ rollout: r }: { rollout: Rollout }) {
   );
 }
 
+/** The rollout's abort criteria and timeouts (docs/decisions.md §10.2), when it has them. */
+function Guards({ rollout: r }: { rollout: Rollout }) {
+  const timeouts = (['offered', 'downloading', 'installed'] as const).filter((state) => r.timeouts[state] != null);
+  if (r.abort_criteria.length === 0 && timeouts.length === 0) return null;
+  return (
+    <div className="schedule small" role="status" aria-label="Abort criteria and timeouts">
+      {r.abort_criteria.length > 0 ? (
+        <p>
+          <strong>Abort criteria:</strong>{' '}
+          {r.abort_criteria
+            .map(
+              (c) =>
+                `${c.action} when ${c.failure.replace('_', ' ')} reaches ${c.threshold_percentage} % of at least ${c.min_finished} finished`,
+            )
+            .join('; ')}
+          .
+        </p>
+      ) : null}
+      {timeouts.length > 0 ? (
+        <p>
+          <strong>Timeouts:</strong> {timeouts.map((state) => `${state} ${lengthText(r.timeouts[state] ?? 0)}`).join(', ')}; longer is timed
+          out.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChange: boolean }) {
   const names = useNames(tenant);
   const rollout = useQuery({
@@ -93,9 +121,11 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         <ErrorText error={rollout.error} />
         {r.pause_reason ? (
           <div className="pause-reason" role="status" aria-labelledby="pause-reason-title">
-            <h3 id="pause-reason-title">Paused by itself</h3>
+            <h3 id="pause-reason-title">{r.status === 'cancelled' ? 'Cancelled by itself' : 'Paused by itself'}</h3>
             <p>{r.pause_reason}.</p>
-            <p className="small">Look at the failed devices below; retry them or resume when the cause is fixed.</p>
+            {r.status === 'cancelled' ? null : (
+              <p className="small">Look at the failed devices below; retry them or resume when the cause is fixed.</p>
+            )}
           </div>
         ) : null}
         {r.awaiting_approval ? (
@@ -110,6 +140,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         </p>
         {notTargeted ? <p className="small not-targeted">{notTargeted}</p> : null}
         <Schedule rollout={r} />
+        <Guards rollout={r} />
         {isLive(r.status) ? <p className="muted small">Refreshed every {REFRESH.rollout / 1000} s.</p> : null}
         {canChange ? <Actions tenant={tenant} rollout={r} /> : null}
         <details className="states-help">

@@ -99,7 +99,7 @@ function RolloutList({ tenant }: { tenant: string }) {
                     <StateBar counts={r.devices} label={`Progress of ${r.name}`} legend={false} />
                     <span className="small">
                       {count(r.devices.confirmed)} / {count(r.targeted)} confirmed ({percent(r.devices.confirmed, r.targeted)})
-                      {r.pause_reason ? ' · paused by itself' : ''}
+                      {r.pause_reason ? ` · ${r.status === 'cancelled' ? 'cancelled' : 'paused'} by itself` : ''}
                       {r.awaiting_approval ? ' · waiting for approval' : ''}
                     </span>
                   </td>

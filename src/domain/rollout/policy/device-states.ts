@@ -8,9 +8,10 @@
  * `pending` → `offered` (a next-rollout answer named the rollout) → `downloading` (the device
  * fetched its firmware) → `installed` (success reported) → `confirmed` (the device reported the
  * target version); or `failed` (failure report, or silent past the confirmation window) /
- * `fell_back` (after `installed`, it reported another version).
+ * `fell_back` (after `installed`, it reported another version) / `timed_out` (longer than the
+ * rollout's timeout of `offered`, `downloading` or `installed`, docs/decisions.md §10.2).
  */
-export const DEVICE_STATES = ['pending', 'offered', 'downloading', 'installed', 'confirmed', 'failed', 'fell_back'] as const;
+export const DEVICE_STATES = ['pending', 'offered', 'downloading', 'installed', 'confirmed', 'failed', 'fell_back', 'timed_out'] as const;
 export type DeviceState = (typeof DEVICE_STATES)[number];
 
 /** How many devices are in each state, and how many there are in all (`targeted`). */
@@ -18,7 +19,7 @@ export type StateCounts = { targeted: number } & Record<DeviceState, number>;
 
 /** Counts of zero devices. */
 export function noDevices(): StateCounts {
-  return { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0 };
+  return { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 };
 }
 
 /** States from which each state may be reached; anything else leaves the device where it is. */
@@ -29,13 +30,14 @@ export const REACHED_FROM: Record<Exclude<DeviceState, 'pending'>, readonly Devi
   confirmed: ['pending', 'offered', 'downloading', 'installed'],
   fell_back: ['installed'],
   failed: ['pending', 'offered', 'downloading', 'installed'],
+  timed_out: ['offered', 'downloading', 'installed'],
 };
 
 /** States a retry sends back to `pending`. */
-export const RETRIED_STATES: readonly DeviceState[] = ['failed', 'fell_back'];
+export const RETRIED_STATES: readonly DeviceState[] = ['failed', 'fell_back', 'timed_out'];
 
 /** States that end an attempt: the rollout waits for nothing more from the device. */
-export const SETTLED_STATES: readonly DeviceState[] = ['confirmed', 'failed', 'fell_back'];
+export const SETTLED_STATES: readonly DeviceState[] = ['confirmed', 'failed', 'fell_back', 'timed_out'];
 
 /**
  * Whether the next-rollout answer may name the rollout for a device: its attempt is not over

@@ -93,4 +93,34 @@ describe(nextStep.name, () => {
       kind: 'none',
     });
   });
+
+  it('finishes when every target is confirmed, failed, fell back or timed out', () => {
+    assert.deepEqual(nextStep(ACTIVE, counts([wave({ confirmed: 8, timed_out: 2 })])), { kind: 'finish' });
+  });
+
+  it('an abort criterion that fires pauses or cancels the rollout, with its numbers, before the error threshold', () => {
+    const criterion = { failure: 'timed_out', thresholdPercentage: 50, minFinished: 4, action: 'pause' } as const;
+    const rollout = { ...ACTIVE, errorThreshold: 0.1, currentWave: 2, abortCriteria: [criterion] };
+    const waves = counts([wave({ timed_out: 2, confirmed: 1, failed: 1, offered: 6 }), wave({ pending: 10 })]);
+    assert.deepEqual(nextStep(rollout, waves), {
+      kind: 'abort',
+      action: 'pause',
+      reason: 'abort criterion timed_out 50% (min 4 finished, pause): 2 of 4 finished devices timed out (50%)',
+      firing: { criterion, finished: 4, failures: 2, percentage: 50 },
+    });
+    const cancel = { ...rollout, abortCriteria: [{ ...criterion, action: 'cancel' as const }] };
+    assert.equal(nextStep(cancel, waves).kind, 'abort');
+    // Below min_finished the criterion waits; the error threshold still applies.
+    const fewer = counts([wave({ timed_out: 2, confirmed: 1, offered: 7 }), wave({ pending: 10 })]);
+    assert.deepEqual(nextStep(rollout, fewer).kind, 'none');
+    assert.equal(nextStep({ ...rollout, errorThreshold: null }, waves).kind, 'abort');
+  });
+
+  it('judges abort criteria neither on a paused rollout nor when everything settled (it finishes)', () => {
+    const abortCriteria = [{ failure: 'all', thresholdPercentage: 10, minFinished: 1, action: 'cancel' }] as const;
+    assert.deepEqual(nextStep({ ...ACTIVE, status: 'paused', abortCriteria }, counts([wave({ failed: 5, offered: 5 })])), {
+      kind: 'none',
+    });
+    assert.deepEqual(nextStep({ ...ACTIVE, abortCriteria }, counts([wave({ failed: 5, confirmed: 5 })])), { kind: 'finish' });
+  });
 });

@@ -1,3 +1,4 @@
+import { abortReason, firedCriterion, type AbortCriterion, type AbortFiring } from './abort.js';
 import { SETTLED_STATES, noDevices, type StateCounts } from './device-states.js';
 import type { RolloutApproval, RolloutStatus } from './lifecycle.js';
 import { judgeWave, pauseReason } from './waves.js';
@@ -14,6 +15,8 @@ export interface SettlingRollout {
   successThreshold: number;
   /** Failed and fell-back share (0 to 1) above which the rollout pauses itself; `null`: never. */
   errorThreshold: number | null;
+  /** Its abort criteria in order (docs/decisions.md §10.2); empty: none. */
+  abortCriteria?: readonly AbortCriterion[];
 }
 
 /** How a rollout's devices stand, as the settle step reads them. */
@@ -28,6 +31,8 @@ export interface SettlingCounts {
 export type RolloutStep =
   /** Every target settled, every member registered: the rollout is finished. */
   | { kind: 'finish' }
+  /** An abort criterion fired (the first in the rollout's order): the rollout pauses or cancels itself, with this reason. */
+  | { kind: 'abort'; action: 'pause' | 'cancel'; reason: string; firing: AbortFiring }
   /** A started wave is over its error threshold: the rollout pauses itself, with this reason. */
   | { kind: 'pause'; wave: number; reason: string }
   /** The current wave passed and approval is manual: wait for an operator. */
@@ -41,8 +46,10 @@ export type RolloutStep =
  * The rollout policy's one decision after devices changed state (docs/decisions.md §10), in this
  * order: a rollout that is neither active nor paused does nothing; once it has targets, every
  * one is confirmed, failed or fell back, and every member of its group is registered, it
- * finishes; a paused one does nothing more; a started wave whose failed and fell-back share is
- * above the error threshold pauses it (only `changedWave` is judged when given); else, when the
+ * finishes; a paused one does nothing more; the first abort criterion that fires on the counts of
+ * every started wave (policy/abort.ts, docs/decisions.md §10.2) pauses or cancels it; a started wave
+ * whose failed and fell-back share is above the error threshold pauses it (only `changedWave` is
+ * judged when given); else, when the
  * current wave reached the success threshold and a wave is left, the next starts (`auto`) or waits
  * for approval (`manual`).
  * @param counts targets per wave (those without a state counted as `pending` in the last wave),
@@ -56,6 +63,10 @@ export function nextStep(rollout: SettlingRollout, counts: SettlingCounts, chang
   const settled = SETTLED_STATES.reduce((n, state) => n + total[state], 0);
   if (total.targeted > 0 && settled >= total.targeted && counts.notRegistered === 0) return { kind: 'finish' };
   if (rollout.status !== 'active') return { kind: 'none' };
+  if (rollout.abortCriteria !== undefined && rollout.abortCriteria.length > 0) {
+    const firing = firedCriterion(rollout.abortCriteria, sumCounts(waves.slice(0, Math.max(1, rollout.currentWave))));
+    if (firing !== null) return { kind: 'abort', action: firing.criterion.action, reason: abortReason(firing), firing };
+  }
   if (rollout.errorThreshold !== null) {
     for (let wave = 1; wave <= Math.min(rollout.currentWave, waves.length); wave++) {
       if (changedWave !== undefined && wave !== changedWave) continue;

@@ -113,7 +113,7 @@ export class RolloutController {
     description:
       'Optional for devices, beyond the documented device interface. Same tenant and target rules as the success report. ' +
       'The device counts as `failed` in the rollout, with its message, and is not offered the rollout again until an ' +
-      'operator retries it: `Failure recorded`. A device already confirmed, failed or fallen back in the rollout is left as ' +
+      'operator retries it: `Failure recorded`. A device already confirmed, failed, fallen back or timed out in the rollout is left as ' +
       'it is: `Existing Record`. The device’s `firmware-version` is not changed (docs/decisions.md §10).',
   })
   @ApiMessageResponse(200, 'Recorded, or left as it was.', [RolloutMessages.failureRecorded, RolloutMessages.existing])

@@ -96,7 +96,12 @@ export class DeviceStateRepository {
     const ends = waveEnds(bounds, Number(total));
     // The wave of the rn-th target (1-based): the first whose end is at or past rn (waves.ts waveOf); ends are whole numbers.
     const wave =
-      ends.length === 1 ? '1' : `CASE ${ends.slice(0, -1).map((end, i) => `WHEN t.rn <= ${end} THEN ${i + 1}`).join(' ')} ELSE ${ends.length} END`;
+      ends.length === 1
+        ? '1'
+        : `CASE ${ends
+            .slice(0, -1)
+            .map((end, i) => `WHEN t.rn <= ${end} THEN ${i + 1}`)
+            .join(' ')} ELSE ${ends.length} END`;
     await query(
       manager,
       `INSERT INTO rollout_device_transition (rollout_id, device_id, state, at, message)
@@ -484,4 +489,3 @@ export class DeviceStateRepository {
     });
   }
 }
-

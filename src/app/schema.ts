@@ -26,6 +26,7 @@ import { DdiProtocol1764810000000 } from '#src/app/migrations/1764810000000-DdiP
 import { MenderDevices1764900000000 } from '#src/app/migrations/1764900000000-MenderDevices.js';
 import { RolloutWaveCounts1765000000000 } from '#src/app/migrations/1765000000000-RolloutWaveCounts.js';
 import { RolloutWindowsRamp1765100000000 } from '#src/app/migrations/1765100000000-RolloutWindowsRamp.js';
+import { DynamicGroupsLabels1765200000000 } from '#src/app/migrations/1765200000000-DynamicGroupsLabels.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -62,6 +63,7 @@ export const MIGRATIONS = [
   MenderDevices1764900000000,
   RolloutWaveCounts1765000000000,
   RolloutWindowsRamp1765100000000,
+  DynamicGroupsLabels1765200000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -51,7 +51,14 @@ describe('device filter: predicate and SQL agree', () => {
 
   const DEVICES: (FilterDevice & { id: number })[] = [
     { id: 1, deviceType: 'ESP32', firmwareVersion: '1.2.0', name: 'lab-1', labels: { site: 'lab', beta: '' }, attributes: { hw_rev: '3' } },
-    { id: 2, deviceType: 'ESP32', firmwareVersion: '1.3.0', name: 'field_2', labels: { site: 'field' }, attributes: { hw_rev: '2', 'a b': 'x%y' } },
+    {
+      id: 2,
+      deviceType: 'ESP32',
+      firmwareVersion: '1.3.0',
+      name: 'field_2',
+      labels: { site: 'field' },
+      attributes: { hw_rev: '2', 'a b': 'x%y' },
+    },
     { id: 3, deviceType: 'ESP8266', firmwareVersion: '1.2.1', name: 'Lab-3', labels: {}, attributes: null },
     { id: 4, deviceType: 'ESP32', firmwareVersion: '2.0.0', name: 'x[1]?', labels: { 'k:1': 'v/2' }, attributes: { hw_rev: '3' } },
   ];

@@ -15,7 +15,8 @@ import peggy from 'peggy';
  */
 
 /** A field of a comparison. */
-export type FilterField = { kind: 'column'; name: 'device_type' | 'firmware_version' | 'name' } | { kind: 'label' | 'attribute'; key: string };
+export type FilterField =
+  { kind: 'column'; name: 'device_type' | 'firmware_version' | 'name' } | { kind: 'label' | 'attribute'; key: string };
 
 /** The parsed filter. */
 export type FilterNode =
@@ -63,7 +64,8 @@ export class FilterSyntaxError extends Error {
  */
 export function parseFilter(text: string): FilterNode {
   if (text.trim().length === 0) throw new FilterSyntaxError('the filter is empty', 1);
-  if (text.length > MAX_FILTER_LENGTH) throw new FilterSyntaxError(`the filter has more than ${MAX_FILTER_LENGTH} characters`, MAX_FILTER_LENGTH + 1);
+  if (text.length > MAX_FILTER_LENGTH)
+    throw new FilterSyntaxError(`the filter has more than ${MAX_FILTER_LENGTH} characters`, MAX_FILTER_LENGTH + 1);
   try {
     return parser.parse(text) as FilterNode;
   } catch (error) {
@@ -169,8 +171,7 @@ export function filterCondition(node: FilterNode, device: string, dialect: SqlDi
         return keyed(n.field, 'has', '');
       case 'cmp': {
         const op = n.op === '!=' ? '=' : n.op;
-        const positive =
-          n.field.kind === 'column' ? test(`${device}.${n.field.name}`, op, n.value) : keyed(n.field, op, n.value);
+        const positive = n.field.kind === 'column' ? test(`${device}.${n.field.name}`, op, n.value) : keyed(n.field, op, n.value);
         return n.op === '!=' ? `(NOT ${positive})` : `(${positive})`;
       }
     }

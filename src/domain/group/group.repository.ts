@@ -23,7 +23,7 @@ function groupRow(row: RawGroupRow): GroupRow {
   return {
     id: Number(row.id),
     name: String(row.name),
-    filter: row.filter === null ? null : String(row.filter),
+    filter: typeof row.filter === 'string' ? row.filter : null,
     createdAt: Number(row.createdAt),
     members: Number(row.members),
   };

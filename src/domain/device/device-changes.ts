@@ -34,12 +34,4 @@ export class DeviceChanges {
       }
     }
   }
-
-  /**
-   * {@link changed} once the current turn is over: for a change written in a caller's transaction,
-   * which commits before then (a version a device reports inside its report's transaction).
-   */
-  changedLater(tenantId: number, macs: readonly string[]): void {
-    setImmediate(() => void this.changed(tenantId, macs));
-  }
 }

@@ -253,6 +253,8 @@ export class DeviceService {
    * (`manager`, or a new one) before this resolves; an unchanged one only records the last-seen
    * time, which {@link LastSeenWriter} writes within a second. `device` is the id and the version
    * read before; the ledger entry records the device as read in the transaction.
+   * A changed version is told to {@link DeviceChanges} (dynamic groups, docs/decisions.md §10.3)
+   * after the commit; with `manager`, the caller does that after its transaction ({@link devicesChanged}).
    * @throws NotFoundException `Device does't exist!` when the version changed and the device was
    *   deleted meanwhile (nothing is written).
    */
@@ -269,9 +271,12 @@ export class DeviceService {
       await this.record(m, { ...current, firmwareVersion }, 'device.updated');
       return current;
     };
-    const current = await (manager ? update(manager) : this.unitOfWork.transaction(update));
-    if (manager) this.changes.changedLater(current.tenantId, [current.mac]);
-    else await this.changes.changed(current.tenantId, [current.mac]);
+    if (manager) {
+      await update(manager);
+      return;
+    }
+    const current = await this.unitOfWork.transaction(update);
+    await this.changes.changed(current.tenantId, [current.mac]);
   }
 
   /**
@@ -381,10 +386,12 @@ export class DeviceService {
    */
   async registerIdentified(principal: DeviceKeyScope, identifier: string, actor?: Actor): Promise<Device> {
     let device: Device;
+    let inserted = false;
     try {
       device = await this.unitOfWork.transaction(async (manager) => {
         const found = await this.devices.findByMac(principal.tenantId, identifier, manager);
         if (found) return found;
+        inserted = true;
         const now = this.clock.now();
         const created = await this.devices.insert(manager, {
           tenantId: principal.tenantId,
@@ -402,7 +409,7 @@ export class DeviceService {
         await this.record(manager, created, 'device.registered', actor);
         return created;
       });
-      await this.changes.changed(principal.tenantId, [identifier]);
+      if (inserted) await this.changes.changed(principal.tenantId, [identifier]);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       device = await this.require(principal.tenantId, identifier);
@@ -457,6 +464,11 @@ export class DeviceService {
    */
   insertImported(manager: EntityManager, tenantId: number, createdAt: number, devices: readonly NewDeviceRow[]): Promise<string[]> {
     return this.devices.insertMany(manager, tenantId, createdAt, devices);
+  }
+
+  /** Tells {@link DeviceChanges} that devices changed in a transaction of the caller's, after it committed. */
+  devicesChanged(tenantId: number, macs: readonly string[]): Promise<void> {
+    return this.changes.changed(tenantId, macs);
   }
 
   /** Records that a device was seen now (written behind, within a second). */

@@ -32,11 +32,11 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
   after(() => app.close());
 
   describe('POST /tenants/:tenant/groups', () => {
-    it('creates an empty group: 201 {id, name, members, created_at}', async () => {
+    it('creates an empty group: 201 {id, name, members, filter, created_at}', async () => {
       const answer = await op.post(groups(a), { name: 'empty' });
       assert.equal(answer.status, 201, answer.text);
       const group = answer.body as Group;
-      assert.deepEqual(Object.keys(group), ['id', 'name', 'members', 'created_at']);
+      assert.deepEqual(Object.keys(group), ['id', 'name', 'members', 'filter', 'created_at']);
       assert.deepEqual(group, {
         id: group.id,
         name: 'empty',

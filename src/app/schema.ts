@@ -27,6 +27,7 @@ import { MenderDevices1764900000000 } from '#src/app/migrations/1764900000000-Me
 import { RolloutWaveCounts1765000000000 } from '#src/app/migrations/1765000000000-RolloutWaveCounts.js';
 import { RolloutWindowsRamp1765100000000 } from '#src/app/migrations/1765100000000-RolloutWindowsRamp.js';
 import { RolloutAbortTimeouts1765200000000 } from '#src/app/migrations/1765200000000-RolloutAbortTimeouts.js';
+import { DynamicGroupsLabels1765300000000 } from '#src/app/migrations/1765300000000-DynamicGroupsLabels.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -64,6 +65,7 @@ export const MIGRATIONS = [
   RolloutWaveCounts1765000000000,
   RolloutWindowsRamp1765100000000,
   RolloutAbortTimeouts1765200000000,
+  DynamicGroupsLabels1765300000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -5,6 +5,7 @@ import { DeviceImportRejected, DeviceImportService } from '#src/domain/device-im
 import type { ImportFormat } from '#src/domain/device-import/import-rows.js';
 import { canonicalIdentifier, INVALID_IDENTIFIER } from '#src/platform/common/device-identifier.js';
 import { DeviceService, type DeviceView, type DeviceWithToken } from '#src/domain/device/device.service.js';
+import { DeviceLabelService, labelTexts } from '#src/domain/device/device-labels.service.js';
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
 import {
   deviceDetailResponse,
@@ -23,7 +24,7 @@ const PROGRESS_INTERVAL_MS = 250;
 /** Devices listed per page by `device list` (the REST API's largest page). */
 const LIST_PAGE = 500;
 
-/** `firmledger device create|rotate-token|import|list|show`: devices, and the target tokens of hawkBit DDI devices. */
+/** `firmledger device create|rotate-token|import|list|show|label`: devices, and the target tokens of hawkBit DDI devices. */
 export function registerDeviceCommands(program: Command): void {
   const device = example(
     program
@@ -152,6 +153,7 @@ export function registerDeviceCommands(program: Command): void {
               `device ${d.mac} "${d.name}": ${d.protocol}, ${d.deviceType}, version ${d.firmwareVersion || '(none reported)'}`,
               `target token: ${d.hasTargetToken ? 'yes' : 'no'}; last seen ${d.lastSeenAt ?? 'never'}; created ${d.createdAt}`,
               `groups: ${d.groups.map((g) => g.name).join(', ') || '(none)'}`,
+              `labels: ${d.labels.join(', ') || '(none)'}`,
               `attributes: ${
                 d.attributes === null
                   ? '(none reported)'
@@ -166,8 +168,33 @@ export function registerDeviceCommands(program: Command): void {
       ),
     'firmledger device show pump-7 --tenant acme',
   );
+  example(
+    device
+      .command('label <device...>')
+      .description('add labels (key=value or a plain word) to devices and remove label keys (docs/decisions.md §10.3)')
+      .addOption(tenantOption())
+      .option('--add <label>', 'a label to add: key=value or key (repeatable)', collect, [])
+      .option('--remove <key>', 'a label key to remove (repeatable)', collect, [])
+      .addOption(jsonOption())
+      .action((refs: string[], o: { tenant: string; add: string[]; remove: string[]; json?: boolean }) =>
+        run(
+          async (get) => {
+            const macs = refs.map(identifierOf);
+            const labels = await get(DeviceLabelService).addRemove(await tenantId(get, o.tenant), macs, o.add, o.remove);
+            return macs.map((mac, i) => ({ mac, labels: labelTexts(labels[i]) }));
+          },
+          !!o.json,
+          (rows) => rows.map((row) => `${row.mac}: ${row.labels.join(', ') || '(no labels)'}`).join('\n'),
+          (rows) => rows,
+        ),
+      ),
+    'firmledger device label pump-7 AC:67:B2:01:02:03 --add site=lab --add beta --remove stage --tenant acme',
+  );
   registerDeviceIdentityCommands(device);
 }
+
+/** Collects a repeatable option's values. */
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** A device identifier given on the command line (a mac in any notation, or a controller id). */
 function identifierOf(text: string): string {

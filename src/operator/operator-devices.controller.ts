@@ -1,4 +1,17 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, PayloadTooLargeException, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  PayloadTooLargeException,
+  Post,
+  Put,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
@@ -7,10 +20,12 @@ import { BodyStream, CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE, StreamBody, unsupportedS
 import { DeviceImportService, importTooLarge } from '#src/domain/device-import/device-import.service.js';
 import { DeviceImportQuery, DeviceImportRejectedResponse, DeviceImportResponse } from '#src/operator/dto/device-import.dto.js';
 import { IdentifierParamPipe } from '#src/platform/http/identifier-param.pipe.js';
-import { INVALID_IDENTIFIER } from '#src/platform/common/device-identifier.js';
+import { canonicalIdentifier, INVALID_IDENTIFIER } from '#src/platform/common/device-identifier.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { DeviceService, deviceExists } from '#src/domain/device/device.service.js';
+import { DeviceLabelService, labelTexts } from '#src/domain/device/device-labels.service.js';
+import { DeviceLabelsChangeDto, DeviceLabelsDto, DeviceLabelsResponse } from '#src/operator/dto/device-labels.dto.js';
 import { FleetService, deviceNotFound } from '#src/domain/rollout/fleet.service.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import {
@@ -54,6 +69,9 @@ const ApiDeviceParam = (): MethodDecorator =>
  * themselves (docs/decisions.md §6); hawkBit DDI devices are created here with a target token, or
  * register by polling with a gateway token. A device of another tenant is not found here.
  */
+/** A device identifier as the label answers name it: canonical when it is one, else as given. */
+const canonical = (text: string): string => canonicalIdentifier(text.trim()) ?? text;
+
 @ApiTags('Devices')
 @ApiOperatorAuth(INVALID_OPERATOR_TOKEN, SESSION_ENDED)
 @ApiServerError()
@@ -65,8 +83,60 @@ export class OperatorDevicesController {
     private readonly fleet: FleetService,
     private readonly devices: DeviceService,
     private readonly imports: DeviceImportService,
+    private readonly labels: DeviceLabelService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /**
+   * `POST /tenants/:tenant/devices/labels` `{devices, add?, remove?}` → 200 each device's labels now
+   * (docs/decisions.md §10.3); 400 naming `devices`, `add`, `remove` or `labels` (nothing changes); 404 a device.
+   */
+  @Post('labels')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Add labels to and remove label keys from many devices at once',
+    description:
+      'All in one transaction: a bad label or an unknown device changes nothing. Dynamic groups that filter by labels are ' +
+      'recomputed (docs/decisions.md §10.3).',
+  })
+  @ApiOkResponse({ type: [DeviceLabelsResponse], description: 'Each device with its labels now, in the order given.' })
+  @ApiJsonBodyErrors([
+    'devices must name at least one device',
+    '"site=" is not a label: key or key=value, each 1 to 64 characters of letters, digits and ._:/-',
+  ])
+  @ApiDeviceNotFound()
+  @ApiOperatorChange()
+  async changeLabels(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Body() body: DeviceLabelsChangeDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceLabelsResponse[]> {
+    const answers = await this.labels.addRemove(tenant.id, body.devices, body.add ?? [], body.remove ?? [], actor);
+    return body.devices.map((device, i) => ({ mac: canonical(device), labels: labelTexts(answers[i]) }));
+  }
+
+  /**
+   * `PUT /tenants/:tenant/devices/:mac/labels` `{labels}` → 200 the device's labels (replacing the ones it had,
+   * docs/decisions.md §10.3); 400 naming `labels`; 404.
+   */
+  @Put(':mac/labels')
+  @ApiOperation({
+    summary: "Set a device's labels (replaces the ones it has)",
+    description: 'At most 20 labels, each `key=value` or a plain word. Dynamic groups that filter by labels are recomputed.',
+  })
+  @ApiDeviceParam()
+  @ApiOkResponse({ type: DeviceLabelsResponse, description: 'The device with its labels now.' })
+  @ApiJsonBodyErrors(['labels must be an array of strings', 'a device keeps at most 20 labels'])
+  @ApiDeviceNotFound()
+  @ApiOperatorChange()
+  async setLabels(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('mac', IdentifierParamPipe) mac: string,
+    @Body() body: DeviceLabelsDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceLabelsResponse> {
+    return { mac, labels: labelTexts(await this.labels.set(tenant.id, mac, body.labels, actor)) };
+  }
 
   /**
    * `POST /tenants/:tenant/devices/import[?format=csv|ndjson]` with a `text/csv` or

@@ -1,10 +1,17 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
-import { CreateGroupDto, GroupDetailResponse, GroupMembersDto, GroupPage, GroupResponse } from '#src/operator/dto/group.dto.js';
+import {
+  CreateGroupDto,
+  GroupDetailResponse,
+  GroupFilterDto,
+  GroupMembersDto,
+  GroupPage,
+  GroupResponse,
+} from '#src/operator/dto/group.dto.js';
 import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
@@ -29,6 +36,11 @@ const ApiMembersChange = (): MethodDecorator =>
     ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' }),
     ApiJsonBodyErrors([OperatorExamples.groupMacs, OperatorExamples.groupNoMacs, OperatorExamples.badMember]),
     ApiGroupNotFound(),
+    ApiMessageResponse(
+      409,
+      'The group is dynamic (docs/decisions.md §10.3).',
+      'Group "esp32-rev3" is dynamic: its members are the devices that match its filter',
+    ),
     ApiOperatorChange(),
   );
 
@@ -45,14 +57,26 @@ const ApiMembersChange = (): MethodDecorator =>
 export class OperatorGroupsController {
   constructor(private readonly groups: GroupService) {}
 
-  /** `POST /tenants/:tenant/groups` `{name, macs?}` → 201 group; 400 bad name or mac (named); 404 tenant; 409 `Group "x" exists`. */
+  /**
+   * `POST /tenants/:tenant/groups` `{name, macs?, filter?}` → 201 group (with `filter`: dynamic, docs/decisions.md §10.3);
+   * 400 bad name, mac or filter (named); 404 tenant; 409 `Group "x" exists`.
+   */
   @Post()
   @ApiOperation({
-    summary: 'Create a group, optionally with initial members',
-    description: 'A mac that is not a hardware address is named in the 400 answer and no group is created.',
+    summary: 'Create a group, optionally with initial members, or a dynamic group with a filter',
+    description:
+      'A mac that is not a hardware address is named in the 400 answer and no group is created. With `filter` the group is ' +
+      'dynamic: its members are the devices that match the filter now and later (docs/decisions.md §10.3); ' +
+      'a filter that does not parse is a 400 naming `filter` and the column.',
   })
   @ApiCreatedResponse({ type: GroupResponse, description: 'The new group.' })
-  @ApiJsonBodyErrors(['name must be a string', OperatorExamples.groupName, OperatorExamples.groupMacs, OperatorExamples.badMember])
+  @ApiJsonBodyErrors([
+    'name must be a string',
+    OperatorExamples.groupName,
+    OperatorExamples.groupMacs,
+    OperatorExamples.badMember,
+    'filter: Expected "!=", "=", or "~" but end of input found. (at column 13)',
+  ])
   @ApiTenantNotFound()
   @ApiMessageResponse(409, 'The tenant has a group with this name.', OperatorExamples.groupExists)
   @ApiOperatorChange()
@@ -61,7 +85,30 @@ export class OperatorGroupsController {
     @Body() body: CreateGroupDto,
     @OperatorActor() actor: Actor,
   ): Promise<GroupResponse> {
-    return groupResponse(await this.groups.create(tenant.id, body.name, body.macs, actor));
+    return groupResponse(await this.groups.create(tenant.id, body.name, body.macs, actor, body.filter));
+  }
+
+  /** `PUT /tenants/:tenant/groups/:group/filter` `{filter}` → 200 dynamic group, members recomputed; 400 named `filter`; 404; 409 static group. */
+  @Put(':group/filter')
+  @ApiOperation({
+    summary: "Set a dynamic group's filter; its members are recomputed",
+    description:
+      'Devices that match join (targets of the last wave of running rollouts to the group), members that no longer match leave ' +
+      '(docs/decisions.md §10.3). A static group answers 409.',
+  })
+  @ApiGroupParam()
+  @ApiOkResponse({ type: GroupResponse, description: 'The group with its new member count.' })
+  @ApiJsonBodyErrors(['filter must be a string', 'filter: Expected "!=", "=", or "~" but end of input found. (at column 13)'])
+  @ApiGroupNotFound()
+  @ApiMessageResponse(409, 'The group is static.', 'Group "field-test" is static: its members are set by identifier')
+  @ApiOperatorChange()
+  async setFilter(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('group') group: string,
+    @Body() body: GroupFilterDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<GroupResponse> {
+    return groupResponse(await this.groups.setFilter(tenant.id, group, body.filter, actor));
   }
 
   /** `GET /tenants/:tenant/groups?page&per_page` → 200 one page of groups by id, with member counts. */

@@ -158,7 +158,12 @@ function deviceRolloutResponse(view: DeviceRolloutView): DeviceRolloutResponse {
 
 /** A device with its groups and the rollouts that target it. */
 export function deviceDetailResponse(detail: DeviceDetail): DeviceDetailResponse {
-  return { ...deviceSummaryResponse(detail), groups: detail.groups, rollouts: detail.rollouts.map(deviceRolloutResponse) };
+  return {
+    ...deviceSummaryResponse(detail),
+    groups: detail.groups,
+    labels: detail.labels,
+    rollouts: detail.rollouts.map(deviceRolloutResponse),
+  };
 }
 
 /** The fleet summary: device counts, seen lately, per firmware version and device type. */
@@ -180,7 +185,7 @@ export function fleetSummaryResponse(summary: FleetSummary): FleetSummaryRespons
 
 /** A group with its member count. */
 export function groupResponse(view: GroupView): GroupResponse {
-  return { id: view.id, name: view.name, members: view.members, created_at: view.createdAt };
+  return { id: view.id, name: view.name, members: view.members, filter: view.filter, created_at: view.createdAt };
 }
 
 /** A group with one page (of `query`) of its members. */

@@ -230,6 +230,7 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
         has_target_token: false,
         attributes: null,
         groups: [{ id: north.id, name: 'north' }],
+        labels: [],
         rollouts: [
           {
             id: rolloutNorth,

@@ -32,12 +32,18 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
   after(() => app.close());
 
   describe('POST /tenants/:tenant/groups', () => {
-    it('creates an empty group: 201 {id, name, members, created_at}', async () => {
+    it('creates an empty group: 201 {id, name, members, filter, created_at}', async () => {
       const answer = await op.post(groups(a), { name: 'empty' });
       assert.equal(answer.status, 201, answer.text);
       const group = answer.body as Group;
-      assert.deepEqual(Object.keys(group), ['id', 'name', 'members', 'created_at']);
-      assert.deepEqual(group, { id: group.id, name: 'empty', members: 0, created_at: new Date(app.clock.now()).toISOString() });
+      assert.deepEqual(Object.keys(group), ['id', 'name', 'members', 'filter', 'created_at']);
+      assert.deepEqual(group, {
+        id: group.id,
+        name: 'empty',
+        members: 0,
+        filter: null,
+        created_at: new Date(app.clock.now()).toISOString(),
+      });
     });
 
     it('creates a group with initial members in any notation, stored canonical and once', async () => {
@@ -132,7 +138,7 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
       assert.deepEqual(byId, byName);
       assert.deepEqual(
         { ...byName, member_macs: undefined },
-        { id: byName.id, name: 'initial', members: 4, created_at: byName.created_at, member_macs: undefined },
+        { id: byName.id, name: 'initial', members: 4, filter: null, created_at: byName.created_at, member_macs: undefined },
       );
       assert.deepEqual(byName.member_macs, {
         items: [
@@ -172,7 +178,10 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
     it('adds macs in any notation, canonicalized; ones already in the group stay once', async () => {
       const answer = await op.post(`${groups(a)}/empty/members`, { macs: ['ac-67-b2-20-00-01', 'AC:67:B2:20:00:02', 'ac67b2200001'] });
       assert.equal(answer.status, 200, answer.text);
-      assert.deepEqual({ ...(answer.body as Group), id: 0, created_at: '' }, { id: 0, name: 'empty', members: 2, created_at: '' });
+      assert.deepEqual(
+        { ...(answer.body as Group), id: 0, created_at: '' },
+        { id: 0, name: 'empty', members: 2, filter: null, created_at: '' },
+      );
       const again = await op.post(`${groups(a)}/empty/members`, { macs: ['AC:67:B2:20:00:02', 'AC:67:B2:20:00:03'] });
       assert.equal((again.body as Group).members, 3);
       assert.deepEqual(

@@ -26,6 +26,7 @@ import {
   type NewDevice,
 } from '#src/domain/device/device.service.js';
 import { GroupChanges } from '#src/domain/group/group-changes.js';
+import { DeviceChanges } from '#src/domain/device/device-changes.js';
 import { GroupRepository } from '#src/domain/group/group.repository.js';
 import { notAnIdentifier } from '#src/domain/group/group.service.js';
 import { readImportRows, RowProblem, type ImportFormat, type ImportRow } from './import-rows.js';
@@ -130,6 +131,7 @@ export class DeviceImportService {
     private readonly devices: DeviceService,
     private readonly groups: GroupRepository,
     private readonly groupChanges: GroupChanges,
+    private readonly deviceChanges: DeviceChanges,
     private readonly unitOfWork: UnitOfWork,
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
@@ -153,6 +155,7 @@ export class DeviceImportService {
           `read and checked in ${((checked - started) / 1000).toFixed(1)} s, written in ${((performance.now() - checked) / 1000).toFixed(1)} s`,
       );
       for (const [groupId, added] of written.added) await this.groupChanges.changed(groupId, { added, removed: [] });
+      if (written.created > 0) await this.deviceChanges.changed(request.tenantId, null);
       return {
         rows: read.rows,
         created: written.created,

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
 
 /** The device protocols a device may speak (docs/decisions.md §11). */
@@ -63,3 +63,16 @@ export class Device {
 
 /** A device as far as reporting its firmware version needs it: the id and what it ran so far. */
 export type DeviceVersion = Pick<Device, 'id' | 'firmwareVersion'>;
+
+/** A label an operator set on a device (docs/decisions.md §10.3): `key=value`, or a plain word (value `''`). */
+@Entity('device_label')
+export class DeviceLabel {
+  @PrimaryColumn({ name: 'device_id', type: 'integer' })
+  deviceId: number;
+
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  key: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  value: string;
+}

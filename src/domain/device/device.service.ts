@@ -15,6 +15,7 @@ import type { Device, DeviceProtocol, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/platform/common/dto/message.dto.js';
 import { DeviceRepository, type DeviceFilter, type NewDeviceRow, type VersionCountRow } from './device.repository.js';
 import { DeviceVersionReports } from './device-version-reports.js';
+import { DeviceChanges } from './device-changes.js';
 import { LastSeenWriter } from './last-seen-writer.js';
 
 /** Exact outcome texts (docs/device-interface.md; `does't` is spelled as the field devices expect). */
@@ -111,6 +112,7 @@ export class DeviceService {
     private readonly clock: Clock,
     private readonly lastSeen: LastSeenWriter,
     private readonly versionReports: DeviceVersionReports,
+    private readonly changes: DeviceChanges,
   ) {}
 
   /**
@@ -139,6 +141,7 @@ export class DeviceService {
         });
         await this.record(manager, device, 'device.registered');
       });
+      await this.changes.changed(principal.tenantId, [dto.mac]);
       return { message: DeviceMessages.inserted };
     } catch (error) {
       if (!(error instanceof DeviceExists || isUniqueViolation(error))) throw error;
@@ -158,6 +161,7 @@ export class DeviceService {
       await this.devices.delete(manager, device.id);
       await this.record(manager, device, 'device.deleted');
     });
+    await this.changes.changed(tenantId, [mac]);
     return { message: DeviceMessages.deleted };
   }
 
@@ -249,6 +253,8 @@ export class DeviceService {
    * (`manager`, or a new one) before this resolves; an unchanged one only records the last-seen
    * time, which {@link LastSeenWriter} writes within a second. `device` is the id and the version
    * read before; the ledger entry records the device as read in the transaction.
+   * A changed version is told to {@link DeviceChanges} (dynamic groups, docs/decisions.md §10.3)
+   * after the commit; with `manager`, the caller does that after its transaction ({@link devicesChanged}).
    * @throws NotFoundException `Device does't exist!` when the version changed and the device was
    *   deleted meanwhile (nothing is written).
    */
@@ -263,8 +269,14 @@ export class DeviceService {
       if (!current) throw new NotFoundException(DeviceMessages.absent);
       await this.devices.setFirmwareVersion(m, device.id, firmwareVersion, now);
       await this.record(m, { ...current, firmwareVersion }, 'device.updated');
+      return current;
     };
-    await (manager ? update(manager) : this.unitOfWork.transaction(update));
+    if (manager) {
+      await update(manager);
+      return;
+    }
+    const current = await this.unitOfWork.transaction(update);
+    await this.changes.changed(current.tenantId, [current.mac]);
   }
 
   /**
@@ -300,6 +312,7 @@ export class DeviceService {
         await this.record(manager, created, 'device.created', request.actor);
         return created;
       });
+      await this.changes.changed(request.tenantId, [identifier]);
       return { device: deviceView(device), targetToken };
     } catch (error) {
       if (error instanceof DeviceExists || isUniqueViolation(error)) throw new ConflictException(deviceExists(identifier));
@@ -335,7 +348,7 @@ export class DeviceService {
     const known = await this.devices.findByMac(principal.tenantId, identifier);
     if (known) return known;
     try {
-      return await this.unitOfWork.transaction(async (manager) => {
+      const device = await this.unitOfWork.transaction(async (manager) => {
         const found = await this.devices.findByMac(principal.tenantId, identifier, manager);
         if (found) return found;
         const now = this.clock.now();
@@ -355,6 +368,8 @@ export class DeviceService {
         await this.record(manager, device, 'device.registered');
         return device;
       });
+      await this.changes.changed(principal.tenantId, [identifier]);
+      return device;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       return this.require(principal.tenantId, identifier);
@@ -371,10 +386,12 @@ export class DeviceService {
    */
   async registerIdentified(principal: DeviceKeyScope, identifier: string, actor?: Actor): Promise<Device> {
     let device: Device;
+    let inserted = false;
     try {
       device = await this.unitOfWork.transaction(async (manager) => {
         const found = await this.devices.findByMac(principal.tenantId, identifier, manager);
         if (found) return found;
+        inserted = true;
         const now = this.clock.now();
         const created = await this.devices.insert(manager, {
           tenantId: principal.tenantId,
@@ -392,6 +409,7 @@ export class DeviceService {
         await this.record(manager, created, 'device.registered', actor);
         return created;
       });
+      if (inserted) await this.changes.changed(principal.tenantId, [identifier]);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       device = await this.require(principal.tenantId, identifier);
@@ -435,6 +453,7 @@ export class DeviceService {
         state: { mac: device.mac, attributes: next },
       });
     });
+    await this.changes.changed(device.tenantId, [device.mac]);
   }
 
   /**
@@ -445,6 +464,11 @@ export class DeviceService {
    */
   insertImported(manager: EntityManager, tenantId: number, createdAt: number, devices: readonly NewDeviceRow[]): Promise<string[]> {
     return this.devices.insertMany(manager, tenantId, createdAt, devices);
+  }
+
+  /** Tells {@link DeviceChanges} that devices changed in a transaction of the caller's, after it committed. */
+  devicesChanged(tenantId: number, macs: readonly string[]): Promise<void> {
+    return this.changes.changed(tenantId, macs);
   }
 
   /** Records that a device was seen now (written behind, within a second). */

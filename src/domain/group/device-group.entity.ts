@@ -15,6 +15,13 @@ export class DeviceGroup {
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;
+
+  /**
+   * The filter of a dynamic group (docs/decisions.md §10.3), `null` for a static group. A dynamic
+   * group's `group_member` rows are kept materialised: whoever matches the filter now.
+   */
+  @Column({ type: 'varchar', length: 1024, nullable: true })
+  filter: string | null;
 }
 
 /**

@@ -2,12 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isStoredId } from '#src/platform/common/input-rules.js';
+import { isSqlite } from '#src/platform/database/sql.js';
+import type { SqlCondition, SqlDialect } from './device-filter.js';
 import { DeviceGroup, GroupMember } from './device-group.entity.js';
 
 /** A group with its member count. */
 export interface GroupRow {
   id: number;
   name: string;
+  /** A dynamic group's filter, `null` for a static group (docs/decisions.md §10.3). */
+  filter: string | null;
   /** Epoch milliseconds. */
   createdAt: number;
   members: number;
@@ -16,7 +20,13 @@ export interface GroupRow {
 type RawGroupRow = Record<keyof GroupRow, unknown>;
 
 function groupRow(row: RawGroupRow): GroupRow {
-  return { id: Number(row.id), name: String(row.name), createdAt: Number(row.createdAt), members: Number(row.members) };
+  return {
+    id: Number(row.id),
+    name: String(row.name),
+    filter: typeof row.filter === 'string' ? row.filter : null,
+    createdAt: Number(row.createdAt),
+    members: Number(row.members),
+  };
 }
 
 /** Database access for device groups and their members (by mac). */
@@ -51,7 +61,7 @@ export class GroupRepository {
     return this.dataSource
       .getRepository(DeviceGroup)
       .createQueryBuilder('g')
-      .select(['g.id AS id', 'g.name AS name', 'g.created_at AS "createdAt"'])
+      .select(['g.id AS id', 'g.name AS name', 'g.filter AS filter', 'g.created_at AS "createdAt"'])
       .addSelect('(SELECT COUNT(*) FROM group_member m WHERE m.group_id = g.id)', 'members')
       .where('g.tenant_id = :tenantId', { tenantId })
       .orderBy('g.id', 'ASC');
@@ -124,5 +134,47 @@ export class GroupRepository {
   /** How many macs the group has. */
   async memberCount(groupId: number, manager: EntityManager = this.dataSource.manager): Promise<number> {
     return manager.countBy(GroupMember, { groupId });
+  }
+
+  /** The SQL engine, for filter conditions. */
+  dialect(): SqlDialect {
+    return isSqlite(this.dataSource.options.type) ? 'sqlite' : 'postgres';
+  }
+
+  /** The tenant's dynamic groups (those with a filter). */
+  dynamicGroups(tenantId: number): Promise<DeviceGroup[]> {
+    return this.dataSource
+      .getRepository(DeviceGroup)
+      .createQueryBuilder('g')
+      .where('g.tenant_id = :tenantId AND g.filter IS NOT NULL', { tenantId })
+      .orderBy('g.id')
+      .getMany();
+  }
+
+  /** Sets a group's filter. */
+  async setFilter(manager: EntityManager, groupId: number, filter: string): Promise<void> {
+    await manager.update(DeviceGroup, { id: groupId }, { filter });
+  }
+
+  /**
+   * Identifiers of the tenant's devices that meet `condition` (over the alias `d`), among `macs`
+   * (`null`: all the tenant's devices).
+   */
+  async matchingMacs(manager: EntityManager, tenantId: number, condition: SqlCondition, macs: readonly string[] | null): Promise<string[]> {
+    const query = manager
+      .createQueryBuilder()
+      .from('device', 'd')
+      .select('d.mac', 'mac')
+      .where('d.tenant_id = :tenantId', { tenantId })
+      .andWhere(condition.sql, condition.params);
+    if (macs !== null) query.andWhere('d.mac IN (:...macs)', { macs });
+    return (await query.getRawMany<{ mac: string }>()).map((row) => row.mac);
+  }
+
+  /** The members of a group among `macs` (`null`: all of them). */
+  async memberMacs(manager: EntityManager, groupId: number, macs: readonly string[] | null): Promise<string[]> {
+    const query = manager.createQueryBuilder().from(GroupMember, 'm').select('m.mac', 'mac').where('m.group_id = :groupId', { groupId });
+    if (macs !== null) query.andWhere('m.mac IN (:...macs)', { macs });
+    return (await query.getRawMany<{ mac: string }>()).map((row) => row.mac);
   }
 }

@@ -9,6 +9,8 @@ import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { DeviceGroup } from './device-group.entity.js';
 import { GroupChanges } from './group-changes.js';
+import { FilterSyntaxError, parseFilter } from './device-filter.js';
+import { DynamicGroups } from './dynamic-groups.js';
 import { GroupRepository, type GroupRow } from './group.repository.js';
 
 /**
@@ -25,6 +27,8 @@ const entrySlices = (macs: string[]): string[][] =>
 export interface GroupView {
   id: number;
   name: string;
+  /** A dynamic group's filter (its members are whoever matches it now), `null` for a static group (docs/decisions.md §10.3). */
+  filter: string | null;
   /** Member count. */
   members: number;
   /** ISO 8601, UTC. */
@@ -51,6 +55,7 @@ export class GroupService {
     private readonly ledger: LedgerService,
     private readonly clock: Clock,
     private readonly changes: GroupChanges,
+    private readonly dynamic: DynamicGroups,
   ) {}
 
   /**
@@ -58,22 +63,31 @@ export class GroupService {
    * any notation, or controller ids) are given: all in one transaction, so a bad one creates nothing.
    * @throws FieldException (400, field `name` or `macs`) for a bad name or naming the first member that is not a device
    *   identifier; ConflictException when the tenant has a group of that name.
+   * With `filter` the group is dynamic (docs/decisions.md §10.3): its members are the devices that
+   * match the filter, now and later, and it takes no `macs`.
+   * @throws FieldException (400, field `filter`) for a filter that does not parse (with the column),
+   *   or (field `macs`) for members given with a filter.
    * @param actor who creates it (recorded on the ledger).
    */
-  async create(tenantId: number, name: string, macs: readonly string[] = [], actor?: Actor): Promise<GroupView> {
+  async create(tenantId: number, name: string, macs: readonly string[] = [], actor?: Actor, filter?: string): Promise<GroupView> {
     if (name.length < 1 || name.length > 128 || /^\d+$/.test(name)) {
       throw new FieldException('name', 'group name must be 1 to 128 characters and not only digits');
+    }
+    if (filter !== undefined) {
+      checkFilter(filter);
+      if (macs.length > 0)
+        throw new FieldException('macs', "a dynamic group's members are the devices that match its filter: give no macs");
     }
     const members = canonicalIdentifiers(macs);
     try {
       const group = await this.unitOfWork.transaction(async (manager) => {
-        const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now() });
+        const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now(), filter: filter ?? null });
         await this.ledger.append(manager, {
           tenantId,
           type: 'group.created',
           subject: Subject.group(created.id),
           actor,
-          state: { id: created.id, name },
+          state: filter === undefined ? { id: created.id, name } : { id: created.id, name, filter },
         });
         if (members.length > 0) {
           await this.repository.addMembers(manager, created.id, members);
@@ -89,6 +103,10 @@ export class GroupService {
         }
         return created;
       });
+      if (group.filter !== null) {
+        await this.dynamic.refresh(group, null);
+        return groupView({ ...group, members: await this.repository.memberCount(group.id) });
+      }
       return groupView({ ...group, members: members.length });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictException(`Group "${name}" exists`);
@@ -108,6 +126,30 @@ export class GroupService {
   /** Removes macs from a group; `actor` is who removes them (recorded on the ledger). */
   async removeMembers(tenantId: number, groupRef: string, macs: string[], actor?: Actor): Promise<GroupView> {
     return this.changeMembers(tenantId, groupRef, macs, 'group.members-removed', actor);
+  }
+
+  /**
+   * Sets the filter of a dynamic group (docs/decisions.md §10.3) and recomputes its members: devices
+   * that match join (targets of the last wave of its running rollouts), members that do not leave.
+   * @throws FieldException (400, field `filter`) for a filter that does not parse; NotFoundException;
+   *   ConflictException for a static group.
+   */
+  async setFilter(tenantId: number, groupRef: string, filter: string, actor?: Actor): Promise<GroupView> {
+    checkFilter(filter);
+    const group = await this.require(tenantId, groupRef);
+    if (group.filter === null) throw new ConflictException(`Group "${group.name}" is static: its members are set by identifier`);
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.repository.setFilter(manager, group.id, filter);
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'group.filter-set',
+        subject: Subject.group(group.id),
+        actor,
+        state: { id: group.id, name: group.name, filter },
+      });
+    });
+    await this.dynamic.refresh({ ...group, filter }, null);
+    return groupView({ ...group, filter, members: await this.repository.memberCount(group.id) });
   }
 
   async list(tenantId: number): Promise<GroupView[]> {
@@ -146,6 +188,9 @@ export class GroupService {
   private async changeMembers(tenantId: number, groupRef: string, macs: string[], type: string, actor?: Actor): Promise<GroupView> {
     const unique = canonicalIdentifiers(macs);
     const group = await this.require(tenantId, groupRef);
+    if (group.filter !== null) {
+      throw new ConflictException(`Group "${group.name}" is dynamic: its members are the devices that match its filter`);
+    }
     const members = await this.unitOfWork.transaction(async (manager) => {
       if (type === 'group.members-added') await this.repository.addMembers(manager, group.id, unique);
       else await this.repository.removeMembers(manager, group.id, unique);
@@ -183,7 +228,20 @@ function canonicalIdentifiers(texts: readonly string[]): string[] {
   return [...new Set(canonical)];
 }
 
+/**
+ * Checks a dynamic group's filter.
+ * @throws FieldException (400, field `filter`) with the parse error and its column.
+ */
+function checkFilter(filter: string): void {
+  try {
+    parseFilter(filter);
+  } catch (error) {
+    if (error instanceof FilterSyntaxError) throw new FieldException('filter', `filter: ${error.message}`);
+    throw error;
+  }
+}
+
 /** A group (row or entity with its member count) as operators see it. */
 function groupView(row: GroupRow): GroupView {
-  return { id: row.id, name: row.name, members: row.members, createdAt: new Date(row.createdAt).toISOString() };
+  return { id: row.id, name: row.name, filter: row.filter, members: row.members, createdAt: new Date(row.createdAt).toISOString() };
 }

@@ -293,6 +293,7 @@ export class DeviceRolloutService {
         if (version === target) await this.devices.reportVersion(device, version, manager);
         await this.states.successReported(manager, rollout, device, version, target, wavesOf(rollout).length);
       });
+      if (version === target && device.firmwareVersion !== version) await this.devices.devicesChanged(device.tenantId, [device.mac]);
       return 'inserted';
     } catch (error) {
       if (isUniqueViolation(error)) return 'existing';

@@ -1,3 +1,4 @@
+import { DeviceLabelService, labelTexts } from '#src/domain/device/device-labels.service.js';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
@@ -66,6 +67,8 @@ export interface DeviceRolloutView {
 export interface DeviceDetail extends DeviceView {
   /** The tenant's groups the device's mac is a member of, by name. */
   groups: { id: number; name: string }[];
+  /** Labels operators set on it, `key=value` or a plain word, by key (docs/decisions.md §10.3). */
+  labels: string[];
   /** Rollouts that target it (through a group it is in, or that it reported success for), by id. */
   rollouts: DeviceRolloutView[];
 }
@@ -90,6 +93,7 @@ export class FleetService {
     private readonly offers: OfferWriter,
     private readonly clock: Clock,
     private readonly logs: DeploymentLogRepository,
+    private readonly labels: DeviceLabelService,
   ) {}
 
   /**
@@ -163,10 +167,15 @@ export class FleetService {
     const device = await this.devices.describe(tenantId, mac);
     if (!device) throw new NotFoundException(deviceNotFound(mac));
     await this.offers.flush();
-    const [groups, history] = await Promise.all([this.groups.groupsOfDevice(tenantId, mac), this.rollouts.deviceHistory(tenantId, device)]);
+    const [groups, history, labels] = await Promise.all([
+      this.groups.groupsOfDevice(tenantId, mac),
+      this.rollouts.deviceHistory(tenantId, device),
+      this.labels.labels(device.id),
+    ]);
     return {
       ...deviceView(device),
       groups,
+      labels: labelTexts(labels),
       rollouts: history.map((row) => ({
         id: row.id,
         name: row.name,

@@ -278,6 +278,13 @@ export class DeviceDetailResponse extends DeviceSummaryResponse {
   groups: GroupRefResponse[];
 
   @ApiProperty({
+    type: [String],
+    description: 'labels operators set on the device: `key=value` or a plain word, by key (docs/decisions.md §10.3)',
+    example: ['site=lab', 'beta'],
+  })
+  labels: string[];
+
+  @ApiProperty({
     type: [DeviceRolloutResponse],
     description: 'rollouts that target the device through one of its groups, or that it reported success for, by id',
     example: [

@@ -28,6 +28,28 @@ export class CreateGroupDto {
   @IsString({ each: true, message: MACS_MESSAGE })
   @IsArray({ message: MACS_MESSAGE })
   macs?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'makes the group dynamic (docs/decisions.md §10.3): its members are the devices that match this filter, now and later; ' +
+      'at most 1024 characters; a filter that does not parse is a 400 naming `filter` and the column',
+    example: 'device_type = ESP32 and attribute.hw_rev = 3 and not label.site = lab',
+    maxLength: 1024,
+  })
+  @OptionalField()
+  @IsString({ message: 'filter must be a string' })
+  filter?: string;
+}
+
+/** Body of `PUT /tenants/:tenant/groups/:group/filter`. */
+export class GroupFilterDto {
+  @ApiProperty({
+    description: "the dynamic group's new filter (docs/decisions.md §10.3)",
+    example: 'device_type = ESP32 and label.site = field',
+    maxLength: 1024,
+  })
+  @IsString({ message: 'filter must be a string' })
+  filter: string;
 }
 
 /** Body of `POST .../members` (add) and `POST .../members/remove`. At most 16 KiB (about 700 macs). */
@@ -55,6 +77,15 @@ export class GroupResponse {
   @ApiProperty({ description: 'member count (macs, registered or not)', example: 100 })
   members: number;
 
+  @ApiProperty({
+    description:
+      "a dynamic group's filter (its members are the devices that match it now, docs/decisions.md §10.3); null for a static group",
+    example: null,
+    nullable: true,
+    type: String,
+  })
+  filter: string | null;
+
   @ApiProperty({ description: 'creation time, ISO 8601 UTC', example: '2026-11-21T10:00:00.000Z' })
   created_at: string;
 }
@@ -62,7 +93,7 @@ export class GroupResponse {
 /** One page of groups. */
 export class GroupPage extends PageOf(GroupResponse, {
   description: 'groups by id',
-  example: [{ id: 2, name: 'field-test', members: 100, created_at: '2026-11-21T10:00:00.000Z' }],
+  example: [{ id: 2, name: 'field-test', members: 100, filter: null, created_at: '2026-11-21T10:00:00.000Z' }],
 }) {}
 
 /** A member of a group. */

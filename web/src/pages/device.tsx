@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { answer, api } from '#web/api/client';
@@ -74,6 +74,7 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
           </dl>
         )}
       </section>
+      <Labels tenant={tenant} mac={d.mac} labels={d.labels} />
       <section className="card" aria-labelledby="device-groups">
         <h2 id="device-groups">Groups</h2>
         {d.groups.length === 0 ? (
@@ -90,6 +91,74 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
       </section>
       <History tenant={tenant} mac={d.mac} />
     </div>
+  );
+}
+
+/**
+ * The device's labels (docs/decisions.md §10.3), which dynamic groups filter by; admins edit them as
+ * one line of `key=value` or plain words, saved with `PUT …/devices/:mac/labels` (replacing them).
+ */
+function Labels({ tenant, mac, labels }: { tenant: string; mac: string; labels: string[] }) {
+  const { canChange } = useSession();
+  const client = useQueryClient();
+  const [draft, setDraft] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const next = (draft ?? '').split(/[\s,]+/).filter((label) => label !== '');
+      await answer(api.PUT('/tenants/{tenant}/devices/{mac}/labels', { params: { path: { tenant, mac } }, body: { labels: next } }));
+      setDraft(undefined);
+      await client.invalidateQueries({ queryKey: ['device', tenant, mac] });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="device-labels">
+      <h2 id="device-labels">Labels</h2>
+      {labels.length === 0 ? (
+        <p className="muted">No labels.</p>
+      ) : (
+        <ul className="tags" aria-label={`Labels of ${mac}`}>
+          {labels.map((label) => (
+            <li key={label} className="mono">
+              {label}
+            </li>
+          ))}
+        </ul>
+      )}
+      {canChange ? (
+        draft === undefined ? (
+          <div className="actions">
+            <button type="button" onClick={() => setDraft(labels.join(' '))}>
+              Edit labels
+            </button>
+          </div>
+        ) : (
+          <form className="stack" onSubmit={(e) => void save(e)}>
+            <label>
+              Labels (key=value or a word, separated by spaces; at most 20)
+              <input value={draft} onChange={(e) => setDraft(e.target.value)} className="mono" autoFocus />
+            </label>
+            <ErrorText error={error} />
+            <div className="actions">
+              <button type="submit" disabled={busy}>
+                {busy ? 'Saving…' : 'Save labels'}
+              </button>
+              <button type="button" onClick={() => setDraft(undefined)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )
+      ) : null}
+    </section>
   );
 }
 

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { answer, api } from '#web/api/client';
-import { ErrorText, Status, ViewerNote } from '#web/components/feedback';
+import { ErrorText, InputError, Status, ViewerNote } from '#web/components/feedback';
 import { describedBy, FieldError, refusalAt } from '#web/components/field-error';
 import { draftMacs, EMPTY_MACS, MacsInput, type MacsDraft } from '#web/components/macs-input';
 import { ForTenant, PageTitle } from '#web/components/page-title';
@@ -36,6 +36,7 @@ function CreateGroup({ tenant }: { tenant: string }) {
   const client = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState('');
+  const [filter, setFilter] = useState('');
   const [draft, setDraft] = useState<MacsDraft>(EMPTY_MACS);
   const [progress, setProgress] = useState<string>();
   const [error, setError] = useState<unknown>();
@@ -47,8 +48,12 @@ function CreateGroup({ tenant }: { tenant: string }) {
     setError(undefined);
     try {
       const macs = await draftMacs(draft);
+      if (filter.trim() !== '' && macs.length > 0) {
+        throw new InputError("A dynamic group's members are the devices that match its filter: give a filter or macs, not both.");
+      }
       setProgress(macs.length > 0 ? `Creating ${name} with ${count(macs.length)} macs…` : `Creating ${name}…`);
-      const group = await answer(api.POST('/tenants/{tenant}/groups', { params: { path: { tenant } }, body: { name } }));
+      const body = filter.trim() === '' ? { name } : { name, filter };
+      const group = await answer(api.POST('/tenants/{tenant}/groups', { params: { path: { tenant } }, body }));
       await changeMembers(tenant, String(group.id), macs, 'add', (done) =>
         setProgress(`Added ${count(done)} of ${count(macs.length)} macs…`),
       );
@@ -66,6 +71,7 @@ function CreateGroup({ tenant }: { tenant: string }) {
   // A refusal of the name or of a mac is shown at that field; any other under the form.
   const nameProblem = refusalAt(error, 'name')?.message;
   const macsProblem = refusalAt(error, 'macs')?.message;
+  const filterProblem = refusalAt(error, 'filter')?.message;
   return (
     <section className="card" aria-labelledby="create-group-title">
       <h2 id="create-group-title">Create a group</h2>
@@ -82,9 +88,22 @@ function CreateGroup({ tenant }: { tenant: string }) {
           />
           <FieldError id="group-name-error" message={nameProblem} />
         </div>
+        <div className="field">
+          <label htmlFor="group-filter">Filter (optional: a dynamic group of the devices that match it, now and later)</label>
+          <input
+            id="group-filter"
+            className="mono"
+            maxLength={1024}
+            placeholder="device_type = ESP32 and attribute.hw_rev = 3 and not label.site = lab"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            {...describedBy('group-filter-error', filterProblem)}
+          />
+          <FieldError id="group-filter-error" message={filterProblem} />
+        </div>
         <MacsInput legend="Members (optional; devices may register later)" draft={draft} onChange={setDraft} problem={macsProblem} />
         {progress ? <Status>{progress}</Status> : null}
-        {nameProblem || macsProblem ? null : <ErrorText error={error} />}
+        {nameProblem || macsProblem || filterProblem ? null : <ErrorText error={error} />}
         <div className="actions">
           <button type="submit" disabled={busy}>
             {busy ? 'Creating…' : 'Create group'}
@@ -112,6 +131,7 @@ function GroupList({ tenant }: { tenant: string }) {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Members</th>
+                <th scope="col">Filter</th>
                 <th scope="col">Created</th>
               </tr>
             </thead>
@@ -122,6 +142,7 @@ function GroupList({ tenant }: { tenant: string }) {
                     <Link to={withTenant(CONSOLE_PAGES.group.replace(':group', encodeURIComponent(g.name)), tenant)}>{g.name}</Link>
                   </td>
                   <td>{count(g.members)}</td>
+                  <td className="mono">{g.filter ?? <span className="muted">static</span>}</td>
                   <td>{utc(g.created_at)}</td>
                 </tr>
               ))}

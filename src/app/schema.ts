@@ -28,6 +28,7 @@ import { RolloutWaveCounts1765000000000 } from '#src/app/migrations/176500000000
 import { RolloutWindowsRamp1765100000000 } from '#src/app/migrations/1765100000000-RolloutWindowsRamp.js';
 import { RolloutAbortTimeouts1765200000000 } from '#src/app/migrations/1765200000000-RolloutAbortTimeouts.js';
 import { DynamicGroupsLabels1765300000000 } from '#src/app/migrations/1765300000000-DynamicGroupsLabels.js';
+import { WaveCountsPerStatement1765400000000 } from '#src/app/migrations/1765400000000-WaveCountsPerStatement.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -66,6 +67,7 @@ export const MIGRATIONS = [
   RolloutWindowsRamp1765100000000,
   RolloutAbortTimeouts1765200000000,
   DynamicGroupsLabels1765300000000,
+  WaveCountsPerStatement1765400000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -80,8 +80,8 @@ export interface AppConfig extends LedgerKeySettings {
    */
   firmwareMaxBytes: number;
   /**
-   * Most devices a PDF report lists (`REPORT_PDF_MAX_DEVICES`, default 200,000): a PDF takes about
-   * 0.7 s per thousand devices (bench/RESULTS.md), so a larger tenant is refused with a message that
+   * Most devices a PDF report lists (`REPORT_PDF_MAX_DEVICES`, default 200,000): a PDF takes 0.35
+   * to 0.7 s per thousand devices (bench/RESULTS.md, quiet and busy machine), so a larger tenant is refused with a message that
    * names the streamed JSON and XML reports instead.
    */
   reportPdfMaxDevices: number;

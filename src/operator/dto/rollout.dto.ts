@@ -10,6 +10,28 @@ import {
 import { PageOf } from './paging.dto.js';
 import { AbortCriterionDto, MaintenanceWindowDto, RampDto, TimeoutsDto } from './rollout-plan.dto.js';
 
+/** The devices of the examples: one rollout of 100 devices, 40 confirmed. */
+const DEVICES_EXAMPLE: DeviceStateCounts = {
+  targeted: 100,
+  pending: 50,
+  offered: 5,
+  downloading: 0,
+  installed: 5,
+  confirmed: 40,
+  failed: 0,
+  fell_back: 0,
+  timed_out: 0,
+};
+
+/** The one wave of the examples. */
+const WAVE_EXAMPLE: WaveResponse = {
+  wave: 1,
+  bound: '100%',
+  status: 'running',
+  started_at: '2026-12-01T08:00:00.000Z',
+  devices: DEVICES_EXAMPLE,
+};
+
 /** How many devices are in each state (docs/decisions.md §10). */
 export class DeviceStateCounts {
   @ApiProperty({ description: 'devices counted', example: 100 })
@@ -151,32 +173,14 @@ export class OperatorRolloutResponse {
   @ApiProperty({
     type: DeviceStateCounts,
     description: 'devices per state, all waves',
-    example: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0, timed_out: 0 },
+    example: DEVICES_EXAMPLE,
   })
   devices: DeviceStateCounts;
 
   @ApiProperty({
     type: [WaveResponse],
     description: 'the waves in order (one wave `100%` for a rollout planned without waves)',
-    example: [
-      {
-        wave: 1,
-        bound: '100%',
-        status: 'running',
-        started_at: '2026-12-01T08:00:00.000Z',
-        devices: {
-          targeted: 100,
-          pending: 50,
-          offered: 5,
-          downloading: 0,
-          installed: 5,
-          confirmed: 40,
-          failed: 0,
-          fell_back: 0,
-          timed_out: 0,
-        },
-      },
-    ],
+    example: [WAVE_EXAMPLE],
   })
   waves: WaveResponse[];
 
@@ -274,26 +278,8 @@ const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
   updated: 40,
   pending: 60,
   last_activity_at: '2026-12-01T09:30:00.000Z',
-  devices: { targeted: 100, pending: 50, offered: 5, downloading: 0, installed: 5, confirmed: 40, failed: 0, fell_back: 0, timed_out: 0 },
-  waves: [
-    {
-      wave: 1,
-      bound: '100%',
-      status: 'running',
-      started_at: '2026-12-01T08:00:00.000Z',
-      devices: {
-        targeted: 100,
-        pending: 50,
-        offered: 5,
-        downloading: 0,
-        installed: 5,
-        confirmed: 40,
-        failed: 0,
-        fell_back: 0,
-        timed_out: 0,
-      },
-    },
-  ],
+  devices: DEVICES_EXAMPLE,
+  waves: [WAVE_EXAMPLE],
   current_wave: 1,
   success_threshold: 0.9,
   error_threshold: null,

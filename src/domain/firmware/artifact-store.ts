@@ -71,6 +71,10 @@ export class ArtifactStore implements OnApplicationBootstrap {
   async put(source: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<FirmwareDigests> {
     await mkdir(this.dir, { recursive: true });
     const temp = join(this.dir, `${INCOMING}${HOST}-${process.pid}-${randomBytes(8).toString('hex')}`);
+    const sink = createWriteStream(temp, { flags: 'wx' });
+    // The file is opened asynchronously: a source that fails at once (a client gone before its body
+    // was read) settles the pipeline before the open creates the file. Its removal waits for the close.
+    const closed = new Promise<void>((resolve) => sink.once('close', () => resolve()));
     try {
       let size = 0;
       await pipeline(
@@ -82,13 +86,15 @@ export class ArtifactStore implements OnApplicationBootstrap {
             yield chunk;
           }
         },
-        createWriteStream(temp, { flags: 'wx' }),
+        sink,
       );
       if (size === 0) throw new ArtifactEmpty();
       const digests = await computeDigests(createReadStream(temp));
       await rename(temp, this.pathOf(digests.cid));
       return digests;
     } finally {
+      sink.destroy();
+      await closed;
       await rm(temp, { force: true });
     }
   }

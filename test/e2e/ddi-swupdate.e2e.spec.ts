@@ -6,7 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import type { DeviceRolloutBody, RolloutBody } from '#test/support/rollouts.js';
-import { buildSwu, deviceDir, startSwupdate, until, type BuiltSwu, type Swupdate, type SwupdateOptions } from '#test/support/swupdate.js';
+import {
+  buildSwu,
+  CLIENT_WAIT_MS,
+  deviceDir,
+  explained,
+  startSwupdate,
+  until,
+  type BuiltSwu,
+  type Swupdate,
+  type SwupdateOptions,
+} from '#test/support/swupdate.js';
 
 /**
  * hawkBit devices update from firmledger with the real client (docs/hawkbit-devices.md): Debian's
@@ -77,16 +87,25 @@ describe('hawkBit DDI with the real SWUpdate client (docs/decisions.md §12)', (
     return (answer.body as DeviceRolloutBody[]).find((row) => row.rollout_id === rolloutId);
   };
 
-  /** Waits until the device is in `state` in the rollout; its state row. */
-  const reaches = (controllerId: string, rolloutId: number, state: string, timeoutMs = 30_000): Promise<DeviceRolloutBody> =>
-    until(
+  /** The SWUpdate started last for each controller id (its output names what went wrong when a wait times out). */
+  const clients = new Map<string, Swupdate>();
+
+  /**
+   * Waits until the device is in `state` in the rollout; its state row. On time-out the error
+   * names the state last seen and SWUpdate's last lines.
+   */
+  const reaches = (controllerId: string, rolloutId: number, state: string, timeoutMs = CLIENT_WAIT_MS): Promise<DeviceRolloutBody> => {
+    let last: DeviceRolloutBody | undefined;
+    const wait = until(
       `${controllerId} ${state} in rollout ${rolloutId}`,
       async () => {
-        const row = await stateIn(controllerId, rolloutId);
-        return row?.state === state ? row : undefined;
+        last = await stateIn(controllerId, rolloutId);
+        return last?.state === state ? last : undefined;
       },
       timeoutMs,
     );
+    return explained(clients.get(controllerId), wait, () => `last seen: ${last ? JSON.stringify(last.history.slice(-3)) : 'no state'}`);
+  };
 
   /** Starts SWUpdate as device `controllerId` in its own work directory under the spec's. */
   const device = (controllerId: string, options: Partial<SwupdateOptions>): Swupdate => {
@@ -99,6 +118,7 @@ describe('hawkBit DDI with the real SWUpdate client (docs/decisions.md §12)', (
       ...options,
     });
     running.add(swupdate);
+    clients.set(controllerId, swupdate);
     return swupdate;
   };
 
@@ -292,10 +312,13 @@ describe('hawkBit DDI over TLS with the real SWUpdate client, sharing a listener
       start_date: '2020-01-01 00:00:00',
     });
     await operator('POST', `/tenants/tls/rollouts/${String(rollout.id)}/start`);
-    const state = async () =>
-      ((await operator('GET', '/tenants/tls/devices/tls-pump/rollouts')) as unknown as DeviceRolloutBody[]).find(
+    let lastState: string | undefined;
+    const state = async () => {
+      lastState = ((await operator('GET', '/tenants/tls/devices/tls-pump/rollouts')) as unknown as DeviceRolloutBody[]).find(
         (r) => r.rollout_id === rollout.id,
       )?.state;
+      return lastState;
+    };
     assert.equal(app.urls.ddi.startsWith('https://'), true);
 
     const options = {
@@ -308,13 +331,21 @@ describe('hawkBit DDI over TLS with the real SWUpdate client, sharing a listener
     };
     const first = startSwupdate(options);
     try {
-      await until('installed over https', async () => (await state()) === 'installed');
+      await explained(
+        first,
+        until('installed over https', async () => (await state()) === 'installed'),
+        () => `last seen: ${lastState}`,
+      );
     } finally {
       await first.stop();
     }
     const rebooted = startSwupdate({ ...options, confirm: 2 });
     try {
-      await until('confirmed over https', async () => (await state()) === 'confirmed');
+      await explained(
+        rebooted,
+        until('confirmed over https', async () => (await state()) === 'confirmed'),
+        () => `last seen: ${lastState}`,
+      );
     } finally {
       await rebooted.stop();
     }

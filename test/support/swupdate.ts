@@ -12,11 +12,17 @@ import { join } from 'node:path';
  * booted: the client closes the action with success) or `-c 3` (it did not: failure).
  *
  * SWUpdate keeps its IPC sockets at the fixed paths `/tmp/sockinstctrl` and `/tmp/swupdateprog`
- * and its scratch files under `/tmp`, so each instance runs in a private user, mount and PID
- * namespace (`unshare -Urm --pid --fork`) with its own work directory bound over `/tmp`: instances
- * run side by side, write nothing outside their directory and leave no process behind. Every path
- * given to SWUpdate is therefore written `/tmp/…`. The network is the host's, so 127.0.0.1 reaches
- * the server under test.
+ * and its scratch files under `/tmp`, so each instance runs in a private user and mount namespace
+ * (`unshare -Urm`) with its own work directory bound over `/tmp`: instances run side by side and
+ * write nothing outside their directory. Every path given to SWUpdate is therefore written
+ * `/tmp/…`. The network is the host's, so 127.0.0.1 reaches the server under test.
+ *
+ * The PID namespace is the host's on purpose: SWUpdate's notifier binds abstract Unix sockets named
+ * after process ids (`Notify<pid>`), which belong to the network namespace. In private PID
+ * namespaces every instance's subprocesses have the same ids, so instances took each other's
+ * names; the loser closes its socket and goes on writing to the descriptor, which may by then be
+ * an HTTP connection. SWUpdate's subprocesses stay in its process group (and die with it:
+ * `PR_SET_PDEATHSIG`), so {@link Swupdate.stop} still leaves no process behind.
  */
 
 /** The board and revision every test image is built for (`-H`, and `hardware-compatibility` in sw-description). */
@@ -181,7 +187,7 @@ export function swupdateBinary(): string {
 
 /**
  * Starts SWUpdate in suricatta (hawkBit) mode, polling every second until the server says
- * otherwise (`-p 1`), one download retry a second (`-r 1 -w 1`), logging at INFO.
+ * otherwise (`-p 1`), one download retry a second (`-r 1 -w 1`), logging at INFO (`SWUPDATE_LOGLEVEL=5` for TRACE, with its HTTP exchanges).
  */
 export function startSwupdate(options: SwupdateOptions): Swupdate {
   const binary = swupdateBinary();
@@ -199,13 +205,22 @@ export function startSwupdate(options: SwupdateOptions): Swupdate {
         : ''),
   );
   // -u is one argument holding every suricatta option: SWUpdate splits it on blanks itself.
-  const args = ['-f', '/tmp/swupdate.cfg', '-l', '3', '-k', '/tmp/signer.crt', '-H', TEST_BOARD, '-u', suricatta.join(' ')];
+  const args = [
+    '-f',
+    '/tmp/swupdate.cfg',
+    '-l',
+    process.env['SWUPDATE_LOGLEVEL'] ?? '3',
+    '-k',
+    '/tmp/signer.crt',
+    '-H',
+    TEST_BOARD,
+    '-u',
+    suricatta.join(' '),
+  ];
   const child: ChildProcess = spawn(
     'unshare',
     [
       '-Urm',
-      '--pid',
-      '--fork',
       'sh',
       '-c',
       'mount --bind "$0" /tmp && cd /tmp && binary="$1" && shift && exec "$binary" "$@"',
@@ -262,6 +277,26 @@ export function deviceDir(parent: string, name: string, signerDir: string): stri
 }
 
 /**
+ * How long a spec waits for SWUpdate to get somewhere, milliseconds: an update of a test image
+ * takes a few seconds, but SWUpdate runs several processes and CI machines are shared.
+ */
+export const CLIENT_WAIT_MS = 60_000;
+
+/**
+ * Answers what `wait` answers; when it fails, the error also carries SWUpdate's last `lines`
+ * lines (what the client did, or why it stopped), and `detail` when given.
+ */
+export async function explained<T>(swupdate: Swupdate | undefined, wait: Promise<T>, detail?: () => string, lines = 20): Promise<T> {
+  try {
+    return await wait;
+  } catch (error) {
+    const output = swupdate ? swupdate.lines.slice(-lines).join('\n') : '(no SWUpdate started)';
+    const extra = detail ? `; ${detail()}` : '';
+    throw new Error(`${(error as Error).message}${extra}; SWUpdate's last lines:\n${output}`);
+  }
+}
+
+/**
  * Polls `check` every `intervalMs` until it returns something other than `undefined`, `null` or
  * `false`, and answers that.
  * @throws Error naming `what` (and the last value seen) after `timeoutMs`.
@@ -269,7 +304,7 @@ export function deviceDir(parent: string, name: string, signerDir: string): stri
 export async function until<T>(
   what: string,
   check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 30_000,
+  timeoutMs = CLIENT_WAIT_MS,
   intervalMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

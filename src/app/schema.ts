@@ -29,6 +29,7 @@ import { RolloutWindowsRamp1765100000000 } from '#src/app/migrations/17651000000
 import { RolloutAbortTimeouts1765200000000 } from '#src/app/migrations/1765200000000-RolloutAbortTimeouts.js';
 import { DynamicGroupsLabels1765300000000 } from '#src/app/migrations/1765300000000-DynamicGroupsLabels.js';
 import { WaveCountsPerStatement1765400000000 } from '#src/app/migrations/1765400000000-WaveCountsPerStatement.js';
+import { RolloutRollback1765500000000 } from '#src/app/migrations/1765500000000-RolloutRollback.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -68,6 +69,7 @@ export const MIGRATIONS = [
   RolloutAbortTimeouts1765200000000,
   DynamicGroupsLabels1765300000000,
   WaveCountsPerStatement1765400000000,
+  RolloutRollback1765500000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

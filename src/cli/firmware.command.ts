@@ -5,13 +5,13 @@ import { Transform, pipeline, type Readable } from 'node:stream';
 import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
 import { firmwareResponse } from '#src/operator/operator-responses.js';
 import { CliError } from './cli-context.js';
-import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
+import { example, jsonOption, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
 import { endProgress, showProgress, table } from './output.js';
 
 /** How often publish progress is shown, ms (as the simulator: at most ~4 lines a second). */
 const PROGRESS_INTERVAL_MS = 250;
 
-/** `firmledger firmware publish|list`: firmware artifacts. */
+/** `firmledger firmware publish|list|rollback-target`: firmware artifacts. */
 export function registerFirmwareCommands(program: Command): void {
   const firmware = example(
     program.command('firmware').description('firmware artifacts: binaries devices download by CID'),
@@ -89,6 +89,23 @@ export function registerFirmwareCommands(program: Command): void {
         ),
       ),
     'firmledger firmware list --tenant acme',
+  );
+  example(
+    firmware
+      .command('rollback-target <id>')
+      .description('mark a firmware as a rollback target: a rollout’s rollback policy may then name it (--off takes the mark away)')
+      .addOption(tenantOption())
+      .option('--off', 'take the mark away')
+      .addOption(jsonOption())
+      .action((id: string, o: { tenant: string; off?: boolean; json?: boolean }) =>
+        run(
+          async (get) => get(FirmwareService).setRollbackTarget(await tenantId(get, o.tenant), positiveInt('firmware id')(id), !o.off),
+          !!o.json,
+          (f) => `firmware ${f.id} (${f.version}, ${f.deviceType}) ${f.rollbackTarget ? 'is a rollback target' : 'is no rollback target'}`,
+          firmwareResponse,
+        ),
+      ),
+    'firmledger firmware rollback-target 1 --tenant acme',
   );
 }
 

@@ -8,6 +8,7 @@ import { RolloutProgressService, type RolloutView } from '#src/domain/rollout/ro
 import { DDI_ACTION_TYPES, ROLLOUT_APPROVALS, type DdiActionType, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
 import { ABORT_ACTIONS, ABORT_FAILURES } from '#src/domain/rollout/policy/abort.js';
+import { ROLLBACK_SCOPES } from '#src/domain/rollout/policy/rollback.js';
 import { TIMED_STATES } from '#src/domain/rollout/policy/timeouts.js';
 import type { DeviceRolloutState } from '#src/domain/rollout/device-state.repository.js';
 import { example, jsonOption, naming, positiveInt, run, tenantId, tenantOption } from './command-kit.js';
@@ -51,6 +52,16 @@ const abortCriterion = (text: string, previous: unknown[] = []): unknown[] => {
   }
   return [...previous, { failure: m[1], threshold_percentage: Number(m[2]), min_finished: Number(m[3]), action: m[4] }];
 };
+
+/**
+ * One `--rollback-when` trigger: `5%` (a share of the targets) or `3` (a number of devices), added
+ * to the operator API's rollback policy; checked by the one reader of policies (policy/rollback.ts).
+ */
+function rollbackTrigger(value: string, previous: { failed_count?: number; failed_percentage?: number } = {}) {
+  const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('--rollback-when must read <percent>% or <devices>, such as 5% or 3');
+  return m[2] === '%' ? { ...previous, failed_percentage: Number(m[1]) } : { ...previous, failed_count: Number(m[1]) };
+}
 
 /** One `--timeout <state>=<duration>` (`offered=1h`), added to the operator API's timeouts. */
 const timeoutOption = (text: string, previous: Record<string, number> = {}): Record<string, number> => {
@@ -98,6 +109,18 @@ function showRollout(r: RolloutView): string {
           .join(', ')}`
       : 'timeouts: none',
   );
+  if (r.rollback !== null) {
+    const triggers = [
+      r.rollback.failedPercentage !== null ? `${r.rollback.failedPercentage}% of the targets` : null,
+      r.rollback.failedCount !== null ? `${r.rollback.failedCount} devices` : null,
+    ].filter((t) => t !== null);
+    lines.push(
+      `rollback: to firmware ${r.rollback.firmwareId} (${r.rollback.scope === 'all' ? 'every device that took it' : 'the devices that failed'}) ` +
+        `once ${triggers.join(' or ')} failed, fell back or timed out`,
+    );
+  }
+  if (r.rollbackRolloutId !== null) lines.push(`rolled back by rollout ${r.rollbackRolloutId}`);
+  if (r.rollbackOf !== null) lines.push(`rolls back rollout ${r.rollbackOf}`);
   if (r.pauseReason !== null) lines.push(`${r.status === 'cancelled' ? 'cancelled' : 'paused'} by itself: ${r.pauseReason}`);
   const rows: Record<string, string | number>[] = r.waves.map((w) => ({
     wave: String(w.wave),
@@ -253,6 +276,21 @@ export function registerRolloutCommands(program: Command): void {
         `a timeout: a device that stays in ${TIMED_STATES.join(', ')} longer is timed_out (repeat: --timeout offered=1h --timeout installed=30m)`,
         timeoutOption,
       )
+      .option(
+        '--rollback-to <firmware>',
+        'rollback policy: the firmware (marked as a rollback target) to bring devices back to',
+        positiveInt('--rollback-to'),
+      )
+      .option(
+        '--rollback-when <trigger>',
+        'rollback policy: fire once this share of the targets (5%) or this many devices (3) failed, fell back or timed out (repeat for both)',
+        rollbackTrigger,
+      )
+      .addOption(
+        new Option('--rollback-scope <scope>', 'rollback policy: roll back the devices that failed, or all that took it').choices(
+          ROLLBACK_SCOPES,
+        ),
+      )
       .addOption(jsonOption())
       .action(
         (o: {
@@ -278,6 +316,9 @@ export function registerRolloutCommands(program: Command): void {
           rampMax?: number;
           abort?: unknown[];
           timeout?: Record<string, number>;
+          rollbackTo?: number;
+          rollbackWhen?: { failed_count?: number; failed_percentage?: number };
+          rollbackScope?: string;
           json?: boolean;
         }) =>
           run(
@@ -300,6 +341,10 @@ export function registerRolloutCommands(program: Command): void {
                   ramp: rampOf(o),
                   abortCriteria: o.abort,
                   timeouts: o.timeout,
+                  rollback:
+                    o.rollbackTo === undefined && o.rollbackWhen === undefined && o.rollbackScope === undefined
+                      ? undefined
+                      : { firmware_id: o.rollbackTo, ...o.rollbackWhen, ...(o.rollbackScope ? { scope: o.rollbackScope } : {}) },
                 }),
                 { Firmware: o.firmware },
               ),
@@ -313,6 +358,7 @@ export function registerRolloutCommands(program: Command): void {
     'firmledger rollout create --tenant acme --name "1.1.0 in waves" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --wave 10% --wave 30% --wave 100% --success-threshold 80% --error-threshold 20% --approval manual',
     'firmledger rollout create --tenant acme --name "1.1.0 at night" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --window "0 2 * * *" --window-duration 3h --tz Europe/Berlin --ramp-base 10 --ramp-factor 2 --ramp-every-confirmed 100 --ramp-max 1000',
     'firmledger rollout create --tenant acme --name "1.1.0 guarded" --firmware 1 --group fleet --start "2026-01-01 00:00:00" --abort failed:10%:min=20:pause --abort all:30%:min=50:cancel --timeout offered=1h --timeout installed=30m',
+    'firmledger rollout create --tenant acme --name "2.0.0 with a way back" --firmware 2 --group fleet --start "2026-01-01 00:00:00" --rollback-to 1 --rollback-when 5% --rollback-scope failed',
   );
   for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
     example(

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
@@ -16,6 +16,8 @@ import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import {
   FirmwarePage,
   FirmwareResponse,
+  ROLLBACK_TARGET_BOOLEAN,
+  UpdateFirmwareRequest,
   UploadFirmwareMessages,
   UploadFirmwareQuery,
   UploadMenderArtifactQuery,
@@ -179,5 +181,31 @@ export class OperatorFirmwareController {
   @ApiTenantNotFound('the tenant has no firmware with this id', FIRMWARE_NOT_FOUND)
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('id', IdParamPipe) id: number): Promise<FirmwareResponse> {
     return firmwareResponse(await this.firmware.get(tenant.id, id));
+  }
+
+  /**
+   * `PATCH /tenants/:tenant/firmware/:id` `{rollback_target}` → 200 {@link FirmwareResponse}; 400 not a
+   * boolean; 404 `Firmware not found`. Marks the firmware as a rollback target (or takes the mark
+   * away), recorded on the ledger (docs/decisions.md §10.4).
+   */
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Mark a firmware as a rollback target (or take the mark away)',
+    description:
+      'Only a firmware marked as a rollback target may be named by a rollout’s rollback policy, and so go down in version ' +
+      '(docs/decisions.md §10.4). The change is a ledger entry (`firmware.rollback_target`).',
+  })
+  @ApiIdParam('Firmware id.')
+  @ApiOkResponse({ type: FirmwareResponse, description: 'The firmware, changed.' })
+  @ApiMessageResponse(400, '`rollback_target` is missing or not a boolean.', ROLLBACK_TARGET_BOOLEAN)
+  @ApiTenantNotFound('the tenant has no firmware with this id', FIRMWARE_NOT_FOUND)
+  @ApiOperatorChange()
+  async update(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateFirmwareRequest,
+    @OperatorActor() actor: Actor,
+  ): Promise<FirmwareResponse> {
+    return firmwareResponse(await this.firmware.setRollbackTarget(tenant.id, id, body.rollback_target, actor));
   }
 }

@@ -1,3 +1,4 @@
+import { rollbackWire } from '#src/domain/rollout/policy/rollback.js';
 import type { Counted } from '#src/platform/common/paging.js';
 import { criterionWire } from '#src/domain/rollout/policy/abort.js';
 import type { LedgerEntryView, VerifyResult } from '#src/domain/ledger/ledger.service.js';
@@ -86,6 +87,7 @@ export function firmwareResponse(view: FirmwareView): FirmwareResponse {
     created_at: view.createdAt,
     filename: view.filename,
     mender_artifact: view.menderArtifact === null ? null : menderArtifactResponse(view.menderArtifact),
+    rollback_target: view.rollbackTarget,
   };
 }
 
@@ -276,6 +278,9 @@ export function rolloutResponse(view: RolloutView): OperatorRolloutResponse {
           },
     abort_criteria: view.abortCriteria.map(criterionWire),
     timeouts: { ...view.timeouts },
+    rollback: view.rollback === null ? null : rollbackWire(view.rollback),
+    rollback_rollout_id: view.rollbackRolloutId,
+    rollback_of: view.rollbackOf,
   };
 }
 

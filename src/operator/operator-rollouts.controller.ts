@@ -106,6 +106,7 @@ export class OperatorRolloutsController {
       ramp: body.ramp,
       abortCriteria: body.abort_criteria,
       timeouts: body.timeouts,
+      rollback: body.rollback,
       actor,
     });
     return rolloutResponse(created);

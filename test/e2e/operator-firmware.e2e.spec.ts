@@ -169,8 +169,14 @@ describe('operator API: firmware (docs/decisions.md §9)', () => {
         'created_at',
         'filename',
         'mender_artifact',
+        'rollback_target',
       ]);
       assert.equal(body.mender_artifact, null, 'not a Mender artifact');
+      assert.equal(
+        (body as unknown as { rollback_target: boolean }).rollback_target,
+        false,
+        'not a rollback target until an operator marks it',
+      );
       assert.equal(body.filename, 'ESP32-1.0.0.bin', 'published without a file name: its DDI artifact is named by type and version');
       assert.equal(typeof body.id, 'number');
       assert.deepEqual(

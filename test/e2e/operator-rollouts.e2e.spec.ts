@@ -41,6 +41,9 @@ const ROLLOUT_KEYS = [
   'ramp',
   'abort_criteria',
   'timeouts',
+  'rollback',
+  'rollback_rollout_id',
+  'rollback_of',
 ];
 
 /** State counts of no device (docs/decisions.md §10). */
@@ -210,6 +213,9 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           ramp: null,
           abort_criteria: [],
           timeouts: { offered: null, downloading: null, installed: null },
+          rollback: null,
+          rollback_rollout_id: null,
+          rollback_of: null,
         },
       );
       assert.deepEqual(await read(body.id), body);

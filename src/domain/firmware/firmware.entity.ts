@@ -52,4 +52,11 @@ export class Firmware {
    */
   @Column({ name: 'mender_artifact', type: 'text', nullable: true })
   menderArtifact: string | null;
+
+  /**
+   * Marked by an operator as a rollback target (docs/decisions.md §10.4): a rollout's rollback
+   * policy may name it, and the rollback rollout offers it even to devices on a newer version.
+   */
+  @Column({ name: 'rollback_target', type: 'boolean', default: false })
+  rollbackTarget: boolean;
 }

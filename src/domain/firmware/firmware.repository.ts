@@ -38,6 +38,11 @@ export class FirmwareRepository {
     await this.dataSource.getRepository(Firmware).update({ id }, { sha1 });
   }
 
+  /** Sets or clears a firmware's rollback-target mark. */
+  async setRollbackTarget(manager: EntityManager, id: number, rollbackTarget: boolean): Promise<void> {
+    await manager.getRepository(Firmware).update({ id }, { rollbackTarget });
+  }
+
   list(tenantId: number): Promise<Firmware[]> {
     return this.dataSource.getRepository(Firmware).find({ where: { tenantId }, order: { id: 'ASC' } });
   }

@@ -86,6 +86,8 @@ export interface FirmwareView {
   filename: string;
   /** What its Mender artifact header says, `null` for firmware that is not a Mender artifact (docs/decisions.md §13). */
   menderArtifact: MenderArtifactInfo | null;
+  /** Marked as a rollback target: a rollback policy may name it (docs/decisions.md §10.4). */
+  rollbackTarget: boolean;
 }
 
 /** A firmware as a hawkBit DDI artifact (docs/decisions.md §12): its file, size and digests. */
@@ -225,6 +227,7 @@ export class FirmwareService {
           createdAt: this.clock.now(),
           filename: request.filename ?? null,
           menderArtifact: mender === null ? null : JSON.stringify(mender),
+          rollbackTarget: false,
         });
         await this.ledger.append(manager, {
           tenantId: request.tenantId,
@@ -282,6 +285,27 @@ export class FirmwareService {
   }
 
   /**
+   * Marks a firmware as a rollback target, or takes the mark away (docs/decisions.md §10.4): only a
+   * marked firmware may be named by a rollback policy, and so go down in version without the
+   * operator marking a rollout as a downgrade. Recorded on the ledger (`firmware.rollback_target`).
+   * @throws NotFoundException `Firmware not found`.
+   */
+  async setRollbackTarget(tenantId: number, id: number, rollbackTarget: boolean, actor?: Actor): Promise<FirmwareView> {
+    const firmware = await this.require(tenantId, id);
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.firmware.setRollbackTarget(manager, id, rollbackTarget);
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'firmware.rollback_target',
+        subject: Subject.firmware(id),
+        actor,
+        state: { id, version: firmware.version, deviceType: firmware.deviceType, rollbackTarget },
+      });
+    });
+    return toView({ ...firmware, rollbackTarget });
+  }
+
+  /**
    * A firmware of the tenant by id.
    * @throws NotFoundException `Firmware not found`.
    */
@@ -289,6 +313,11 @@ export class FirmwareService {
     const firmware = await this.firmware.findById(tenantId, id);
     if (!firmware) throw new NotFoundException(FIRMWARE_NOT_FOUND);
     return firmware;
+  }
+
+  /** A firmware of the tenant by id, `null` when it has none with that id. */
+  find(tenantId: number, id: number): Promise<Firmware | null> {
+    return this.firmware.findById(tenantId, id);
   }
 
   /** Id of the tenant's firmware of a type at a version, or `null`. */
@@ -349,6 +378,7 @@ function toView(f: Firmware): FirmwareView {
     createdAt: new Date(f.createdAt).toISOString(),
     filename: artifactFilename(f),
     menderArtifact: menderArtifactOf(f),
+    rollbackTarget: f.rollbackTarget,
   };
 }
 

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import type { EntityManager } from 'typeorm';
 import type { DeviceGroup } from './device-group.entity.js';
 import { GroupChanges } from './group-changes.js';
 import { FilterSyntaxError, parseFilter } from './device-filter.js';
@@ -80,29 +81,7 @@ export class GroupService {
     }
     const members = canonicalIdentifiers(macs);
     try {
-      const group = await this.unitOfWork.transaction(async (manager) => {
-        const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now(), filter: filter ?? null });
-        await this.ledger.append(manager, {
-          tenantId,
-          type: 'group.created',
-          subject: Subject.group(created.id),
-          actor,
-          state: filter === undefined ? { id: created.id, name } : { id: created.id, name, filter },
-        });
-        if (members.length > 0) {
-          await this.repository.addMembers(manager, created.id, members);
-          for (const slice of entrySlices(members)) {
-            await this.ledger.append(manager, {
-              tenantId,
-              type: 'group.members-added',
-              subject: Subject.group(created.id),
-              actor,
-              state: { id: created.id, name, macs: slice },
-            });
-          }
-        }
-        return created;
-      });
+      const group = await this.unitOfWork.transaction((manager) => this.insert(manager, tenantId, name, members, actor, filter));
       if (group.filter !== null) {
         await this.dynamic.refresh(group, null);
         return groupView({ ...group, members: await this.repository.memberCount(group.id) });
@@ -112,6 +91,47 @@ export class GroupService {
       if (isUniqueViolation(error)) throw new ConflictException(`Group "${name}" exists`);
       throw error;
     }
+  }
+
+  /**
+   * Creates a static group of `members` (canonical identifiers) inside the caller's transaction,
+   * with its ledger entries: a rollback rollout's devices (docs/decisions.md §10.4). Unique-name
+   * violations are the caller's to handle.
+   */
+  createWithin(manager: EntityManager, tenantId: number, name: string, members: readonly string[], actor?: Actor): Promise<DeviceGroup> {
+    return this.insert(manager, tenantId, name, members, actor);
+  }
+
+  /** The group row, its members and their ledger entries, in `manager`'s transaction. */
+  private async insert(
+    manager: EntityManager,
+    tenantId: number,
+    name: string,
+    members: readonly string[],
+    actor?: Actor,
+    filter?: string,
+  ): Promise<DeviceGroup> {
+    const created = await this.repository.insertGroup(manager, { tenantId, name, createdAt: this.clock.now(), filter: filter ?? null });
+    await this.ledger.append(manager, {
+      tenantId,
+      type: 'group.created',
+      subject: Subject.group(created.id),
+      actor,
+      state: filter === undefined ? { id: created.id, name } : { id: created.id, name, filter },
+    });
+    if (members.length > 0) {
+      await this.repository.addMembers(manager, created.id, [...members]);
+      for (const slice of entrySlices([...members])) {
+        await this.ledger.append(manager, {
+          tenantId,
+          type: 'group.members-added',
+          subject: Subject.group(created.id),
+          actor,
+          state: { id: created.id, name, macs: slice },
+        });
+      }
+    }
+    return created;
   }
 
   /**

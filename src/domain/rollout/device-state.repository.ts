@@ -119,6 +119,29 @@ export class DeviceStateRepository {
     return Number(total);
   }
 
+  /** The identifiers (macs) of the devices in one of `states` in the rollout, by device id (a rollback's members, policy/rollback.ts). */
+  async macsIn(manager: EntityManager, rolloutId: number, states: readonly DeviceState[]): Promise<string[]> {
+    const marks = states.map((_, i) => `$${i + 2}`).join(', ');
+    const rows = await query<{ mac: string }[]>(
+      manager,
+      `SELECT d.mac AS mac FROM rollout_device_state s JOIN device d ON d.id = s.device_id
+        WHERE s.rollout_id = $1 AND s.state IN (${marks}) ORDER BY d.id`,
+      [rolloutId, ...states],
+    );
+    return rows.map((row) => row.mac);
+  }
+
+  /** Devices `pending` in the rollout that already run `version` (a rollback rollout's devices that are back already). */
+  async pendingOnVersion(manager: EntityManager, rolloutId: number, version: string): Promise<number[]> {
+    const rows = await query<{ device_id: unknown }[]>(
+      manager,
+      `SELECT s.device_id AS device_id FROM rollout_device_state s JOIN device d ON d.id = s.device_id
+        WHERE s.rollout_id = $1 AND s.state = 'pending' AND d.firmware_version = $2 ORDER BY s.device_id`,
+      [rolloutId, version],
+    );
+    return rows.map((row) => Number(row.device_id));
+  }
+
   /**
    * Gives the device a state in the rollout if it has none: `pending` in `wave` (a device that
    * joined the group after the start, in the last wave). Safe against a concurrent insert.

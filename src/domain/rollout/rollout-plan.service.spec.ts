@@ -49,6 +49,9 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
     timeoutOffered: null,
     timeoutDownloading: null,
     timeoutInstalled: null,
+    rollback: null,
+    rollbackRolloutId: null,
+    rollbackOf: null,
     ...overrides,
   };
 }

@@ -1,19 +1,30 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { IsNull, type EntityManager } from 'typeorm';
 import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { Clock, parseUtc } from '#src/platform/common/clock.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
+import type { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RETRIED_STATES } from './policy/device-states.js';
-import { nextStep } from './policy/next-step.js';
+import { nextStep, sumCounts } from './policy/next-step.js';
 import { transition, type RolloutAction } from './policy/lifecycle.js';
 import { parseWavePlan } from './policy/waves.js';
 import { parseWindows } from './policy/windows.js';
 import { parseRamp } from './policy/ramp.js';
 import { criterionWire, parseAbortCriteria, storedAbortCriteriaOf } from './policy/abort.js';
+import {
+  parseRollback,
+  rollbackFiring,
+  rollbackReason,
+  rollbackStates,
+  rollbackWire,
+  storedRollbackOf,
+  type RollbackFiring,
+  type RollbackPolicy,
+} from './policy/rollback.js';
 import { parseTimeouts } from './policy/timeouts.js';
 import { DeviceStateRepository } from './device-state.repository.js';
 import { DDI_ACTION_TYPES, type DdiActionType, type Rollout, type RolloutApproval } from './rollout.entity.js';
@@ -64,6 +75,11 @@ export interface PlanRollout {
   abortCriteria?: unknown;
   /** Timeouts as the operator API takes them, `{offered?, downloading?, installed?}` seconds (policy/timeouts.ts); default none. */
   timeouts?: unknown;
+  /**
+   * The rollback policy as the operator API takes it, `{firmware_id, failed_count?,
+   * failed_percentage?, scope?}` (policy/rollback.ts {@link parseRollback}); default none.
+   */
+  rollback?: unknown;
   /** Who plans it (recorded on the ledger). */
   actor?: Actor;
 }
@@ -125,7 +141,10 @@ export class RolloutPlanService {
     if ('error' in abort) throw new FieldException(abort.error.field, abort.error.message);
     const timeouts = parseTimeouts(plan.timeouts ?? {});
     if ('error' in timeouts) throw new FieldException(timeouts.error.field, timeouts.error.message);
+    const rollback = plan.rollback === undefined || plan.rollback === null ? null : parseRollback(plan.rollback);
+    if (rollback !== null && 'error' in rollback) throw new FieldException(rollback.error.field, rollback.error.message);
     const firmware = await this.firmware.require(plan.tenantId, plan.firmwareId);
+    if (rollback !== null) await this.checkRollbackFirmware(plan.tenantId, firmware, rollback.policy);
     const group = await this.groups.require(plan.tenantId, plan.group);
     const rollout = await this.unitOfWork.transaction(async (manager) => {
       const created = await this.rollouts.insertRollout(manager, {
@@ -153,6 +172,9 @@ export class RolloutPlanService {
         timeoutOffered: timeouts.timeouts.offered,
         timeoutDownloading: timeouts.timeouts.downloading,
         timeoutInstalled: timeouts.timeouts.installed,
+        rollback: rollback === null ? null : JSON.stringify(rollback.policy),
+        rollbackRolloutId: null,
+        rollbackOf: null,
       });
       await this.record(manager, created, 'rollout.created', plan.actor);
       return created;
@@ -254,9 +276,17 @@ export class RolloutPlanService {
       if (!rollout) return;
       const waveCount = wavesOf(rollout).length;
       const settling = { ...rollout, abortCriteria: storedAbortCriteriaOf(rollout.abortCriteria) };
+      const kept = await this.states.waveCounts(rollout.id, waveCount, manager);
+      // A rollback policy that fires wins over every other rule (docs/decisions.md §10.4).
+      const policy = rollout.status === 'active' && rollout.rollbackRolloutId == null ? storedRollbackOf(rollout.rollback) : null;
+      const firing = policy === null ? null : rollbackFiring(policy, sumCounts(kept));
+      if (policy !== null && firing !== null) {
+        await this.rollBack(manager, rollout, policy, firing);
+        return;
+      }
       // The kept counts decide; a finish is checked against every member of the group first
       // (targets without a state yet, members not registered: both hold it).
-      let step = nextStep(settling, { waves: await this.states.waveCounts(rollout.id, waveCount, manager), notRegistered: 0 }, changedWave);
+      let step = nextStep(settling, { waves: kept, notRegistered: 0 }, changedWave);
       if (step.kind === 'finish') step = nextStep(settling, await this.states.progress(rollout.id, waveCount, manager), changedWave);
       switch (step.kind) {
         case 'none':
@@ -300,6 +330,99 @@ export class RolloutPlanService {
           changedWave = undefined;
       }
     }
+  }
+
+  /**
+   * The rollback firmware a plan names must be the tenant's, of the rollout's device type, another
+   * than the rollout's, and marked as a rollback target (docs/decisions.md §10.4).
+   * @throws FieldException (400, field `rollback.firmware_id`) naming what is wrong.
+   */
+  private async checkRollbackFirmware(tenantId: number, firmware: Firmware, policy: RollbackPolicy): Promise<void> {
+    const field = 'rollback.firmware_id';
+    const target = await this.firmware.find(tenantId, policy.firmwareId);
+    if (target === null) throw new FieldException(field, `${field} names no firmware of the tenant (${policy.firmwareId})`);
+    if (target.id === firmware.id) throw new FieldException(field, `${field} must name another firmware than the rollout's`);
+    if (target.deviceType !== firmware.deviceType) {
+      throw new FieldException(
+        field,
+        `${field} must be firmware for ${firmware.deviceType} (firmware ${target.id} is for ${target.deviceType})`,
+      );
+    }
+    if (!target.rollbackTarget) {
+      throw new FieldException(
+        field,
+        `${field}: firmware ${target.id} (${target.version}) is not marked as a rollback target (PATCH its firmware with {"rollback_target": true})`,
+      );
+    }
+  }
+
+  /**
+   * Carries out a rollback policy that fired (docs/decisions.md §10.4), in the settle transaction:
+   * the rollout is cancelled with the reason kept and the numbers recorded; its devices in the
+   * policy's scope become the members of a new static group, and a rollout of the rollback
+   * firmware to that group (a downgrade, one wave, no windows or ramp: a rollback is urgent)
+   * starts at once, linked both ways. Its devices that already run the rollback version are
+   * `confirmed` there at once. A guarded update: on several instances it happens once.
+   */
+  private async rollBack(manager: EntityManager, rollout: Rollout, policy: RollbackPolicy, firing: RollbackFiring): Promise<void> {
+    const reason = rollbackReason(policy, firing);
+    const from = { status: ['active'], rollbackRolloutId: IsNull() };
+    if (!(await this.rollouts.guardedUpdate(manager, rollout.id, from, { status: 'cancelled', pauseReason: reason }))) return;
+    const now = this.clock.now();
+    const firmware = await this.firmware.require(rollout.tenantId, policy.firmwareId);
+    const members = await this.states.macsIn(manager, rollout.id, rollbackStates(policy.scope));
+    const group = await this.groups.createWithin(manager, rollout.tenantId, `rollback of rollout ${rollout.id}`, members);
+    const created = await this.rollouts.insertRollout(manager, {
+      tenantId: rollout.tenantId,
+      name: `${rollout.name} (rollback)`.slice(0, 128),
+      firmwareId: firmware.id,
+      groupId: group.id,
+      priority: rollout.priority,
+      startDate: now,
+      status: 'active',
+      downgrade: true,
+      createdAt: now,
+      waves: JSON.stringify(['100%']),
+      successThreshold: DEFAULT_SUCCESS_THRESHOLD,
+      errorThreshold: null,
+      approval: 'auto',
+      currentWave: 1,
+      awaitingApproval: false,
+      pauseReason: null,
+      waveStarts: '[]',
+      ddiActionType: rollout.ddiActionType,
+      windows: '[]',
+      ramp: null,
+      abortCriteria: '[]',
+      timeoutOffered: null,
+      timeoutDownloading: null,
+      timeoutInstalled: null,
+      rollback: null,
+      rollbackRolloutId: null,
+      rollbackOf: rollout.id,
+    });
+    await this.rollouts.update(manager, rollout.id, { rollbackRolloutId: created.id });
+    const cancelled = { ...rollout, status: 'cancelled' as const, pauseReason: reason, rollbackRolloutId: created.id };
+    await this.record(manager, cancelled, 'rollout.cancelled', undefined, {
+      rollback: {
+        ...rollbackWire(policy),
+        failures: firing.failures,
+        targeted: firing.targeted,
+        percentage: firing.percentage,
+        rolloutId: created.id,
+      },
+    });
+    await this.record(manager, created, 'rollout.created');
+    await this.record(manager, created, 'rollout.started');
+    await this.placeDevices(manager, created);
+    await this.startWave(manager, created, 1);
+    for (const deviceId of await this.states.pendingOnVersion(manager, created.id, firmware.version)) {
+      await this.states.move(manager, created.id, deviceId, 'confirmed', now, {
+        reportedVersion: firmware.version,
+        message: `already runs ${firmware.version}`,
+      });
+    }
+    await this.settle(manager, created.id, created.tenantId);
   }
 
   /** Gives the rollout's targets (policy/targets.ts) their `pending` state and wave, in the stable order (device id). */

@@ -5,6 +5,7 @@ import type { DeviceState, StateCounts } from './policy/device-states.js';
 import { sumCounts } from './policy/next-step.js';
 import { judgeWave, type WaveBound } from './policy/waves.js';
 import { storedWindowsOf, windowAt, type MaintenanceWindow } from './policy/windows.js';
+import { storedRollbackOf, type RollbackPolicy } from './policy/rollback.js';
 import { storedRampOf, type RampPlan } from './policy/ramp.js';
 import { storedAbortCriteriaOf, type AbortCriterion } from './policy/abort.js';
 import type { RolloutTimeouts } from './policy/timeouts.js';
@@ -58,6 +59,12 @@ export interface RolloutView extends RolloutSnapshot {
   /** Its ramp, `null`: none (docs/decisions.md §10.1). */
   ramp: RampPlan | null;
   /** Its abort criteria in order; none: empty (docs/decisions.md §10.2). */
+  /** Its rollback policy, `null`: none (docs/decisions.md §10.4). */
+  rollback: RollbackPolicy | null;
+  /** The rollback rollout its policy started, once it fired; else `null`. */
+  rollbackRolloutId: number | null;
+  /** For a rollback rollout: the rollout it rolls back; else `null`. */
+  rollbackOf: number | null;
   abortCriteria: AbortCriterion[];
   /** Its timeouts per state, seconds; `null`: none (docs/decisions.md §10.2). */
   timeouts: RolloutTimeouts;
@@ -131,6 +138,9 @@ export class RolloutProgressService {
       ramp: storedRampOf(rollout.ramp),
       abortCriteria: [...storedAbortCriteriaOf(rollout.abortCriteria)],
       timeouts: timeoutsOf(rollout),
+      rollback: storedRollbackOf(rollout.rollback),
+      rollbackRolloutId: rollout.rollbackRolloutId ?? null,
+      rollbackOf: rollout.rollbackOf ?? null,
       targeted: devices.targeted,
       confirmed: devices.confirmed,
       unsettled,

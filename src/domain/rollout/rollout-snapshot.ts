@@ -3,6 +3,7 @@ import type { WaveBound } from './policy/waves.js';
 import { storedWindowsOf, type MaintenanceWindow } from './policy/windows.js';
 import { storedRampOf, type RampPlan } from './policy/ramp.js';
 import { criterionWire, storedAbortCriteriaOf } from './policy/abort.js';
+import { rollbackWire, storedRollbackOf } from './policy/rollback.js';
 import type { RolloutTimeouts } from './policy/timeouts.js';
 import type { DdiActionType, Rollout, RolloutApproval } from './rollout.entity.js';
 
@@ -44,7 +45,7 @@ export function timeoutsOf(rollout: Pick<Rollout, 'timeoutOffered' | 'timeoutDow
 }
 
 /**
- * The windows, ramp, abort criteria and timeouts of a rollout for the ledger, only where it has
+ * The windows, ramp, abort criteria, timeouts and rollback policy of a rollout for the ledger, only where it has
  * them (entries of rollouts without stay as they were).
  */
 export function planned(rollout: Rollout): {
@@ -52,16 +53,21 @@ export function planned(rollout: Rollout): {
   ramp?: RampPlan;
   abortCriteria?: ReturnType<typeof criterionWire>[];
   timeouts?: RolloutTimeouts;
+  rollback?: ReturnType<typeof rollbackWire>;
+  rollbackOf?: number;
 } {
   const windows = storedWindowsOf(rollout.windows);
   const ramp = storedRampOf(rollout.ramp);
   const criteria = storedAbortCriteriaOf(rollout.abortCriteria);
   const timeouts = timeoutsOf(rollout);
+  const rollback = storedRollbackOf(rollout.rollback);
   return {
     ...(windows.length > 0 ? { windows } : {}),
     ...(ramp !== null ? { ramp } : {}),
     ...(criteria.length > 0 ? { abortCriteria: criteria.map(criterionWire) } : {}),
     ...(Object.values(timeouts).some((t) => t !== null) ? { timeouts } : {}),
+    ...(rollback !== null ? { rollback: rollbackWire(rollback) } : {}),
+    ...(rollout.rollbackOf != null ? { rollbackOf: rollout.rollbackOf } : {}),
   };
 }
 

@@ -119,6 +119,18 @@ export class Rollout {
    */
   @Column({ name: 'timeout_installed', type: 'integer', nullable: true })
   timeoutInstalled: number | null;
+
+  /** The rollback policy (JSON of policy/rollback.ts `RollbackPolicy`), `null` for none (docs/decisions.md §10.4). */
+  @Column({ type: 'varchar', length: 512, nullable: true })
+  rollback: string | null;
+
+  /** The rollback rollout this rollout's policy started when it fired; `null` until then. */
+  @Column({ name: 'rollback_rollout_id', type: 'integer', nullable: true })
+  rollbackRolloutId: number | null;
+
+  /** For a rollback rollout: the rollout it rolls back; `null` for any other. */
+  @Column({ name: 'rollback_of', type: 'integer', nullable: true })
+  rollbackOf: number | null;
 }
 
 /**

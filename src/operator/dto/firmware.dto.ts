@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsBoolean, IsDefined, IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { OptionalField, PrintableTextField, printableTextMessages } from '#src/platform/common/dto-fields.js';
 import { INVALID_FILENAME, isFirmwareFilename } from '#src/domain/firmware/firmware.service.js';
 
@@ -156,6 +156,26 @@ export class FirmwareResponse {
     example: null,
   })
   mender_artifact: MenderArtifactResponse | null;
+
+  @ApiProperty({
+    description: 'marked as a rollback target: a rollout’s rollback policy may name it (docs/decisions.md §10.4)',
+    example: false,
+  })
+  rollback_target: boolean;
+}
+
+/** What `rollback_target` must be. */
+export const ROLLBACK_TARGET_BOOLEAN = 'rollback_target must be true or false';
+
+/** `PATCH /tenants/:tenant/firmware/:id`: what an operator may change of a published firmware (its bytes never change). */
+export class UpdateFirmwareRequest {
+  @ApiProperty({
+    description: 'mark it as a rollback target (true) or take the mark away (false) (docs/decisions.md §10.4)',
+    example: true,
+  })
+  @IsDefined({ message: ROLLBACK_TARGET_BOOLEAN })
+  @IsBoolean({ message: ROLLBACK_TARGET_BOOLEAN })
+  rollback_target: boolean;
 }
 
 const FIRMWARE_EXAMPLE: FirmwareResponse = {
@@ -169,6 +189,7 @@ const FIRMWARE_EXAMPLE: FirmwareResponse = {
   created_at: '2026-11-21T10:00:00.000Z',
   filename: 'ESP32-1.2.0.bin',
   mender_artifact: null,
+  rollback_target: false,
 };
 
 /** One page of `GET /tenants/:tenant/firmware`, oldest first. */

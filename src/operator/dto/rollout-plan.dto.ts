@@ -41,6 +41,7 @@ import {
   type AbortFailure,
 } from '#src/domain/rollout/policy/abort.js';
 import { parseTimeouts, TIMEOUT_LIMITS } from '#src/domain/rollout/policy/timeouts.js';
+import { MAX_ROLLBACK_COUNT, parseRollback, ROLLBACK_SCOPES, type RollbackScope } from '#src/domain/rollout/policy/rollback.js';
 import { PageQuery } from './paging.dto.js';
 
 /** 400 texts of the rollout body's and list query's fields (the message names the field). */
@@ -154,6 +155,54 @@ export class AbortCriterionDto {
 
   @ApiProperty({ description: 'what the rollout does when it fires', enum: ABORT_ACTIONS, example: 'pause' })
   action: AbortAction;
+}
+
+/** A rollback policy as the one reader of it takes it ({@link parseRollback}); its message names the field. */
+@ValidatorConstraint({ name: 'rollbackPolicy' })
+class Rollback implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return value === null || 'policy' in parseRollback(value);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = parseRollback(args.value);
+    return 'error' in parsed ? parsed.error.message : 'rollback must be an object {firmware_id, failed_count, failed_percentage, scope}';
+  }
+}
+
+/** A rollback policy (Azure Device Update's cloud-initiated rollback; docs/decisions.md §10.4). */
+export class RollbackPolicyDto {
+  @ApiProperty({
+    description: 'the firmware to go back to: the tenant’s, of the rollout’s device type, marked as a rollback target',
+    example: 3,
+  })
+  firmware_id: number;
+
+  @ApiProperty({
+    description: 'fires once this many devices failed, fell back or timed out; null: no count trigger',
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_ROLLBACK_COUNT,
+    example: null,
+  })
+  failed_count: number | null;
+
+  @ApiProperty({
+    description:
+      'fires once that share of the targeted devices (percent, above 0, at most 100) failed, fell back or timed out; null: no share trigger',
+    type: Number,
+    nullable: true,
+    example: 5,
+  })
+  failed_percentage: number | null;
+
+  @ApiProperty({
+    description:
+      '`failed`: the devices that failed, fell back or timed out are rolled back; `all`: also those that installed or confirmed it',
+    enum: ROLLBACK_SCOPES,
+    example: 'failed',
+  })
+  scope: RollbackScope;
 }
 
 /** Timeouts of a rollout per device state, seconds (docs/decisions.md §10.2). */
@@ -409,6 +458,18 @@ export class CreateRolloutDto {
   @IsOptional()
   @Validate(Timeouts)
   timeouts?: unknown;
+
+  @ApiPropertyOptional({
+    description:
+      'rollback policy (docs/decisions.md §10.4): once failed_count devices, or failed_percentage of the targets, failed, ' +
+      'fell back or timed out, the rollout is cancelled and the devices in scope are offered firmware_id (a firmware marked ' +
+      'as a rollback target) by a rollout of its own, linked to this one; at least one trigger; scope `failed` unless told',
+    type: RollbackPolicyDto,
+    example: { firmware_id: 3, failed_percentage: 5, scope: 'failed' },
+  })
+  @IsOptional()
+  @Validate(Rollback)
+  rollback?: unknown;
 }
 
 /** `?page=&per_page=&status=` of `GET /tenants/:tenant/rollouts`. */

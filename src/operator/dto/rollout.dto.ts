@@ -8,7 +8,7 @@ import {
   type RolloutStatus,
 } from '#src/domain/rollout/rollout.entity.js';
 import { PageOf } from './paging.dto.js';
-import { AbortCriterionDto, MaintenanceWindowDto, RampDto, TimeoutsDto } from './rollout-plan.dto.js';
+import { AbortCriterionDto, MaintenanceWindowDto, RampDto, RollbackPolicyDto, TimeoutsDto } from './rollout-plan.dto.js';
 
 /** The devices of the examples: one rollout of 100 devices, 40 confirmed. */
 const DEVICES_EXAMPLE: DeviceStateCounts = {
@@ -259,6 +259,25 @@ export class OperatorRolloutResponse {
     example: { offered: 3600, downloading: null, installed: null },
   })
   timeouts: TimeoutsDto;
+
+  @ApiProperty({
+    type: RollbackPolicyDto,
+    nullable: true,
+    description: 'its rollback policy (docs/decisions.md §10.4); null: none',
+    example: null,
+  })
+  rollback: RollbackPolicyDto | null;
+
+  @ApiProperty({
+    description: 'the rollback rollout its policy started when it fired (this rollout was then cancelled); null until then',
+    type: Number,
+    nullable: true,
+    example: null,
+  })
+  rollback_rollout_id: number | null;
+
+  @ApiProperty({ description: 'for a rollback rollout: the rollout it rolls back; else null', type: Number, nullable: true, example: null })
+  rollback_of: number | null;
 }
 
 const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
@@ -294,6 +313,9 @@ const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
   ramp: null,
   abort_criteria: [],
   timeouts: { offered: null, downloading: null, installed: null },
+  rollback: null,
+  rollback_rollout_id: null,
+  rollback_of: null,
 };
 
 /** One page of `GET /tenants/:tenant/rollouts`, oldest first. */

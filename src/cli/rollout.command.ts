@@ -112,7 +112,7 @@ function showRollout(r: RolloutView): string {
   if (r.rollback !== null) {
     const triggers = [
       r.rollback.failedPercentage !== null ? `${r.rollback.failedPercentage}% of the targets` : null,
-      r.rollback.failedCount !== null ? `${r.rollback.failedCount} devices` : null,
+      r.rollback.failedCount !== null ? `${r.rollback.failedCount} device${r.rollback.failedCount === 1 ? '' : 's'}` : null,
     ].filter((t) => t !== null);
     lines.push(
       `rollback: to firmware ${r.rollback.firmwareId} (${r.rollback.scope === 'all' ? 'every device that took it' : 'the devices that failed'}) ` +

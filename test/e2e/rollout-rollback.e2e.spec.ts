@@ -5,7 +5,8 @@ import { LedgerEntry } from '#src/domain/ledger/ledger-entry.entity.js';
 import { Subject } from '#src/domain/ledger/ledger.service.js';
 import { post, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import { rolloutDriver, type Fleet, type RolloutBody } from '#test/support/rollouts.js';
-import { runCli } from '#test/support/operator.js';
+import { runCli, runCliWithInput } from '#test/support/operator.js';
+import { openBrowser, screenshots } from '#test/support/browser.js';
 
 /** The rollout fields of a rollback policy, as the operator API answers them. */
 interface RollbackRollout extends RolloutBody {
@@ -217,5 +218,42 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     );
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /is not marked as a rollback target/);
+  });
+
+  it('in the console: the stopped rollout shows its policy and links to its rollback rollout, which links back', async () => {
+    const f = await fleet(2);
+    const rb = await rollbackFirmware(f);
+    assert.equal((await mark(f, rb, true)).status, 200);
+    const id = await plan(f, { name: 'to 2.0.0 with a way back', rollback: { firmware_id: rb, failed_count: 1 } });
+    assert.equal(await next(f, f.macs[0]), String(id));
+    assert.equal((await report(f, 'failure', f.macs[0], id, '2.0.0')).status, 200);
+    const rollbackId = (await show(f, id)).rollback_rollout_id!;
+
+    const password = 'rollback-console-password';
+    const user = await runCliWithInput(app, `${password}\n`, 'operator-user', 'create', 'rollback-viewer', '--role', 'viewer');
+    assert.equal(user.code, 0, user.stderr);
+    const browser = await openBrowser();
+    try {
+      const { page } = browser;
+      await page.goto(`${app.urls.operator}/sign-in`);
+      await page.getByLabel('Username').fill('rollback-viewer');
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+      await page.goto(`${app.urls.operator}/rollouts/${id}?tenant=${f.tenant.name}`);
+      const box = page.getByRole('status', { name: 'Rollback' });
+      await box.waitFor();
+      const text = await box.innerText();
+      assert.match(text, /once 1 device failed, fell back or timed out, stop and bring those devices back to .*1\.4\.2/);
+      assert.match(text, new RegExp(`Rolled back by rollout ${rollbackId}`));
+      assert.match(await page.locator('.pause-reason').innerText(), /Cancelled by itself[\s\S]*rollback to firmware/);
+      await screenshots(page, 'rollout-rolled-back');
+      await box.getByRole('link', { name: `rollout ${rollbackId}` }).click();
+      await page.getByRole('heading', { name: 'to 2.0.0 with a way back (rollback)' }).waitFor();
+      assert.match(await page.getByRole('status', { name: 'Rollback' }).innerText(), new RegExp(`Rolls back rollout ${id}`));
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
   });
 });

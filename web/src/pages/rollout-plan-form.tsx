@@ -34,7 +34,7 @@ interface Plan {
  * checkbox cannot be wrong) and the maintenance windows, ramp, abort criteria and timeouts (planned
  * through the operator API and the CLI; the form does not offer them yet, the rollout page shows them).
  */
-type PlanField = Exclude<keyof RolloutPlan, 'downgrade' | 'windows' | 'ramp' | 'abort_criteria' | 'timeouts'>;
+type PlanField = Exclude<keyof RolloutPlan, 'downgrade' | 'windows' | 'ramp' | 'abort_criteria' | 'timeouts' | 'rollback'>;
 
 /** The fields the form has a place for a problem at (a record, so that a new field of the body is not forgotten). */
 const PLAN_FIELDS: Record<PlanField, true> = {

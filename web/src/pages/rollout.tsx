@@ -99,6 +99,31 @@ function Guards({ rollout: r }: { rollout: Rollout }) {
   );
 }
 
+/** The rollout's rollback policy and the rollouts it is linked to (docs/decisions.md §10.4), when it has any. */
+function Rollback({ rollout: r, tenant, firmwareName }: { rollout: Rollout; tenant: string; firmwareName: (id: number) => string }) {
+  if (r.rollback === null && r.rollback_rollout_id === null && r.rollback_of === null) return null;
+  const linkTo = (id: number) => <Link to={withTenant(CONSOLE_PAGES.rollout.replace(':id', String(id)), tenant)}>rollout {id}</Link>;
+  const policy = r.rollback;
+  const triggers = policy
+    ? [
+        policy.failed_percentage !== null ? `${policy.failed_percentage} % of the targets` : null,
+        policy.failed_count !== null ? `${policy.failed_count} device${policy.failed_count === 1 ? '' : 's'}` : null,
+      ].filter((t) => t !== null)
+    : [];
+  return (
+    <div className="schedule small" role="status" aria-label="Rollback">
+      {policy ? (
+        <p>
+          <strong>Rollback:</strong> once {triggers.join(' or ')} failed, fell back or timed out, stop and bring{' '}
+          {policy.scope === 'all' ? 'every device that took it' : 'those devices'} back to {firmwareName(policy.firmware_id)}.
+        </p>
+      ) : null}
+      {r.rollback_rollout_id !== null ? <p>Rolled back by {linkTo(r.rollback_rollout_id)}.</p> : null}
+      {r.rollback_of !== null ? <p>Rolls back {linkTo(r.rollback_of)}.</p> : null}
+    </div>
+  );
+}
+
 function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChange: boolean }) {
   const names = useNames(tenant);
   const rollout = useQuery({
@@ -141,6 +166,7 @@ function Detail({ tenant, id, canChange }: { tenant: string; id: string; canChan
         {notTargeted ? <p className="small not-targeted">{notTargeted}</p> : null}
         <Schedule rollout={r} />
         <Guards rollout={r} />
+        <Rollback rollout={r} tenant={tenant} firmwareName={(fid) => names.firmwareName(fid)} />
         {isLive(r.status) ? <p className="muted small">Refreshed every {REFRESH.rollout / 1000} s.</p> : null}
         {canChange ? <Actions tenant={tenant} rollout={r} /> : null}
         <details className="states-help">

@@ -65,6 +65,10 @@ describe(rollbackReason.name, () => {
       rollbackReason(policy({ failedCount: 3 }), { failures: 1, targeted: 10, percentage: 10 }),
       'rollback to firmware 7 (10% or 3 devices): 1 of 10 targeted devices failed, fell back or timed out (10%)',
     );
+    assert.match(
+      rollbackReason(policy({ failedCount: 1, failedPercentage: null }), { failures: 1, targeted: 2, percentage: 50 }),
+      /^rollback to firmware 7 \(1 device\):/,
+    );
   });
 });
 

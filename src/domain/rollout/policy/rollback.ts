@@ -66,7 +66,7 @@ export function rollbackFiring(policy: RollbackPolicy, counts: StateCounts): Rol
 export function rollbackReason(policy: RollbackPolicy, firing: RollbackFiring): string {
   const triggers = [
     policy.failedPercentage !== null ? `${policy.failedPercentage}%` : null,
-    policy.failedCount !== null ? `${policy.failedCount} devices` : null,
+    policy.failedCount !== null ? `${policy.failedCount} device${policy.failedCount === 1 ? '' : 's'}` : null,
   ].filter((t) => t !== null);
   return (
     `rollback to firmware ${policy.firmwareId} (${triggers.join(' or ')}): ${firing.failures} of ${firing.targeted} targeted devices ` +

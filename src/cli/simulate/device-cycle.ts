@@ -10,9 +10,11 @@ export const MAX_RETRY_AFTER_SECONDS = 120;
 
 /**
  * How a simulated device's update ends: `ok` (the new image boots), `fall-back` (it reports
- * success, then its bootloader goes back to the old image), `fail` (it sends a failure report).
+ * success, then its bootloader goes back to the old image), `fail` (it sends a failure report),
+ * `silent` (it downloads and verifies the image, then is heard of no more: no report; a rollout's
+ * `downloading` timeout later marks it `timed_out`, docs/decisions.md §10.2).
  */
-export type UpdateFate = 'ok' | 'fall-back' | 'fail';
+export type UpdateFate = 'ok' | 'fall-back' | 'fail' | 'silent';
 
 /** One simulated device. */
 export interface SimulatedDevice {
@@ -26,12 +28,14 @@ export interface SimulatedDevice {
 
 /**
  * A device's fate, the same on every run: a hash of its mac, as a share in [0, 1), below
- * `failRate` fails, below `failRate + fallbackRate` falls back.
+ * `failRate` fails, below `failRate + fallbackRate` falls back, below
+ * `failRate + fallbackRate + silentRate` goes silent; the rest update. Pure.
  */
-export function fateOf(mac: string, failRate: number, fallbackRate: number): UpdateFate {
+export function fateOf(mac: string, failRate: number, fallbackRate: number, silentRate = 0): UpdateFate {
   const share = createHash('sha256').update(mac).digest().readUInt32BE(0) / 2 ** 32;
   if (share < failRate) return 'fail';
-  return share < failRate + fallbackRate ? 'fall-back' : 'ok';
+  if (share < failRate + fallbackRate) return 'fall-back';
+  return share < failRate + fallbackRate + silentRate ? 'silent' : 'ok';
 }
 
 /** What a cycle needs from the run. */
@@ -41,13 +45,35 @@ export interface CycleContext {
   deviceKey: string;
 }
 
-/** How a device's cycle ended. */
+/**
+ * How a device's cycle ended. `up-to-date`: the next-rollout answer was the documented empty one
+ * (`{}`): nothing for it now (no rollout, or one held back by a ramp, a closed window or a wave
+ * not started, docs/decisions.md §10.1); such a device polls again in a later round.
+ */
 export type CycleOutcome =
   | { kind: 'updated'; version: string }
   | { kind: 'fell-back' }
   | { kind: 'reported-failure' }
+  | { kind: 'silent' }
   | { kind: 'up-to-date' }
   | { kind: 'failed'; step: SimulationStep; reason: string };
+
+/** Steps whose failure comes after the next-rollout answer named a rollout (the device was offered it). */
+const STEPS_AFTER_OFFER: readonly SimulationStep[] = ['ledger-lookup', 'download', 'verify', 'report-success', 'report-failure', 'confirm'];
+
+/** Whether the device was offered a rollout in this cycle (whatever happened next). Pure. */
+export function wasOffered(outcome: CycleOutcome): boolean {
+  if (outcome.kind === 'up-to-date') return false;
+  return outcome.kind !== 'failed' || STEPS_AFTER_OFFER.includes(outcome.step);
+}
+
+/**
+ * Whether the device polls again in a later round: only when it was told there is nothing for it
+ * now (`up-to-date`). Updated, failed, fallen-back and silent devices are done. Pure.
+ */
+export function pollsAgain(outcome: CycleOutcome): boolean {
+  return outcome.kind === 'up-to-date';
+}
 
 /**
  * One device's cycle, as a field ESP32 runs it: login, register (a device the server already has
@@ -55,7 +81,8 @@ export type CycleOutcome =
  * and CID), report success with the version it ran (the ESP32 reports before its reboot), then
  * after the "reboot" ask for the next rollout again on the new version, which confirms the update
  * (docs/decisions.md §10). A device whose fate is `fall-back` asks again on its old version;
- * one whose fate is `fail` sends a failure report instead of the success report. Never throws: the first unexpected answer,
+ * one whose fate is `fail` sends a failure report instead of the success report; one whose fate is
+ * `silent` sends no report at all after its download. Never throws: the first unexpected answer,
  * connection error or timeout ends the cycle as a failure of the step it happened in.
  */
 export async function runDeviceCycle(device: SimulatedDevice, context: CycleContext, transport: DeviceTransport): Promise<CycleOutcome> {
@@ -86,6 +113,7 @@ export async function runDeviceCycle(device: SimulatedDevice, context: CycleCont
     step = 'download';
     await downloadAndVerify(client, firmware.cid, firmware.md, device.mac);
 
+    if (device.fate === 'silent') return { kind: 'silent' };
     if (device.fate === 'fail') {
       step = 'report-failure';
       await client.reportFailure(device.mac, running, rollout.rollout_id, 'simulated: the new image failed its self-test');

@@ -1,13 +1,19 @@
 import { performance } from 'node:perf_hooks';
-import { fateOf, runDeviceCycle, type CycleContext } from './device-cycle.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fateOf, pollsAgain, runDeviceCycle, wasOffered, type CycleContext } from './device-cycle.js';
 import type { Endpoints } from './device-client.js';
 import { DeviceTransport } from './http-transport.js';
 import { canonicalMacPrefix, MAX_SIMULATED_DEVICES, simulatedMac } from './macs.js';
 import { canBindLoopbackAliases, isLoopbackHost, loopbackSourceAddress } from './source-address.js';
-import { emptyFailures, totalFailures, type SimulateSummary, type SimulationStep } from './summary.js';
+import { emptyFailures, formatRound, totalFailures, type RoundSummary, type SimulateSummary, type SimulationStep } from './summary.js';
 
 export { simulatedMacs } from './macs.js';
-export { formatSummary, SIMULATION_STEPS, type SimulateSummary, type SimulationStep } from './summary.js';
+export { formatRound, formatSummary, SIMULATION_STEPS, type RoundSummary, type SimulateSummary, type SimulationStep } from './summary.js';
+
+/** Most rounds a run may have. */
+export const MAX_ROUNDS = 10_000;
+/** Longest wait between rounds, seconds (a day). */
+export const MAX_POLL_INTERVAL_SECONDS = 86_400;
 
 /** What `firmledger simulate` runs. */
 export interface SimulateOptions {
@@ -33,6 +39,25 @@ export interface SimulateOptions {
   failRate?: number;
   /** Share of devices (0 to 1, by the same hash, after the failing ones) whose new image does not boot: they report success, then ask again on the old version. Default 0. */
   fallbackRate?: number;
+  /**
+   * Share of devices (0 to 1, by the same hash, after the failing and falling-back ones) that take
+   * the offer, download and verify it, then go silent: no report (docs/decisions.md §10.2). Default 0.
+   * `failRate + fallbackRate + silentRate` is at most 1.
+   */
+  silentRate?: number;
+  /**
+   * Rounds, 1 to 10 000. Devices told there is nothing for them now (`{}`: no rollout, or one held
+   * back by a ramp, a closed window or a wave not started, docs/decisions.md §10.1) run their
+   * cycle again in the next round; the others are done. Default 1.
+   */
+  rounds?: number;
+  /** Seconds to wait between rounds, 0 to 86 400 (fractions allowed). Default 60. */
+  pollIntervalSeconds?: number;
+  /**
+   * Waits `seconds` between rounds; default: a timer. A spec passes one that moves the server's
+   * test clock instead, so a ramp's next minute comes without waiting a minute.
+   */
+  wait?: (seconds: number) => Promise<void>;
   /** Name prefix; device i is named `<name>-<i>`. Default `sim`. */
   name?: string;
   /** A request fails when no byte moves for this long, ms. Default 30 000. */
@@ -44,14 +69,21 @@ const PROGRESS_INTERVAL_MS = 250;
 
 /**
  * Runs N simulated field devices against a running server, `concurrency` at a time, each
- * through one full cycle (see device-cycle.ts), and summarises the outcome. Every cycle is
- * bounded (request idle timeout, at most one rate-limit wait), so the run ends by itself.
+ * through one full cycle (see device-cycle.ts), and summarises the outcome. With `rounds` > 1,
+ * the devices told there is nothing for them now run another cycle each round, `pollIntervalSeconds`
+ * apart, until none is waiting or the rounds end. Every cycle is bounded (request idle timeout,
+ * at most one rate-limit wait) and so is the number of rounds, so the run ends by itself.
  * Each device uses its own keep-alive connections and, when a server is on a loopback
  * address and the OS allows it, its own 127.x.y.z source address (its own client IP).
  * @param progress called at most ~4 times a second with a one-line status.
+ * @param roundDone called after each round with its line (see {@link formatRound}), when there is more than one round.
  * @throws RangeError / TypeError for invalid options, before any request.
  */
-export async function simulate(options: SimulateOptions, progress?: (line: string) => void): Promise<SimulateSummary> {
+export async function simulate(
+  options: SimulateOptions,
+  progress?: (line: string) => void,
+  roundDone?: (line: string) => void,
+): Promise<SimulateSummary> {
   const o = checkOptions(options);
   const endpoints: Endpoints = { auth: o.auth, vc: o.vc, bc: o.bc, ipfs: o.ipfs };
   const prefix = canonicalMacPrefix(o.macPrefix);
@@ -76,7 +108,10 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   let upToDate = 0;
   let fellBack = 0;
   let reportedFailure = 0;
+  let silent = 0;
   let inFlight = 0;
+  let round = 1;
+  const rounds: RoundSummary[] = [];
   const failures = emptyFailures();
   const failureExamples: Partial<Record<SimulationStep, string>> = {};
   const started = performance.now();
@@ -86,10 +121,12 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   const report = (): void => {
     if (!progress) return;
     const seconds = elapsed();
-    const done = updated + upToDate + fellBack + reportedFailure + totalFailures(failures);
+    const done = updated + upToDate + fellBack + reportedFailure + silent + totalFailures(failures);
     const line =
-      `simulate: ${done}/${o.devices} done, ${updated} updated, ${upToDate} up to date, ` +
+      (o.rounds > 1 ? `simulate round ${round}/${o.rounds}: ` : 'simulate: ') +
+      `${done}/${o.devices} done, ${updated} updated, ${upToDate} up to date, ` +
       (fellBack + reportedFailure > 0 ? `${fellBack} fell back, ${reportedFailure} reported a failure, ` : '') +
+      (silent > 0 ? `${silent} silent, ` : '') +
       `${totalFailures(failures)} failed, ${inFlight} in flight, ${requests} requests ` +
       `(${(seconds > 0 ? requests / seconds : 0).toFixed(1)}/s)`;
     if (line === lastLine) return;
@@ -102,26 +139,33 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   };
   const timer = progress ? setInterval(report, PROGRESS_INTERVAL_MS) : undefined;
 
-  let nextIndex = 0;
+  // Device indexes asking this round; those told there is nothing for them now ask again next round.
+  let asking = Array.from({ length: o.devices }, (_, index) => index);
+  let waiting: number[] = [];
+  let offered = 0;
+  let nextSlot = 0;
   const worker = async (): Promise<void> => {
-    while (nextIndex < o.devices) {
-      const index = nextIndex++;
+    while (nextSlot < asking.length) {
+      const index = asking[nextSlot++];
       inFlight++;
       const transport = new DeviceTransport(ownAddresses ? loopbackSourceAddress(index) : undefined, o.requestTimeoutMs, () => {
         requests++;
       });
       try {
         const mac = simulatedMac(prefix, index);
-        const fate = fateOf(mac, o.failRate, o.fallbackRate);
+        const fate = fateOf(mac, o.failRate, o.fallbackRate, o.silentRate);
         const outcome = await runDeviceCycle(
           { mac, name: `${o.name}-${index + 1}`, firmwareVersion: o.firmwareVersion, fate },
           context,
           transport,
         );
+        if (wasOffered(outcome)) offered++;
+        if (pollsAgain(outcome)) waiting.push(index);
         if (outcome.kind === 'updated') updated++;
         else if (outcome.kind === 'up-to-date') upToDate++;
         else if (outcome.kind === 'fell-back') fellBack++;
         else if (outcome.kind === 'reported-failure') reportedFailure++;
+        else if (outcome.kind === 'silent') silent++;
         else {
           failures[outcome.step]++;
           failureExamples[outcome.step] ??= outcome.reason;
@@ -134,7 +178,29 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(o.concurrency, Math.max(o.devices, 1)) }, worker));
+    for (;;) {
+      await Promise.all(Array.from({ length: Math.min(o.concurrency, Math.max(asking.length, 1)) }, worker));
+      waiting.sort((a, b) => a - b);
+      const counts: RoundSummary = { round, asked: asking.length, offered, updated, waiting: waiting.length };
+      rounds.push(counts);
+      if (o.rounds > 1) {
+        report();
+        try {
+          roundDone?.(formatRound(counts, o.devices));
+        } catch {
+          // a broken sink must not stop the run
+        }
+      }
+      if (!anotherRound(round, o.rounds, waiting.length)) break;
+      await o.wait(o.pollIntervalSeconds);
+      round++;
+      // The waiting devices ask again: they are no longer counted up to date until they are told so again.
+      upToDate -= waiting.length;
+      asking = waiting;
+      waiting = [];
+      offered = 0;
+      nextSlot = 0;
+    }
   } finally {
     if (timer) clearInterval(timer);
   }
@@ -146,6 +212,8 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
     upToDate,
     ...(fellBack > 0 ? { fellBack } : {}),
     ...(reportedFailure > 0 ? { reportedFailure } : {}),
+    ...(silent > 0 ? { silent } : {}),
+    rounds,
     failures,
     requests,
     seconds,
@@ -154,6 +222,11 @@ export async function simulate(options: SimulateOptions, progress?: (line: strin
   if (Object.keys(failureExamples).length > 0) summary.failureExamples = failureExamples;
   if (notes.length > 0) summary.notes = notes;
   return summary;
+}
+
+/** Whether a run goes on to another round after `round` (1-based) of `rounds`: only while devices wait. Pure. */
+export function anotherRound(round: number, rounds: number, waiting: number): boolean {
+  return round < rounds && waiting > 0;
 }
 
 interface CheckedOptions extends Required<SimulateOptions> {
@@ -190,7 +263,13 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     }
     return value;
   };
-  return {
+  const seconds = (label: string, value: number): number => {
+    if (!(value >= 0 && value <= MAX_POLL_INTERVAL_SECONDS)) {
+      throw new RangeError(`${label} must be from 0 to ${MAX_POLL_INTERVAL_SECONDS} seconds, got ${value}`);
+    }
+    return value;
+  };
+  const checked: CheckedOptions = {
     ...options,
     auth: url('authUrl', options.authUrl),
     vc: url('vcUrl', options.vcUrl),
@@ -206,5 +285,12 @@ function checkOptions(options: SimulateOptions): CheckedOptions {
     requestTimeoutMs: integer('requestTimeoutMs', options.requestTimeoutMs ?? 30_000, 1, 3_600_000),
     failRate: rate('failRate', options.failRate ?? 0),
     fallbackRate: rate('fallbackRate', options.fallbackRate ?? 0),
+    silentRate: rate('silentRate', options.silentRate ?? 0),
+    rounds: integer('rounds', options.rounds ?? 1, 1, MAX_ROUNDS),
+    pollIntervalSeconds: seconds('pollIntervalSeconds', options.pollIntervalSeconds ?? 60),
+    wait: options.wait ?? ((s: number) => sleep(s * 1000)),
   };
+  const shares = checked.failRate + checked.fallbackRate + checked.silentRate;
+  if (shares > 1 + 1e-9) throw new RangeError(`failRate + fallbackRate + silentRate must be at most 1, got ${shares}`);
+  return checked;
 }

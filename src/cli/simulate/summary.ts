@@ -14,9 +14,23 @@ export const SIMULATION_STEPS = [
 /** One step of a device's cycle. */
 export type SimulationStep = (typeof SIMULATION_STEPS)[number];
 
+/** One round of a run (`--rounds`): the devices that asked in it and what they were told. */
+export interface RoundSummary {
+  /** 1-based. */
+  round: number;
+  /** Devices that ran a cycle in this round (round 1: all; later: those still waiting). */
+  asked: number;
+  /** Devices offered a rollout in this round (the next-rollout answer named one), whatever they did then. */
+  offered: number;
+  /** Devices updated in this round or an earlier one. */
+  updated: number;
+  /** Devices told there is nothing for them now (`{}`) in this round: they poll again in the next one, if any. */
+  waiting: number;
+}
+
 /** Outcome of a simulation run. */
 export interface SimulateSummary {
-  /** Devices simulated. `devices = updated + upToDate + fellBack + reportedFailure + sum(failures)`. */
+  /** Devices simulated. `devices = updated + upToDate + fellBack + reportedFailure + silent + sum(failures)`. */
   devices: number;
   /** Devices that downloaded, verified and reported a rollout, then asked again on its version (confirmed). */
   updated: number;
@@ -24,8 +38,12 @@ export interface SimulateSummary {
   fellBack?: number;
   /** Devices told to fail (`--fail-rate`): they sent a failure report after the download. */
   reportedFailure?: number;
-  /** Devices told there is no rollout (`{}`). */
+  /** Devices told to go silent (`--silent-rate`): offered a rollout, they downloaded it and sent no report. */
+  silent?: number;
+  /** Devices told there is no rollout (`{}`) in their last round (with `--rounds`: still waiting at the end). */
   upToDate: number;
+  /** Per-round counts, one entry per round run (a run ends early when no device is waiting). */
+  rounds: RoundSummary[];
   /** Failed devices by the step that failed; every step is present, 0 when none failed. */
   failures: Record<string, number>;
   /** HTTP requests sent (all components, including retries). */
@@ -64,6 +82,7 @@ export function formatSummary(s: SimulateSummary): string {
     `  up to date:  ${num(s.upToDate)}`,
     ...(s.fellBack ? [`  fell back:   ${num(s.fellBack)}`] : []),
     ...(s.reportedFailure ? [`  reported a failure: ${s.reportedFailure}`] : []),
+    ...(s.silent ? [`  silent:      ${num(s.silent)}`] : []),
     `  failed:      ${num(failed)}`,
   ];
   const steps = [...SIMULATION_STEPS, ...Object.keys(s.failures).filter((k) => !(SIMULATION_STEPS as readonly string[]).includes(k))];
@@ -73,7 +92,16 @@ export function formatSummary(s: SimulateSummary): string {
     const example = s.failureExamples?.[step];
     lines.push(`    ${`${step}:`.padEnd(16)}${count}${example ? `  (first: ${example})` : ''}`);
   }
+  if (s.rounds.length > 1) {
+    lines.push(`Rounds: ${s.rounds.length}`);
+    for (const round of s.rounds) lines.push(`  ${formatRound(round, s.devices)}`);
+  }
   lines.push(`Requests: ${s.requests} in ${s.seconds.toFixed(2)} s (${s.requestsPerSecond.toFixed(1)} requests/s)`);
   for (const note of s.notes ?? []) lines.push(`Note: ${note}`);
   return lines.join('\n');
+}
+
+/** One round as a line: `round 2: 3 offered, 5/10 updated so far, 4 still waiting (7 asked)`. Pure. */
+export function formatRound(r: RoundSummary, devices: number): string {
+  return `round ${r.round}: ${r.offered} offered, ${r.updated}/${devices} updated so far, ${r.waiting} still waiting (${r.asked} asked)`;
 }

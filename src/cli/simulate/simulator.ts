@@ -137,7 +137,7 @@ export async function simulate(
       // a broken progress sink must not stop the run
     }
   };
-  const timer = progress ? setInterval(report, PROGRESS_INTERVAL_MS) : undefined;
+  let timer = progress ? setInterval(report, PROGRESS_INTERVAL_MS) : undefined;
 
   // Device indexes asking this round; those told there is nothing for them now ask again next round.
   let asking = Array.from({ length: o.devices }, (_, index) => index);
@@ -192,7 +192,10 @@ export async function simulate(
         }
       }
       if (!anotherRound(round, o.rounds, waiting.length)) break;
+      // No progress line while waiting: the round's line is the last word until the next round starts.
+      if (timer) clearInterval(timer);
       await o.wait(o.pollIntervalSeconds);
+      if (timer) timer = setInterval(report, PROGRESS_INTERVAL_MS);
       round++;
       // The waiting devices ask again: they are no longer counted up to date until they are told so again.
       upToDate -= waiting.length;

@@ -111,6 +111,30 @@ describe('blockchain lookups', () => {
       assertMessage(await chainDevice('AC:67:B2:30:00:07'), 404, 'Device not found');
     });
 
+    it('answers the device record after operators labelled the device, and for a device imported in bulk', async () => {
+      const fw = await app.publishFirmware(tenant, '4.3.0', binary(300, 3));
+      const bearer = await app.createOperatorToken('chain-spec');
+      await register('AC:67:B2:30:00:19', '4.3.0');
+      const labelled = await request('PUT', `${app.urls.operator}/tenants/${tenant.name}/devices/AC:67:B2:30:00:19/labels`, {
+        bearer,
+        body: { labels: ['hw_rev=3', 'site=lab'] },
+      });
+      assert.equal(labelled.status, 200, labelled.text);
+      assert.deepEqual(
+        (await chainDevice('AC:67:B2:30:00:19')).body,
+        { mac: 'AC:67:B2:30:00:19', fwId: String(fw.id), dType: 'ESP32' },
+        'labels are a ledger entry of the device, not its record',
+      );
+
+      const imported = await request('POST', `${app.urls.operator}/tenants/${tenant.name}/devices/import`, {
+        bearer,
+        rawBody: Buffer.from('mac,device_type,firmware_version\nAC:67:B2:30:00:1A,ESP32,4.3.0\n'),
+        headers: { 'content-type': 'text/csv' },
+      });
+      assert.equal(imported.status, 200, imported.text);
+      assert.deepEqual((await chainDevice('AC:67:B2:30:00:1A')).body, { mac: 'AC:67:B2:30:00:1A', fwId: String(fw.id), dType: 'ESP32' });
+    });
+
     it('answers 401 JWT is not valid without a token or with a bad one', async () => {
       await register('AC:67:B2:30:00:08', '1.0');
       assertMessage(await chainDevice('AC:67:B2:30:00:08', null), 401, 'JWT is not valid');

@@ -103,6 +103,20 @@ export const MAX_ATTRIBUTES = 100;
 export type AttributesMode = 'merge' | 'replace' | 'remove';
 
 /** Devices of a tenant (docs/decisions.md §6, §11); every change is recorded on the ledger. */
+/**
+ * The ledger entry types about a device whose state is the device's record (mac, name, firmware
+ * version, device type): what the blockchain lookup answers (docs/decisions.md §7). A device's
+ * other entries (labels, reported attributes, Mender auth sets) record something else.
+ */
+export const DEVICE_RECORD_ENTRIES = [
+  'device.registered',
+  'device.created',
+  'device.updated',
+  'device.target-token-rotated',
+  'device.deleted',
+] as const;
+export type DeviceRecordEntry = (typeof DEVICE_RECORD_ENTRIES)[number];
+
 @Injectable()
 export class DeviceService {
   constructor(
@@ -476,7 +490,7 @@ export class DeviceService {
     this.lastSeen.seen(device.id, this.clock.now());
   }
 
-  private async record(manager: EntityManager, device: Device, type: string, actor?: Actor): Promise<void> {
+  private async record(manager: EntityManager, device: Device, type: DeviceRecordEntry, actor?: Actor): Promise<void> {
     await this.ledger.append(manager, {
       tenantId: device.tenantId,
       type,

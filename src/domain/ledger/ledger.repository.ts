@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Between, DataSource, EntityManager } from 'typeorm';
+import { Between, DataSource, EntityManager, In } from 'typeorm';
 import { LedgerEntry } from './ledger-entry.entity.js';
 
 /** Database access for ledger entries. */
@@ -21,11 +21,14 @@ export class LedgerRepository {
     return row;
   }
 
-  /** The newest entry of a subject of one tenant (its type and payload only); `null` when it has none. */
-  newestOfSubject(tenantId: number, subject: string): Promise<Pick<LedgerEntry, 'type' | 'payload'> | null> {
+  /**
+   * The newest entry of a subject of one tenant (its type and payload only), of one of `types`
+   * when given; `null` when it has none.
+   */
+  newestOfSubject(tenantId: number, subject: string, types?: readonly string[]): Promise<Pick<LedgerEntry, 'type' | 'payload'> | null> {
     return this.dataSource.getRepository(LedgerEntry).findOne({
       select: { type: true, payload: true },
-      where: { tenantId, subject },
+      where: types === undefined ? { tenantId, subject } : { tenantId, subject, type: In([...types]) },
       order: { seq: 'DESC' },
     });
   }

@@ -123,11 +123,16 @@ export class LedgerService {
   }
 
   /**
-   * Latest state of a subject as the ledger defines it.
+   * Latest state of a subject as the ledger defines it: its newest entry, of one of `types` when
+   * given (a subject's entries may record different things: a device's record, its labels…).
    * @returns the newest entry's type and parsed payload, or `null` when the subject has none.
    */
-  async current(tenantId: number, subject: string): Promise<{ type: string; state: Record<string, unknown> } | null> {
-    const entry = await this.entries.newestOfSubject(tenantId, subject);
+  async current(
+    tenantId: number,
+    subject: string,
+    types?: readonly string[],
+  ): Promise<{ type: string; state: Record<string, unknown> } | null> {
+    const entry = await this.entries.newestOfSubject(tenantId, subject, types);
     return entry ? { type: entry.type, state: JSON.parse(entry.payload) as Record<string, unknown> } : null;
   }
 

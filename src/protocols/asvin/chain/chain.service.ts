@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { canonicalMac } from '#src/platform/common/mac.js';
 import { FIRMWARE_NOT_FOUND, FirmwareService } from '#src/domain/firmware/firmware.service.js';
+import { DEVICE_RECORD_ENTRIES, DeviceService } from '#src/domain/device/device.service.js';
 import { TufService } from '#src/domain/tuf/tuf.service.js';
 import { chainDeviceRecord, chainFirmwareRecord, type FirmwareBundleView } from './chain-responses.js';
 import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
@@ -22,6 +23,7 @@ export const ChainMessages = {
 export class ChainService {
   constructor(
     private readonly ledger: LedgerService,
+    private readonly devices: DeviceService,
     private readonly firmware: FirmwareService,
     private readonly proofs: LedgerProofService,
     private readonly tuf: TufService,
@@ -63,15 +65,21 @@ export class ChainService {
   }
 
   /**
-   * The device record from the device's newest ledger entry.
+   * The device record from the device's newest ledger entry that records it
+   * ({@link DEVICE_RECORD_ENTRIES}: not its labels or reported attributes). A device imported in
+   * bulk has no entry of its own until it changes (the import's one entry commits to the file,
+   * docs/decisions.md §14): its record is then read from the registry.
    * @param id the mac, any accepted notation; anything else is not found.
    * @throws NotFoundException `Device not found` when the tenant has no such device (or it was deleted).
    */
   async device(tenantId: number, id: string): Promise<ChainDeviceRecord> {
     const mac = canonicalMac(id);
-    const current = mac === null ? null : await this.ledger.current(tenantId, Subject.device(mac));
-    if (!mac || !current || current.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
-    const { firmwareVersion, deviceType } = current.state as { firmwareVersion: string; deviceType: string };
+    if (!mac) throw new NotFoundException(ChainMessages.deviceNotFound);
+    const current = await this.ledger.current(tenantId, Subject.device(mac), DEVICE_RECORD_ENTRIES);
+    if (current?.type === 'device.deleted') throw new NotFoundException(ChainMessages.deviceNotFound);
+    const record = current ? (current.state as { firmwareVersion: string; deviceType: string }) : await this.devices.find(tenantId, mac);
+    if (!record) throw new NotFoundException(ChainMessages.deviceNotFound);
+    const { firmwareVersion, deviceType } = record;
     const fwId = await this.firmware.idOfVersion(tenantId, deviceType, firmwareVersion);
     return chainDeviceRecord(mac, fwId, deviceType);
   }

@@ -54,8 +54,11 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
   };
 }
 
-/** Saves a screenshot of `page` at desktop and phone size as `<name>-desktop.png` and `<name>-phone.png`, when asked to. */
-export async function screenshots(page: Page, name: string): Promise<void> {
+/**
+ * Saves a screenshot of `page` at desktop and phone size as `<name>-desktop.png` and `<name>-phone.png`,
+ * when asked to; `fullPage`: the whole page, not only what the window shows.
+ */
+export async function screenshots(page: Page, name: string, fullPage = false): Promise<void> {
   if (SCREENSHOTS_DIR === undefined) return;
   await mkdir(SCREENSHOTS_DIR, { recursive: true });
   const size = page.viewportSize();
@@ -65,7 +68,7 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   ] as const) {
     await page.setViewportSize(viewport);
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}-${suffix}.png`) });
+    await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}-${suffix}.png`), fullPage });
   }
   if (size) await page.setViewportSize(size);
 }

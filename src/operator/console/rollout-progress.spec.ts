@@ -5,8 +5,14 @@ import {
   barSegments,
   boundText,
   legendSegments,
+  NEW_ABORT,
+  NEW_RAMP,
+  NEW_WINDOW,
+  noSafety,
   parsePercentText,
   parseWavesText,
+  readSafety,
+  safetyFieldOf,
   percentOfShare,
   progressSentence,
   type StateCounts,
@@ -126,5 +132,70 @@ describe(boundText.name, () => {
     assert.equal(boundText('50', false), 'up to the first 50 devices');
     assert.equal(boundText('100%', true), 'every device left, and any that join the group');
     assert.equal(boundText('50%', true), 'up to the first 50 % of the devices, then every device left and any that join');
+  });
+});
+
+describe(readSafety.name, () => {
+  it('leaves out what is not set: the body is then the same as without schedule and safety', () => {
+    assert.deepEqual(readSafety(noSafety()), { body: {}, errors: {} });
+  });
+
+  it('reads windows, a ramp, criteria and timeouts into the body the operator API takes, lengths in seconds', () => {
+    const text = noSafety();
+    text.windows = [{ ...NEW_WINDOW, cron: ' 0 2 * * * ', time_zone: 'Europe/Berlin' }];
+    text.ramp = { ...NEW_RAMP, base_per_minute: '10', every: '100', maximum_per_minute: '500' };
+    text.abort_criteria = [{ ...NEW_ABORT, threshold_percentage: '12.5%', min_finished: '20', action: 'cancel' }];
+    text.timeouts.offered = { length: '1', unit: 'h' };
+    text.timeouts.installed = { length: '30', unit: 'm' };
+    assert.deepEqual(readSafety(text), {
+      body: {
+        windows: [{ cron: '0 2 * * *', duration_seconds: 10_800, time_zone: 'Europe/Berlin' }],
+        ramp: { base_per_minute: 10, increment_factor: 2, increment_every: { confirmed: 100 }, maximum_per_minute: 500 },
+        abort_criteria: [{ failure: 'failed', threshold_percentage: 12.5, min_finished: 20, action: 'cancel' }],
+        timeouts: { offered: 3600, installed: 1800 },
+      },
+      errors: {},
+    });
+  });
+
+  it('names each problem at its field, in words, by the field’s path in the body', () => {
+    const text = noSafety();
+    text.windows = [{ ...NEW_WINDOW, cron: '', length: '8', unit: 'd' }];
+    text.ramp = { ...NEW_RAMP, base_per_minute: '50', increment_factor: '9', every: 'x', maximum_per_minute: '20' };
+    text.abort_criteria = [{ ...NEW_ABORT, threshold_percentage: '0', min_finished: '1.5' }];
+    text.timeouts.downloading = { length: '30', unit: 'd' };
+    assert.deepEqual(
+      Object.keys(readSafety(text).errors).sort(),
+      [
+        'abort_criteria[0].min_finished',
+        'abort_criteria[0].threshold_percentage',
+        'ramp.base_per_minute',
+        'ramp.increment_every',
+        'ramp.increment_factor',
+        'ramp.maximum_per_minute',
+        'timeouts.downloading',
+        'windows[0].cron',
+        'windows[0].duration_seconds',
+      ].filter((key) => key !== 'ramp.base_per_minute'),
+    );
+    assert.equal(
+      readSafety(text).errors['windows[0].duration_seconds'],
+      'How long it stays open must be a whole number of days, from 1 minute to 7 days.',
+    );
+    assert.equal(
+      readSafety(text).errors['ramp.maximum_per_minute'],
+      'The most offers a minute must be a whole number from the first rate (50) to 1000.',
+    );
+  });
+});
+
+describe(safetyFieldOf.name, () => {
+  it('finds the field inside the body field a refusal names, from the start of its message', () => {
+    assert.equal(safetyFieldOf('windows', 'windows[0].cron is not a valid cron expression: Invalid value for hour: 25'), 'windows[0].cron');
+    assert.equal(safetyFieldOf('ramp', 'ramp.increment_every.confirmed must be a whole number from 1 to 1000000'), 'ramp.increment_every');
+    assert.equal(safetyFieldOf('abort_criteria', 'abort_criteria[2].action must be one of pause, cancel'), 'abort_criteria[2].action');
+    assert.equal(safetyFieldOf('timeouts', 'timeouts.offered must be whole seconds from 60 to 604800 (7 days)'), 'timeouts.offered');
+    assert.equal(safetyFieldOf('windows', 'windows must be a list of at most 10 maintenance windows'), 'windows');
+    assert.equal(safetyFieldOf('start_date', 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"'), undefined);
   });
 });

@@ -6,9 +6,31 @@
 
 import { DEVICE_STATES, type DeviceState, type StateCounts } from '#src/domain/rollout/policy/device-states.js';
 import { parseWavePlan } from '#src/domain/rollout/policy/waves.js';
+import { MAX_WINDOW_SECONDS, MAX_WINDOWS } from '#src/domain/rollout/policy/window-limits.js';
+import { RAMP_LIMITS, type RampCriterion } from '#src/domain/rollout/policy/ramp.js';
+import {
+  ABORT_ACTIONS,
+  ABORT_FAILURES,
+  MAX_ABORT_CRITERIA,
+  MAX_MIN_FINISHED,
+  type AbortAction,
+  type AbortFailure,
+} from '#src/domain/rollout/policy/abort.js';
+import { TIMED_STATES, TIMEOUT_LIMITS, type TimedState } from '#src/domain/rollout/policy/timeouts.js';
 
 export { DEVICE_STATES, type DeviceState, type StateCounts };
 export { MAX_WAVES } from '#src/domain/rollout/policy/waves.js';
+export {
+  ABORT_ACTIONS,
+  ABORT_FAILURES,
+  MAX_ABORT_CRITERIA,
+  MAX_WINDOWS,
+  TIMED_STATES,
+  type AbortAction,
+  type AbortFailure,
+  type RampCriterion,
+  type TimedState,
+};
 
 /** Each state in words, for legends and tables. */
 export const STATE_LABELS: Record<DeviceState, string> = {
@@ -144,4 +166,214 @@ export function parsePercentText(text: string, what: string, optional: boolean):
 /** A share from 0 to 1 as a percentage for people: `0.8` → `80 %`, `0.125` → `12.5 %`. */
 export function percentOfShare(share: number): string {
   return `${Math.round(share * 10_000) / 100} %`;
+}
+
+/**
+ * Units of a length in the plan form (a window's duration, a timeout), in seconds. Minutes are the
+ * finest: a timeout is at least a minute, and nobody plans a window to the second.
+ */
+export const LENGTH_UNITS = { m: 60, h: 3600, d: 86_400 } as const;
+export type LengthUnit = keyof typeof LENGTH_UNITS;
+/** Each unit in words, for the unit's select. */
+export const LENGTH_UNIT_LABELS: Record<LengthUnit, string> = { m: 'minutes', h: 'hours', d: 'days' };
+
+/** A maintenance window as the plan form holds it (docs/decisions.md §10.1). */
+export interface WindowText {
+  /** 5-field cron expression, read by the server. */
+  cron: string;
+  /** A whole number of `unit`s. */
+  length: string;
+  unit: LengthUnit;
+  /** IANA time zone, read by the server. */
+  time_zone: string;
+}
+
+/** A ramp as the plan form holds it (docs/decisions.md §10.1). */
+export interface RampText {
+  base_per_minute: string;
+  increment_factor: string;
+  /** The rate grows each time this many more devices were `criterion`. */
+  every: string;
+  criterion: RampCriterion;
+  maximum_per_minute: string;
+}
+
+/** An abort criterion as the plan form holds it (docs/decisions.md §10.2). */
+export interface AbortText {
+  failure: AbortFailure;
+  /** Percent of the finished devices, `10` or `10%`. */
+  threshold_percentage: string;
+  min_finished: string;
+  action: AbortAction;
+}
+
+/** A timeout as the plan form holds it: empty is none. */
+export interface TimeoutText {
+  length: string;
+  unit: LengthUnit;
+}
+
+/** The maintenance windows, ramp, abort criteria and timeouts of the plan form ("schedule and safety"). */
+export interface SafetyText {
+  windows: WindowText[];
+  /** `null`: no ramp. */
+  ramp: RampText | null;
+  abort_criteria: AbortText[];
+  timeouts: Record<TimedState, TimeoutText>;
+}
+
+/** The plan form's schedule and safety when nothing is set: no window, ramp, criterion or timeout. */
+export function noSafety(): SafetyText {
+  return {
+    windows: [],
+    ramp: null,
+    abort_criteria: [],
+    timeouts: { offered: { length: '', unit: 'h' }, downloading: { length: '', unit: 'h' }, installed: { length: '', unit: 'h' } },
+  };
+}
+
+/** A new window row: open 3 hours a time, in UTC (the CLI's `--tz` default), its cron expression to be written. */
+export const NEW_WINDOW: WindowText = { cron: '', length: '3', unit: 'h', time_zone: 'UTC' };
+/** A new ramp: the CLI's defaults for the factor and the maximum; the base rate and the increment to be written. */
+export const NEW_RAMP: RampText = {
+  base_per_minute: '',
+  increment_factor: '2',
+  every: '',
+  criterion: 'confirmed',
+  maximum_per_minute: '1000',
+};
+/** A new abort criterion row: its numbers to be written. */
+export const NEW_ABORT: AbortText = { failure: 'failed', threshold_percentage: '', min_finished: '', action: 'pause' };
+
+/**
+ * The schedule and safety part of the rollout body (`POST /tenants/:tenant/rollouts`), exactly as
+ * the operator API takes it; a part left out is none.
+ */
+export interface SafetyBody {
+  windows?: { cron: string; duration_seconds: number; time_zone: string }[];
+  ramp?: {
+    base_per_minute: number;
+    increment_factor: number;
+    increment_every: { offered: number } | { confirmed: number };
+    maximum_per_minute: number;
+  };
+  abort_criteria?: { failure: AbortFailure; threshold_percentage: number; min_finished: number; action: AbortAction }[];
+  timeouts?: Partial<Record<TimedState, number>>;
+}
+
+/** Whole number in `[min, max]` written in `text`, else `undefined`. */
+function wholeIn(text: string, min: number, max: number): number | undefined {
+  const trimmed = text.trim();
+  if (!/^\d{1,9}$/.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return value >= min && value <= max ? value : undefined;
+}
+
+/** A length in words: `7 days`, `1 minute`. */
+function lengthWords(seconds: number): string {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const) {
+    if (seconds % size === 0) return `${seconds / size} ${unit}${seconds === size ? '' : 's'}`;
+  }
+  return `${seconds} seconds`;
+}
+
+/**
+ * Reads the plan form's schedule and safety into the body's part, checking what the form can
+ * (numbers, lengths and their bounds, the policy's own limits); the cron expressions and time zones
+ * are judged by the server (its cron reader and time zone database), whose refusal names the field.
+ * @returns the body's part, and a message in words per field, keyed by the field's API path
+ *   (`windows[0].duration_seconds`, `ramp.increment_every`, `abort_criteria[1].min_finished`, `timeouts.offered`).
+ */
+export function readSafety(text: SafetyText): { body: SafetyBody; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  const body: SafetyBody = {};
+  const lengthOf = (length: string, unit: LengthUnit, min: number, max: number, at: string, what: string): number => {
+    const amount = wholeIn(length, 1, 1_000_000);
+    const seconds = amount === undefined ? NaN : amount * LENGTH_UNITS[unit];
+    if (!(seconds >= min && seconds <= max))
+      errors[at] = `${what} must be a whole number of ${LENGTH_UNIT_LABELS[unit]}, from ${lengthWords(min)} to ${lengthWords(max)}.`;
+    return seconds;
+  };
+  if (text.windows.length > MAX_WINDOWS) errors['windows'] = `A rollout takes at most ${MAX_WINDOWS} maintenance windows.`;
+  if (text.windows.length > 0) {
+    body.windows = text.windows.map((w, i) => {
+      const at = `windows[${i}]`;
+      if (w.cron.trim() === '') errors[`${at}.cron`] = 'The cron expression is needed, such as 0 2 * * * (02:00 every day).';
+      if (w.time_zone.trim() === '') errors[`${at}.time_zone`] = 'The time zone is needed, such as Europe/Berlin or UTC.';
+      const seconds = lengthOf(w.length, w.unit, 60, MAX_WINDOW_SECONDS, `${at}.duration_seconds`, 'How long it stays open');
+      return { cron: w.cron.trim(), duration_seconds: seconds, time_zone: w.time_zone.trim() };
+    });
+  }
+  const ramp = text.ramp;
+  if (ramp) {
+    const { perMinute, factor: factorLimits, every: everyLimits } = RAMP_LIMITS;
+    const base = wholeIn(ramp.base_per_minute, perMinute.min, perMinute.max);
+    if (base === undefined)
+      errors['ramp.base_per_minute'] =
+        `The first rate must be a whole number of offers a minute, from ${perMinute.min} to ${perMinute.max}.`;
+    const factorText = ramp.increment_factor.trim();
+    const factor = /^\d{1,2}(\.\d{1,3})?$/.test(factorText) ? Number(factorText) : NaN;
+    if (!(factor >= factorLimits.min && factor <= factorLimits.max)) {
+      errors['ramp.increment_factor'] = `The factor must be a number from ${factorLimits.min} to ${factorLimits.max}, like 2 or 1.5.`;
+    }
+    const every = wholeIn(ramp.every, everyLimits.min, everyLimits.max);
+    if (every === undefined)
+      errors['ramp.increment_every'] = `The step must be a whole number of devices, from ${everyLimits.min} to ${count(everyLimits.max)}.`;
+    const maximum = wholeIn(ramp.maximum_per_minute, base ?? perMinute.min, perMinute.max);
+    if (maximum === undefined) {
+      errors['ramp.maximum_per_minute'] =
+        `The most offers a minute must be a whole number from the first rate (${base ?? perMinute.min}) to ${perMinute.max}.`;
+    }
+    body.ramp = {
+      base_per_minute: base ?? NaN,
+      increment_factor: factor,
+      increment_every: ramp.criterion === 'offered' ? { offered: every ?? NaN } : { confirmed: every ?? NaN },
+      maximum_per_minute: maximum ?? NaN,
+    };
+  }
+  if (text.abort_criteria.length > MAX_ABORT_CRITERIA)
+    errors['abort_criteria'] = `A rollout takes at most ${MAX_ABORT_CRITERIA} abort criteria.`;
+  if (text.abort_criteria.length > 0) {
+    body.abort_criteria = text.abort_criteria.map((c, i) => {
+      const at = `abort_criteria[${i}]`;
+      const share = c.threshold_percentage.trim().replace(/\s*%$/, '');
+      const percentage = /^\d{1,3}(\.\d{1,2})?$/.test(share) ? Number(share) : NaN;
+      if (!(percentage > 0 && percentage <= 100))
+        errors[`${at}.threshold_percentage`] = 'The share must be a percentage above 0 and at most 100, like 10 or 2.5.';
+      const min = wholeIn(c.min_finished, 1, MAX_MIN_FINISHED);
+      if (min === undefined)
+        errors[`${at}.min_finished`] = `The least number of finished devices must be a whole number from 1 to ${count(MAX_MIN_FINISHED)}.`;
+      return { failure: c.failure, threshold_percentage: percentage, min_finished: min ?? NaN, action: c.action };
+    });
+  }
+  const timeouts: Partial<Record<TimedState, number>> = {};
+  for (const state of TIMED_STATES) {
+    const t = text.timeouts[state];
+    if (t.length.trim() === '') continue;
+    timeouts[state] = lengthOf(t.length, t.unit, TIMEOUT_LIMITS.min, TIMEOUT_LIMITS.max, `timeouts.${state}`, `The ${state} timeout`);
+  }
+  if (Object.keys(timeouts).length > 0) body.timeouts = timeouts;
+  return { body, errors };
+}
+
+/** `12,345`: whole numbers as the console writes them. */
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * The plan form's field a refusal of the operator API is about, as {@link readSafety} keys it: the
+ * 400 names the body field (`windows`) and its message starts with the path inside it
+ * (`windows[0].cron is not a valid cron expression…`, `ramp.increment_every.confirmed must be…`).
+ * @returns the key (`windows[0].cron`, `ramp.increment_every`), the body field when the message
+ *   names no field inside it, or `undefined` when the refusal is not about schedule and safety.
+ */
+export function safetyFieldOf(field: string | undefined, message: string): string | undefined {
+  if (field !== 'windows' && field !== 'ramp' && field !== 'abort_criteria' && field !== 'timeouts') return undefined;
+  const inside = /^((?:windows|abort_criteria)\[\d+\]\.[a-z_]+|ramp\.[a-z_]+|timeouts\.(?:offered|downloading|installed))\b/.exec(message);
+  return inside && inside[1].startsWith(field) ? inside[1] : field;
 }

@@ -7,12 +7,9 @@
  * change of clocks in spring fires at the first instant after it, a time repeated in autumn once).
  */
 import { Cron } from 'croner';
+import { MAX_WINDOWS, MAX_WINDOW_SECONDS } from './window-limits.js';
 
-/** Most windows a rollout may have. */
-export const MAX_WINDOWS = 10;
-
-/** Longest window, seconds (7 days). */
-export const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
+export { MAX_WINDOWS, MAX_WINDOW_SECONDS } from './window-limits.js';
 
 /** Longest cron expression taken, characters (the stored windows fit their column). */
 export const MAX_CRON_LENGTH = 80;

@@ -311,6 +311,29 @@ export class RolloutRepository {
   }
 
   /**
+   * The ramp counts of every active or paused rollout with a ramp, in one query (for the metrics,
+   * docs/decisions.md §10.1): devices offered it (new offers so far), confirmed on it, and new
+   * offers taken in epoch minute `minute`.
+   */
+  async rampCountsOfRunning(minute: number): Promise<Map<number, { offered: number; confirmed: number; thisMinute: number }>> {
+    const rows = await query<{ id: unknown; offered: unknown; confirmed: unknown; this_minute: unknown }[]>(
+      this.dataSource.manager,
+      `SELECT r.id,
+        (SELECT COALESCE(SUM(m.used), 0) FROM rollout_ramp_minute m WHERE m.rollout_id = r.id) AS offered,
+        (SELECT COALESCE(SUM(w.devices), 0) FROM rollout_wave_count w WHERE w.rollout_id = r.id AND w.state = 'confirmed') AS confirmed,
+        (SELECT COALESCE(SUM(m.used), 0) FROM rollout_ramp_minute m WHERE m.rollout_id = r.id AND m.minute = $1) AS this_minute
+        FROM rollout r WHERE r.ramp IS NOT NULL AND r.status IN ('active', 'paused')`,
+      [minute],
+    );
+    return new Map(
+      rows.map((row) => [
+        Number(row.id),
+        { offered: Number(row.offered), confirmed: Number(row.confirmed), thisMinute: Number(row.this_minute) },
+      ]),
+    );
+  }
+
+  /**
    * Takes one new offer of rollout `rolloutId` in epoch minute `minute` while fewer than
    * `allowance` were taken in it: one atomic conditional upsert, so concurrent requests (also on
    * other instances) never take more than the allowance between them.

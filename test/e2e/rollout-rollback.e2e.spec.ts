@@ -256,4 +256,49 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
       await browser.close();
     }
   });
+
+  it('in the console: an admin plans the rollback in the plan form; a policy without a trigger is refused at its field', async () => {
+    const f = await fleet(2);
+    const rb = await rollbackFirmware(f);
+    assert.equal((await mark(f, rb, true)).status, 200);
+    const password = 'rollback-admin-password';
+    const user = await runCliWithInput(app, `${password}\n`, 'operator-user', 'create', 'rollback-admin', '--role', 'admin');
+    assert.equal(user.code, 0, user.stderr);
+    const browser = await openBrowser();
+    try {
+      const { page } = browser;
+      await page.goto(`${app.urls.operator}/sign-in`);
+      await page.getByLabel('Username').fill('rollback-admin');
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+      await page.goto(`${app.urls.operator}/rollouts?tenant=${f.tenant.name}`);
+      await page.getByLabel('Name', { exact: true }).fill('2.0.0 planned in the console');
+      await page
+        .getByLabel('Firmware', { exact: true })
+        .selectOption({ label: `2.0.0 for ${f.tenant.deviceType} (firmware ${f.firmwareId})` });
+      await page.getByLabel('Device group').selectOption({ label: 'fleet (2 members)' });
+      await page.getByLabel('Start date, UTC (YYYY-MM-DD HH:MM:SS)').fill('2026-01-01 00:00:00');
+      await page.getByText('Advanced: schedule and safety').click();
+      await page.getByLabel('Stop and roll back when too many devices fail').check();
+      await page.getByLabel('Roll back to').selectOption({ label: `1.4.2 for ${f.tenant.deviceType} (firmware ${rb})` });
+      await page.getByRole('button', { name: 'Plan rollout' }).click();
+      await page.getByText('Give when to roll back: a share of the targets, a number of devices, or both.').waitFor();
+      assert.equal(await page.getByLabel('Roll back to').inputValue(), String(rb), 'the choice is kept');
+      await page.getByLabel('When this % of the targets failed').fill('5');
+      await screenshots(page, 'plan-rollback', true);
+      await page.getByRole('button', { name: 'Plan rollout' }).click();
+      const box = page.getByRole('status', { name: 'Rollback' });
+      await box.waitFor();
+      assert.match(
+        await box.innerText(),
+        /once 5 % of the targets failed, fell back or timed out, stop and bring those devices back to 1\.4\.2/,
+      );
+      const id = Number(/\/rollouts\/(\d+)/.exec(page.url())?.[1]);
+      assert.deepEqual((await show(f, id)).rollback, { firmware_id: rb, failed_count: null, failed_percentage: 5, scope: 'failed' });
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
 });

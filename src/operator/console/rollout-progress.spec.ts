@@ -11,6 +11,7 @@ import {
   noSafety,
   parsePercentText,
   parseWavesText,
+  NEW_ROLLBACK,
   readSafety,
   safetyFieldOf,
   percentOfShare,
@@ -197,5 +198,33 @@ describe(safetyFieldOf.name, () => {
     assert.equal(safetyFieldOf('timeouts', 'timeouts.offered must be whole seconds from 60 to 604800 (7 days)'), 'timeouts.offered');
     assert.equal(safetyFieldOf('windows', 'windows must be a list of at most 10 maintenance windows'), 'windows');
     assert.equal(safetyFieldOf('start_date', 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"'), undefined);
+  });
+
+  it('finds the rollback field the server names, in its field or in its message', () => {
+    assert.equal(
+      safetyFieldOf('rollback.firmware_id', 'rollback.firmware_id: firmware 3 (1.4.2) is not marked as a rollback target'),
+      'rollback.firmware_id',
+    );
+    assert.equal(safetyFieldOf('rollback', 'rollback.failed_count must be a whole number from 1 to 1000000'), 'rollback.failed_count');
+    assert.equal(safetyFieldOf('rollback', 'rollback needs a trigger: failed_count, failed_percentage or both'), 'rollback');
+  });
+});
+
+describe(`${readSafety.name}: rollback`, () => {
+  it('reads the policy, a trigger left empty as none', () => {
+    const text = noSafety();
+    text.rollback = { ...NEW_ROLLBACK, firmware_id: '3', failed_percentage: '5 %' };
+    assert.deepEqual(readSafety(text), {
+      body: { rollback: { firmware_id: 3, failed_percentage: 5, failed_count: null, scope: 'failed' } },
+      errors: {},
+    });
+  });
+
+  it('names what is missing or wrong at its field', () => {
+    const text = noSafety();
+    text.rollback = { ...NEW_ROLLBACK };
+    assert.deepEqual(Object.keys(readSafety(text).errors).sort(), ['rollback', 'rollback.firmware_id']);
+    text.rollback = { ...NEW_ROLLBACK, firmware_id: '3', failed_percentage: '120', failed_count: 'many' };
+    assert.deepEqual(Object.keys(readSafety(text).errors).sort(), ['rollback.failed_count', 'rollback.failed_percentage']);
   });
 });

@@ -220,7 +220,23 @@ export interface SafetyText {
   ramp: RampText | null;
   abort_criteria: AbortText[];
   timeouts: Record<TimedState, TimeoutText>;
+  /** `null`: no rollback policy (docs/decisions.md §10.4). */
+  rollback: RollbackText | null;
 }
+
+/** The plan form's rollback policy as typed: the firmware to go back to, its triggers (either or both), whom it takes back. */
+export interface RollbackText {
+  /** A firmware id, `''` until one is chosen. */
+  firmware_id: string;
+  /** Percent of the targets, `''`: no share trigger. */
+  failed_percentage: string;
+  /** Devices, `''`: no count trigger. */
+  failed_count: string;
+  scope: 'failed' | 'all';
+}
+
+/** A new rollback policy: its firmware and trigger to be chosen, the failed devices taken back. */
+export const NEW_ROLLBACK: RollbackText = { firmware_id: '', failed_percentage: '', failed_count: '', scope: 'failed' };
 
 /** The plan form's schedule and safety when nothing is set: no window, ramp, criterion or timeout. */
 export function noSafety(): SafetyText {
@@ -229,6 +245,7 @@ export function noSafety(): SafetyText {
     ramp: null,
     abort_criteria: [],
     timeouts: { offered: { length: '', unit: 'h' }, downloading: { length: '', unit: 'h' }, installed: { length: '', unit: 'h' } },
+    rollback: null,
   };
 }
 
@@ -259,6 +276,7 @@ export interface SafetyBody {
   };
   abort_criteria?: { failure: AbortFailure; threshold_percentage: number; min_finished: number; action: AbortAction }[];
   timeouts?: Partial<Record<TimedState, number>>;
+  rollback?: { firmware_id: number; failed_percentage: number | null; failed_count: number | null; scope: 'failed' | 'all' };
 }
 
 /** Whole number in `[min, max]` written in `text`, else `undefined`. */
@@ -286,7 +304,8 @@ function lengthWords(seconds: number): string {
  * (numbers, lengths and their bounds, the policy's own limits); the cron expressions and time zones
  * are judged by the server (its cron reader and time zone database), whose refusal names the field.
  * @returns the body's part, and a message in words per field, keyed by the field's API path
- *   (`windows[0].duration_seconds`, `ramp.increment_every`, `abort_criteria[1].min_finished`, `timeouts.offered`).
+ *   (`windows[0].duration_seconds`, `ramp.increment_every`, `abort_criteria[1].min_finished`, `timeouts.offered`,
+ *   `rollback.firmware_id`; `rollback` when the policy has no trigger).
  */
 export function readSafety(text: SafetyText): { body: SafetyBody; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
@@ -357,6 +376,27 @@ export function readSafety(text: SafetyText): { body: SafetyBody; errors: Record
     timeouts[state] = lengthOf(t.length, t.unit, TIMEOUT_LIMITS.min, TIMEOUT_LIMITS.max, `timeouts.${state}`, `The ${state} timeout`);
   }
   if (Object.keys(timeouts).length > 0) body.timeouts = timeouts;
+  const rollback = text.rollback;
+  if (rollback) {
+    const firmwareId = wholeIn(rollback.firmware_id, 1, 2_147_483_647);
+    if (firmwareId === undefined)
+      errors['rollback.firmware_id'] = 'Choose the firmware to roll back to (a firmware marked as a rollback target).';
+    const share = rollback.failed_percentage.trim().replace(/\s*%$/, '');
+    const percentage = share === '' ? undefined : /^\d{1,3}(\.\d{1,2})?$/.test(share) ? Number(share) : NaN;
+    if (percentage !== undefined && !(percentage > 0 && percentage <= 100))
+      errors['rollback.failed_percentage'] = 'The share must be a percentage above 0 and at most 100, like 5 or 2.5.';
+    const devices = rollback.failed_count.trim() === '' ? undefined : (wholeIn(rollback.failed_count, 1, 1_000_000) ?? NaN);
+    if (devices !== undefined && Number.isNaN(devices))
+      errors['rollback.failed_count'] = 'The number of devices must be a whole number from 1 to 1,000,000.';
+    if (percentage === undefined && devices === undefined)
+      errors['rollback'] = 'Give when to roll back: a share of the targets, a number of devices, or both.';
+    body.rollback = {
+      firmware_id: firmwareId ?? NaN,
+      failed_percentage: percentage ?? null,
+      failed_count: devices ?? null,
+      scope: rollback.scope,
+    };
+  }
   return { body, errors };
 }
 
@@ -369,10 +409,12 @@ function count(n: number): string {
  * The plan form's field a refusal of the operator API is about, as {@link readSafety} keys it: the
  * 400 names the body field (`windows`) and its message starts with the path inside it
  * (`windows[0].cron is not a valid cron expression…`, `ramp.increment_every.confirmed must be…`).
+ * A rollback refusal names `rollback` or the field inside it (`rollback.firmware_id`, docs/decisions.md §10.4).
  * @returns the key (`windows[0].cron`, `ramp.increment_every`), the body field when the message
  *   names no field inside it, or `undefined` when the refusal is not about schedule and safety.
  */
 export function safetyFieldOf(field: string | undefined, message: string): string | undefined {
+  if (field === 'rollback' || field?.startsWith('rollback.')) return /^(rollback\.[a-z_]+)\b/.exec(message)?.[1] ?? field;
   if (field !== 'windows' && field !== 'ramp' && field !== 'abort_criteria' && field !== 'timeouts') return undefined;
   const inside = /^((?:windows|abort_criteria)\[\d+\]\.[a-z_]+|ramp\.[a-z_]+|timeouts\.(?:offered|downloading|installed))\b/.exec(message);
   return inside && inside[1].startsWith(field) ? inside[1] : field;

@@ -11,6 +11,7 @@ import {
   MAX_WINDOWS,
   NEW_ABORT,
   NEW_RAMP,
+  NEW_ROLLBACK,
   NEW_WINDOW,
   noSafety,
   parsePercentText,
@@ -45,7 +46,7 @@ interface Plan {
   approval: Approval;
   /** How hawkBit DDI devices take it. */
   ddi_action_type: DdiActionType;
-  /** Maintenance windows, ramp, abort criteria and timeouts (docs/decisions.md §10.1, §10.2). */
+  /** Maintenance windows, ramp, abort criteria, timeouts and rollback (docs/decisions.md §10.1, §10.2, §10.4). */
   safety: SafetyText;
 }
 
@@ -100,6 +101,7 @@ function safetySummary(safety: SafetyText): string {
     safety.ramp ? 'a ramp' : '',
     safety.abort_criteria.length ? `${safety.abort_criteria.length} abort criteri${safety.abort_criteria.length === 1 ? 'on' : 'a'}` : '',
     timeouts ? `${timeouts} timeout${timeouts === 1 ? '' : 's'}` : '',
+    safety.rollback ? 'a rollback' : '',
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : 'none set: always open, no limit, no abort, no timeout';
 }
@@ -228,6 +230,12 @@ export function PlanRollout({ tenant }: { tenant: string }) {
       { ...safety, abort_criteria: safety.abort_criteria.map((c, j) => (j === i ? { ...c, ...change } : c)) },
       `abort_criteria[${i}].${key}`,
     );
+  const rollbackWith = (change: Partial<NonNullable<SafetyText['rollback']>>, key: string) =>
+    setSafety({ ...safety, rollback: { ...NEW_ROLLBACK, ...safety.rollback, ...change } }, `rollback.${key}`);
+  const chosen = names.firmware.find((f) => String(f.id) === plan.firmware_id);
+  const rollbackTargets = names.firmware.filter(
+    (f) => f.rollback_target && String(f.id) !== plan.firmware_id && (!chosen || f.device_type === chosen.device_type),
+  );
   const rampWith = (change: Partial<NonNullable<SafetyText['ramp']>>, key: string) =>
     setSafety({ ...safety, ramp: { ...NEW_RAMP, ...safety.ramp, ...change } }, `ramp.${key}`);
   const unitSelect = (id: string, label: string, unit: LengthUnit, onChange: (unit: LengthUnit) => void) => (
@@ -688,6 +696,85 @@ export function PlanRollout({ tenant }: { tenant: string }) {
                 ))}
               </div>
               {errorAt('timeouts')}
+            </fieldset>
+
+            <fieldset className="staging" aria-describedby="rollout-rollback-help">
+              <legend>Rollback</legend>
+              <div className="check">
+                <input
+                  id="rollout-rollback"
+                  type="checkbox"
+                  checked={safety.rollback !== null}
+                  onChange={(e) => setSafety({ ...safety, rollback: e.target.checked ? { ...NEW_ROLLBACK } : null }, 'rollback')}
+                />
+                <label htmlFor="rollout-rollback">Stop and roll back when too many devices fail</label>
+              </div>
+              <span id="rollout-rollback-help" className="muted small">
+                Once so many devices failed, fell back or timed out (a share of the targets, a number, or whichever comes first), the
+                rollout is cancelled and those devices (or every device that took it) are offered the rollback firmware by a rollout of its
+                own. Only a firmware marked as a rollback target on the Firmware page can be chosen.
+              </span>
+              {safety.rollback ? (
+                <>
+                  <div className="row">
+                    <div className="field">
+                      <label htmlFor="rollout-rollback-firmware">Roll back to</label>
+                      <select
+                        id="rollout-rollback-firmware"
+                        value={safety.rollback.firmware_id}
+                        onChange={(e) => rollbackWith({ firmware_id: e.target.value }, 'firmware_id')}
+                        {...describedAt('rollback.firmware_id')}
+                      >
+                        <option value="">
+                          {rollbackTargets.length ? 'choose a rollback target' : 'no firmware is marked as a rollback target'}
+                        </option>
+                        {rollbackTargets.map((f) => (
+                          <option key={f.id} value={String(f.id)}>
+                            {f.version} for {f.device_type} (firmware {f.id})
+                          </option>
+                        ))}
+                      </select>
+                      {errorAt('rollback.firmware_id')}
+                    </div>
+                    <div className="field">
+                      <label htmlFor="rollout-rollback-percentage">When this % of the targets failed</label>
+                      <input
+                        id="rollout-rollback-percentage"
+                        inputMode="decimal"
+                        value={safety.rollback.failed_percentage}
+                        placeholder="5"
+                        onChange={(e) => rollbackWith({ failed_percentage: e.target.value }, 'failed_percentage')}
+                        {...describedAt('rollback.failed_percentage')}
+                      />
+                      {errorAt('rollback.failed_percentage')}
+                    </div>
+                    <div className="field">
+                      <label htmlFor="rollout-rollback-count">or this many devices</label>
+                      <input
+                        id="rollout-rollback-count"
+                        inputMode="numeric"
+                        value={safety.rollback.failed_count}
+                        placeholder="none"
+                        onChange={(e) => rollbackWith({ failed_count: e.target.value }, 'failed_count')}
+                        {...describedAt('rollback.failed_count')}
+                      />
+                      {errorAt('rollback.failed_count')}
+                    </div>
+                  </div>
+                  <div className="field">
+                    <label htmlFor="rollout-rollback-scope">Whom to roll back</label>
+                    <select
+                      id="rollout-rollback-scope"
+                      value={safety.rollback.scope}
+                      onChange={(e) => rollbackWith({ scope: e.target.value as 'failed' | 'all' }, 'scope')}
+                    >
+                      <option value="failed">the devices that failed, fell back or timed out</option>
+                      <option value="all">every device that took it</option>
+                    </select>
+                  </div>
+                </>
+              ) : null}
+              {errorAt('rollback')}
             </fieldset>
           </div>
         </details>

@@ -6,7 +6,7 @@ import { Subject } from '#src/domain/ledger/ledger.service.js';
 import { post, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import { rolloutDriver, type Fleet, type RolloutBody } from '#test/support/rollouts.js';
 import { runCli, runCliWithInput } from '#test/support/operator.js';
-import { openBrowser, screenshots } from '#test/support/browser.js';
+import { openBrowser, screenshots, type TestBrowser } from '#test/support/browser.js';
 
 /** The rollout fields of a rollback policy, as the operator API answers them. */
 interface RollbackRollout extends RolloutBody {
@@ -42,6 +42,21 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     (await app.publishFirmware(f.tenant, '1.4.2', Buffer.from(`firmware 1.4.2 of ${f.tenant.name}`))).id;
   const mark = (f: Fleet, id: number, rollbackTarget: unknown): Promise<Answer> =>
     operator('PATCH', `/tenants/${f.tenant.name}/firmware/${id}`, { rollback_target: rollbackTarget });
+
+  /** A console account of `role` (created with the CLI, as operators do) signed in in a new browser; close it after. */
+  const signedIn = async (username: string, role: 'admin' | 'viewer'): Promise<TestBrowser> => {
+    const password = `${username}-password`;
+    const user = await runCliWithInput(app, `${password}\n`, 'operator-user', 'create', username, '--role', role);
+    assert.equal(user.code, 0, user.stderr);
+    const browser = await openBrowser();
+    const { page } = browser;
+    await page.goto(`${app.urls.operator}/sign-in`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+    return browser;
+  };
 
   before(async () => {
     app = await startTestApp();
@@ -229,17 +244,9 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     assert.equal((await report(f, 'failure', f.macs[0], id, '2.0.0')).status, 200);
     const rollbackId = (await show(f, id)).rollback_rollout_id!;
 
-    const password = 'rollback-console-password';
-    const user = await runCliWithInput(app, `${password}\n`, 'operator-user', 'create', 'rollback-viewer', '--role', 'viewer');
-    assert.equal(user.code, 0, user.stderr);
-    const browser = await openBrowser();
+    const browser = await signedIn('rollback-viewer', 'viewer');
     try {
       const { page } = browser;
-      await page.goto(`${app.urls.operator}/sign-in`);
-      await page.getByLabel('Username').fill('rollback-viewer');
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('navigation', { name: 'Pages' }).waitFor();
       await page.goto(`${app.urls.operator}/rollouts/${id}?tenant=${f.tenant.name}`);
       const box = page.getByRole('status', { name: 'Rollback' });
       await box.waitFor();
@@ -261,17 +268,9 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     const f = await fleet(2);
     const rb = await rollbackFirmware(f);
     assert.equal((await mark(f, rb, true)).status, 200);
-    const password = 'rollback-admin-password';
-    const user = await runCliWithInput(app, `${password}\n`, 'operator-user', 'create', 'rollback-admin', '--role', 'admin');
-    assert.equal(user.code, 0, user.stderr);
-    const browser = await openBrowser();
+    const browser = await signedIn('rollback-admin', 'admin');
     try {
       const { page } = browser;
-      await page.goto(`${app.urls.operator}/sign-in`);
-      await page.getByLabel('Username').fill('rollback-admin');
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('navigation', { name: 'Pages' }).waitFor();
       await page.goto(`${app.urls.operator}/rollouts?tenant=${f.tenant.name}`);
       await page.getByLabel('Name', { exact: true }).fill('2.0.0 planned in the console');
       await page

@@ -169,6 +169,7 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     const rb = await rollbackFirmware(f);
     assert.equal((await mark(f, rb, true)).status, 200);
     const id = await plan(f, { rollback: { firmware_id: rb, failed_count: 2, scope: 'all' } });
+    await app.createGroup(f.tenant, `rollback of rollout ${id}`, []); // an operator's group with the name the rollback would take
     assert.equal(await next(f, f.macs[0]), String(id));
     assert.equal((await report(f, 'success', f.macs[0], id, '2.0.0')).status, 200);
     // Two devices fail before flashing: they still run 1.4.2 (they were on it).
@@ -180,6 +181,8 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     assert.equal(stopped.status, 'cancelled');
     const rollback = await show(f, stopped.rollback_rollout_id!);
     assert.equal(rollback.targeted, 3, 'the confirmed device and the two failed ones; not the one that never asked');
+    const group = await operator('GET', `/tenants/${f.tenant.name}/groups/${(rollback as unknown as { group_id: number }).group_id}`);
+    assert.equal((group.body as { name: string }).name, `rollback of rollout ${id} (2)`, 'the name taken is left alone');
     assert.equal(rollback.devices.confirmed, 2, 'the failed devices already run 1.4.2');
     assert.equal(await next(f, f.macs[0], '2.0.0'), String(rollback.id), 'the confirmed device goes back too');
     assert.equal((await report(f, 'success', f.macs[0], rollback.id, '1.4.2')).status, 200);

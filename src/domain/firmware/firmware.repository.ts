@@ -13,10 +13,13 @@ export class FirmwareRepository {
     return manager.save(Firmware, manager.create(Firmware, firmware));
   }
 
-  /** The tenant's firmware with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
-  findById(tenantId: number, id: number): Promise<Firmware | null> {
+  /**
+   * The tenant's firmware with this id; `null` also for an id outside the column's range
+   * ({@link isStoredId}). With `manager`, read in its transaction.
+   */
+  findById(tenantId: number, id: number, manager: EntityManager = this.dataSource.manager): Promise<Firmware | null> {
     if (!isStoredId(id)) return Promise.resolve(null);
-    return this.dataSource.getRepository(Firmware).findOneBy({ tenantId, id });
+    return manager.getRepository(Firmware).findOneBy({ tenantId, id });
   }
 
   findByCid(tenantId: number, cid: string): Promise<Firmware | null> {

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { pipeline, type Readable } from 'node:stream';
@@ -306,11 +307,11 @@ export class FirmwareService {
   }
 
   /**
-   * A firmware of the tenant by id.
+   * A firmware of the tenant by id (with `manager`, read in its transaction).
    * @throws NotFoundException `Firmware not found`.
    */
-  async require(tenantId: number, id: number): Promise<Firmware> {
-    const firmware = await this.firmware.findById(tenantId, id);
+  async require(tenantId: number, id: number, manager?: EntityManager): Promise<Firmware> {
+    const firmware = await this.firmware.findById(tenantId, id, manager);
     if (!firmware) throw new NotFoundException(FIRMWARE_NOT_FOUND);
     return firmware;
   }

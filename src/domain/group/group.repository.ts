@@ -36,10 +36,10 @@ export class GroupRepository {
 
   /**
    * The tenant's group by id (digits) or name; `null` also for digits beyond the id column's
-   * range ({@link isStoredId}: group names are never only digits).
+   * range ({@link isStoredId}: group names are never only digits). With `manager`, read in its transaction.
    */
-  findGroup(tenantId: number, idOrName: string): Promise<DeviceGroup | null> {
-    const repository = this.dataSource.getRepository(DeviceGroup);
+  findGroup(tenantId: number, idOrName: string, manager: EntityManager = this.dataSource.manager): Promise<DeviceGroup | null> {
+    const repository = manager.getRepository(DeviceGroup);
     if (!/^\d+$/.test(idOrName)) return repository.findOneBy({ tenantId, name: idOrName });
     const id = Number(idOrName);
     return isStoredId(id) ? repository.findOneBy({ tenantId, id }) : Promise.resolve(null);

@@ -95,11 +95,19 @@ export class GroupService {
 
   /**
    * Creates a static group of `members` (canonical identifiers) inside the caller's transaction,
-   * with its ledger entries: a rollback rollout's devices (docs/decisions.md §10.4). Unique-name
-   * violations are the caller's to handle.
+   * with its ledger entries: a rollback rollout's devices (docs/decisions.md §10.4). When the tenant
+   * has a group of that name, the first free of `<name> (2)`, `<name> (3)`… is taken.
    */
-  createWithin(manager: EntityManager, tenantId: number, name: string, members: readonly string[], actor?: Actor): Promise<DeviceGroup> {
-    return this.insert(manager, tenantId, name, members, actor);
+  async createWithin(
+    manager: EntityManager,
+    tenantId: number,
+    name: string,
+    members: readonly string[],
+    actor?: Actor,
+  ): Promise<DeviceGroup> {
+    let free = name;
+    for (let n = 2; await this.repository.findGroup(tenantId, free, manager); n++) free = `${name} (${n})`;
+    return this.insert(manager, tenantId, free, members, actor);
   }
 
   /** The group row, its members and their ledger entries, in `manager`'s transaction. */

@@ -369,7 +369,7 @@ export class RolloutPlanService {
     const from = { status: ['active'], rollbackRolloutId: IsNull() };
     if (!(await this.rollouts.guardedUpdate(manager, rollout.id, from, { status: 'cancelled', pauseReason: reason }))) return;
     const now = this.clock.now();
-    const firmware = await this.firmware.require(rollout.tenantId, policy.firmwareId);
+    const firmware = await this.firmware.require(rollout.tenantId, policy.firmwareId, manager);
     const members = await this.states.macsIn(manager, rollout.id, rollbackStates(policy.scope));
     const group = await this.groups.createWithin(manager, rollout.tenantId, `rollback of rollout ${rollout.id}`, members);
     const created = await this.rollouts.insertRollout(manager, {

@@ -196,21 +196,8 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     assert.equal(marked.code, 0, marked.stderr);
     assert.match(marked.stdout, /firmware \d+ \(1\.4\.2, \S+\) is a rollback target/);
     const base = ['rollout', 'create', '--tenant', f.tenant.name, '--name', 'cli', '--firmware', String(f.firmwareId)];
-    const created = await runCli(
-      app,
-      ...base,
-      '--group',
-      'fleet',
-      '--start',
-      '2020-01-01 00:00:00',
-      '--rollback-to',
-      String(rb),
-      '--rollback-when',
-      '5%',
-      '--rollback-when',
-      '3',
-      '--json',
-    );
+    base.push('--group', 'fleet', '--start', '2020-01-01 00:00:00', '--rollback-to', String(rb), '--rollback-when', '5%');
+    const created = await runCli(app, ...base, '--rollback-when', '3', '--json');
     assert.equal(created.code, 0, created.stderr);
     const body = JSON.parse(created.stdout) as RollbackRollout;
     assert.deepEqual(body.rollback, { firmware_id: rb, failed_count: 3, failed_percentage: 5, scope: 'failed' });
@@ -222,18 +209,7 @@ describe('rollout rollback policy (docs/decisions.md §10.4)', () => {
     );
     const unmarked = await runCli(app, 'firmware', 'rollback-target', String(rb), '--off', '--tenant', f.tenant.name);
     assert.equal(unmarked.code, 0, unmarked.stderr);
-    const refused = await runCli(
-      app,
-      ...base,
-      '--group',
-      'fleet',
-      '--start',
-      '2020-01-01 00:00:00',
-      '--rollback-to',
-      String(rb),
-      '--rollback-when',
-      '5%',
-    );
+    const refused = await runCli(app, ...base);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /is not marked as a rollback target/);
   });

@@ -84,6 +84,9 @@ export interface PlanRollout {
   actor?: Actor;
 }
 
+/** The run state of a rollout that has not started: wave 1 next, nothing waiting, no pause, no rollback yet. */
+const NOT_STARTED = { currentWave: 1, awaitingApproval: false, pauseReason: null, waveStarts: '[]', rollbackRolloutId: null } as const;
+
 /** Success threshold of a rollout planned without one. */
 export const DEFAULT_SUCCESS_THRESHOLD = 0.9;
 
@@ -161,10 +164,7 @@ export class RolloutPlanService {
         successThreshold,
         errorThreshold,
         approval: plan.approval ?? 'auto',
-        currentWave: 1,
-        awaitingApproval: false,
-        pauseReason: null,
-        waveStarts: '[]',
+        ...NOT_STARTED,
         ddiActionType,
         windows: JSON.stringify(windows.windows),
         ramp: ramp === null ? null : JSON.stringify(ramp.ramp),
@@ -173,7 +173,6 @@ export class RolloutPlanService {
         timeoutDownloading: timeouts.timeouts.downloading,
         timeoutInstalled: timeouts.timeouts.installed,
         rollback: rollback === null ? null : JSON.stringify(rollback.policy),
-        rollbackRolloutId: null,
         rollbackOf: null,
       });
       await this.record(manager, created, 'rollout.created', plan.actor);
@@ -386,10 +385,7 @@ export class RolloutPlanService {
       successThreshold: DEFAULT_SUCCESS_THRESHOLD,
       errorThreshold: null,
       approval: 'auto',
-      currentWave: 1,
-      awaitingApproval: false,
-      pauseReason: null,
-      waveStarts: '[]',
+      ...NOT_STARTED,
       ddiActionType: rollout.ddiActionType,
       windows: '[]',
       ramp: null,
@@ -398,7 +394,6 @@ export class RolloutPlanService {
       timeoutDownloading: null,
       timeoutInstalled: null,
       rollback: null,
-      rollbackRolloutId: null,
       rollbackOf: rollout.id,
     });
     await this.rollouts.update(manager, rollout.id, { rollbackRolloutId: created.id });

@@ -51,6 +51,8 @@ export interface Results {
   /** The longest start of a seeded rollout (its targets given their states), per engine that ran. */
   rolloutStarts: { engine: string; seconds: number; targets: number }[];
   rows: Row[];
+  /** next rollout on PostgreSQL through nginx to one instance and to two; `target`: least ratio two/one. */
+  instances?: { one: LoadResult; two: LoadResult; target: number };
   reports: ReportRow[];
   drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
   totalSeconds: number;
@@ -75,6 +77,12 @@ export function reportMet(row: ReportRow): boolean | undefined {
   if (row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfDevices) return row.measured.seconds < REPORT_TARGETS.pdfSeconds;
   if (row.type === 'pdf' && row.devices === REPORT_TARGETS.pdfPeakDevices) return row.measured.peakRss < REPORT_TARGETS.pdfPeakBytes;
   return undefined;
+}
+
+/** Whether two instances reach the target multiple of one; never with failures in either run. */
+export function instancesMet(instances: NonNullable<Results['instances']>): boolean {
+  if (instances.one.failures > 0 || instances.two.failures > 0) return false;
+  return instances.two.requestsPerSecond / instances.one.requestsPerSecond >= instances.target;
 }
 
 const yesNo = (met: boolean | undefined): string => (met === undefined ? '–' : met ? 'yes' : '**no**');
@@ -133,6 +141,13 @@ export function renderResults(r: Results): string {
     '- Reports: a fresh server process per report; peak = the server’s `VmHWM` reset just before the request ' +
       '(`/proc/<pid>/clear_refs`, the whole process: PDF worker threads included), time = request to last byte, body ' +
       'read as it streams.',
+    ...(r.instances
+      ? [
+          '- Instances behind nginx: one nginx (`worker_processes 1`, upstream connections kept alive, no retry on another ' +
+            'instance) in front of one app instance, or round-robin in front of two; the instances share the PostgreSQL ' +
+            'database, the data directory (so the JWT secret) and Redis (`REDIS_URL`). Same tokens and requests as next rollout.',
+        ]
+      : []),
     '- next rollout while PDF reports render: the same scenario while the server renders two PDF reports (its most at ' +
       'once: the large tenant’s and the small one’s), read as they stream; the reports are cut off when it ends.',
     '',
@@ -146,6 +161,16 @@ export function renderResults(r: Results): string {
     lines.push(
       `| ${row.scenario} | ${n(Math.round(row.result.requestsPerSecond))}${failures} | ${row.result.p50} | ${row.result.p99} | ` +
         `${(ratio(row) * 100).toFixed(0)} % | ${targetText(row)} | ${yesNo(throughputMet(row))} |`,
+    );
+  }
+  if (r.instances) {
+    const { one, two, target } = r.instances;
+    lines.push(
+      '',
+      `Several instances (PostgreSQL, next rollout): two instances behind nginx ${n(Math.round(two.requestsPerSecond))} req/s, ` +
+        `one instance behind the same nginx ${n(Math.round(one.requestsPerSecond))} req/s: ` +
+        `${(two.requestsPerSecond / one.requestsPerSecond).toFixed(2)}× (target ≥ ${target}×, met: ${yesNo(instancesMet(r.instances))}). ` +
+        'Both on one database and one Redis (`REDIS_URL`), sharing the machine’s cores with PostgreSQL, nginx and the load generator.',
     );
   }
   lines.push(

@@ -25,6 +25,7 @@ import { measureReport, type ReportMeasurement } from './report-run.js';
 import { renderResults, type Row, type ReportRow } from './results.js';
 import { seed, type SeededTenant } from './seed.js';
 import { freePort, ServerProcess } from './processes.js';
+import { INSTANCES_TARGET, measureInstances, type InstancesResult } from './instances.js';
 import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -70,8 +71,9 @@ interface App {
   ddi: string;
 }
 
-async function startApp(dataDir: string, driver: string, databaseUrl?: string): Promise<App> {
-  const [a, v, b, o, i, t, d] = [
+async function startApp(dataDir: string, driver: string, databaseUrl?: string, extraEnv: Record<string, string> = {}): Promise<App> {
+  const [a, v, b, o, i, t, d, m] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -88,11 +90,13 @@ async function startApp(dataDir: string, driver: string, databaseUrl?: string): 
     IPFS_URL: `http://127.0.0.1:${i}`,
     TOOLS_URL: `http://127.0.0.1:${t}`,
     DDI_URL: `http://127.0.0.1:${d}`,
+    MENDER_URL: `http://127.0.0.1:${m}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT,
     SQLITE_DRIVER: driver,
     ...(databaseUrl !== undefined ? { DATABASE_URL: databaseUrl } : {}),
+    ...extraEnv,
   };
   const server = await ServerProcess.start(MAIN, env, `${env.VC_URL}/`);
   return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL };
@@ -367,6 +371,7 @@ async function main(): Promise<void> {
     // The same device scenarios on PostgreSQL, a database of its own seeded the same way.
     let postgresSeedSeconds: number | undefined;
     let pgStart: { seconds: number; targets: number } | undefined;
+    let instances: InstancesResult | undefined;
     if (POSTGRES) {
       const database = await createBenchDatabase();
       const pgDir = await mkdtemp(join(tmpdir(), 'firmledger-bench-pg-'));
@@ -393,6 +398,26 @@ async function main(): Promise<void> {
           const logins = await measure(app.auth, loginRequests(pgSeeded.fleet), settings);
           log(`[postgres] login: ${describe(logins)}`);
           rows.push({ scenario: 'POST auth/login (PostgreSQL)', result: logins, ceiling: ceilingPost });
+          // Next rollout through nginx to one instance and to two, with the same tokens; this app stopped first.
+          await app.server.stop();
+          instances = await measureInstances({
+            start: (env) => startApp(pgDir, DEFAULT_DRIVER, database.url, env),
+            requests: () => nextRolloutRequests(pgSeeded.fleet, tokens),
+            check: (vc) => checkNextRollout({ ...app, vc }, nextRolloutRequests(pgSeeded.fleet, tokens)),
+            settings,
+          });
+          log(`[postgres] next rollout, 1 instance behind nginx: ${describe(instances.one)}`);
+          log(`[postgres] next rollout, 2 instances behind nginx: ${describe(instances.two)}`);
+          for (const [count, result] of [
+            [1, instances.one],
+            [2, instances.two],
+          ] as const) {
+            rows.push({
+              scenario: `POST next/rollout (PostgreSQL, ${count} instance${count > 1 ? 's' : ''} behind nginx, REDIS_URL)`,
+              result,
+              ceiling: ceilingPost,
+            });
+          }
         } finally {
           await app.server.stop();
         }
@@ -472,6 +497,7 @@ async function main(): Promise<void> {
         ...(pgStart !== undefined ? [{ engine: 'PostgreSQL', ...pgStart }] : []),
       ],
       rows,
+      instances: instances && { ...instances, target: INSTANCES_TARGET },
       reports,
       drivers: { sqlite3, better, defaultDriver: DEFAULT_DRIVER },
       totalSeconds: (performance.now() - started) / 1000,

@@ -23,6 +23,12 @@ import { join } from 'node:path';
  * names; the loser closes its socket and goes on writing to the descriptor, which may by then be
  * an HTTP connection. SWUpdate's subprocesses stay in its process group (and die with it:
  * `PR_SET_PDEATHSIG`), so {@link Swupdate.stop} still leaves no process behind.
+ *
+ * SIGPIPE is ignored for SWUpdate. Debian's 2022.12 answers IPC status requests from its main thread
+ * without blocking SIGPIPE, and its hawkBit module gives up on an answer after 100 ms: on a busy
+ * machine (or a slow device) the answer meets a closed socket and SIGPIPE kills SWUpdate right after
+ * an install, before it reports it. SWUpdate 2024.05 fixed both ("network_thread: block SIGPIPE in
+ * network thread"); docs/hawkbit-devices.md tells device builders.
  */
 
 /** The board and revision every test image is built for (`-H`, and `hardware-compatibility` in sw-description). */
@@ -223,7 +229,8 @@ export function startSwupdate(options: SwupdateOptions): Swupdate {
       '-Urm',
       'sh',
       '-c',
-      'mount --bind "$0" /tmp && cd /tmp && binary="$1" && shift && exec "$binary" "$@"',
+      // SIGPIPE ignored (kept across exec): see the module comment.
+      'trap "" PIPE && mount --bind "$0" /tmp && cd /tmp && binary="$1" && shift && exec "$binary" "$@"',
       options.workDir,
       binary,
       ...args,
@@ -245,10 +252,18 @@ export function startSwupdate(options: SwupdateOptions): Swupdate {
   };
   child.stdout?.on('data', read);
   child.stderr?.on('data', read);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // An exit nobody asked for is the client's failure, not the server's: say so where a wait that times out shows it.
+      if (!stopping) lines.push(`(SWUpdate exited by itself: ${signal === null ? `code ${String(code)}` : `signal ${signal}`})`);
+      resolve();
+    }),
+  );
   return {
     lines,
     async stop(graceMs = 3000) {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) {
         signalGroup(child, 'SIGTERM');
         const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);

@@ -1,6 +1,7 @@
 import type { LoadResult, LoadSettings } from './load.js';
 import type { Machine } from './machine.js';
 import type { ReportMeasurement } from './report-run.js';
+import { OPERATOR_P99_TARGET_MS, type OperatorRead } from './operator-reads.js';
 
 /** A throughput scenario and what it is compared with. */
 export interface Row {
@@ -53,6 +54,8 @@ export interface Results {
   rows: Row[];
   reports: ReportRow[];
   drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
+  /** The operator console's reads (bench/operator-reads.ts), per engine they ran on. */
+  operatorReads: { engine: string; reads: OperatorRead[] }[];
   totalSeconds: number;
 }
 
@@ -147,6 +150,29 @@ export function renderResults(r: Results): string {
       `| ${row.scenario} | ${n(Math.round(row.result.requestsPerSecond))}${failures} | ${row.result.p50} | ${row.result.p99} | ` +
         `${(ratio(row) * 100).toFixed(0)} % | ${targetText(row)} | ${yesNo(throughputMet(row))} |`,
     );
+  }
+  if (r.operatorReads.length > 0) {
+    const runs = r.operatorReads[0].reads[0]?.runs ?? 0;
+    lines.push(
+      '',
+      '## Operator reads',
+      '',
+      `The requests the operator console's pages make (\`bench/operator-reads.ts\`), signed in as a viewer on \`OPERATOR_URL\`, ` +
+        `one at a time (an operator clicking, not a load test): ${runs} timed runs each after warm-ups, on the large tenant ` +
+        `(${n(r.fleet)} devices). \`GET /healthz\` is the baseline of what any request costs.`,
+      '',
+      `| Engine | Request | median ms | p99 ms | target | met |`,
+      '| --- | --- | ---: | ---: | --- | --- |',
+    );
+    for (const { engine, reads } of r.operatorReads) {
+      for (const read of reads) {
+        const baseline = read.page === 'baseline';
+        lines.push(
+          `| ${engine} | \`GET /${read.path.replace(/\|/g, '\\|')}\` | ${read.median.toFixed(1)} | ${read.p99.toFixed(1)} | ` +
+            `${baseline ? '–' : `p99 < ${OPERATOR_P99_TARGET_MS} ms`} | ${baseline ? '–' : yesNo(read.p99 < OPERATOR_P99_TARGET_MS)} |`,
+        );
+      }
+    }
   }
   lines.push(
     '',

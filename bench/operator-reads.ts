@@ -114,10 +114,10 @@ export async function measureOperatorReads(
     for (let i = 0; i < warmup + runs; i++) {
       const started = performance.now();
       const answer = await fetch(`${operator}/${path}`, { headers: { cookie } });
-      const body = (await answer.json()) as { items?: unknown[]; total?: number; devices?: number };
+      const body = (await answer.json()) as { items?: unknown[]; total?: number; devices?: unknown };
       if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${JSON.stringify(body)}`);
       if (i >= warmup) times.push(performance.now() - started);
-      shape = body.items ? `${body.items.length} / ${body.total}` : body.devices !== undefined ? `${body.devices} devices` : '';
+      shape = body.items ? `${body.items.length} / ${body.total}` : typeof body.devices === 'number' ? `${body.devices} devices` : '';
     }
     times.sort((a, b) => a - b);
     const read: OperatorRead = {

@@ -253,7 +253,7 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
         fleet.slice(4, 8),
       );
       assert.equal(second.next, fleet[7]);
-      const third = await listC(`per_page=4&after=${encodeURIComponent(second.next!)}`);
+      const third = await listC(`per_page=4&after=${encodeURIComponent(second.next)}`);
       assert.deepEqual({ macs: third.items.map((d) => d.mac), next: third.next }, { macs: fleet.slice(8), next: null });
     });
 

@@ -137,6 +137,8 @@ export class DeviceRepository {
       }
     }
     const total = await query.getCount();
+    // Nothing to read: a filter no device passes would otherwise walk the whole (tenant_id, mac) index for none.
+    if (total === 0 || (after === undefined && offset >= total)) return [[], total];
     if (after !== undefined) query.andWhere('d.mac > :after', { after });
     const devices = await query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getMany();
     return [devices, total];

@@ -1,6 +1,7 @@
 import type { LoadResult, LoadSettings } from './load.js';
 import type { Machine } from './machine.js';
 import type { ReportMeasurement } from './report-run.js';
+import { OPERATOR_P99_TARGET_MS, type OperatorRead } from './operator-reads.js';
 
 /** A throughput scenario and what it is compared with. */
 export interface Row {
@@ -55,6 +56,8 @@ export interface Results {
   instances?: { one: LoadResult; two: LoadResult; target: number };
   reports: ReportRow[];
   drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
+  /** The operator console's reads (bench/operator-reads.ts), per engine they ran on. */
+  operatorReads: { engine: string; reads: OperatorRead[] }[];
   totalSeconds: number;
 }
 
@@ -172,6 +175,29 @@ export function renderResults(r: Results): string {
         `${(two.requestsPerSecond / one.requestsPerSecond).toFixed(2)}× (target ≥ ${target}×, met: ${yesNo(instancesMet(r.instances))}). ` +
         'Both on one database and one Redis (`REDIS_URL`), sharing the machine’s cores with PostgreSQL, nginx and the load generator.',
     );
+  }
+  if (r.operatorReads.length > 0) {
+    const runs = r.operatorReads[0].reads[0]?.runs ?? 0;
+    lines.push(
+      '',
+      '## Operator reads',
+      '',
+      `The requests the operator console's pages make (\`bench/operator-reads.ts\`), signed in as a viewer on \`OPERATOR_URL\`, ` +
+        `one at a time (an operator clicking, not a load test): ${runs} timed runs each after warm-ups, on the large tenant ` +
+        `(${n(r.fleet)} devices). \`GET /healthz\` is the baseline of what any request costs.`,
+      '',
+      `| Engine | Request | median ms | p99 ms | target | met |`,
+      '| --- | --- | ---: | ---: | --- | --- |',
+    );
+    for (const { engine, reads } of r.operatorReads) {
+      for (const read of reads) {
+        const baseline = read.page === 'baseline';
+        lines.push(
+          `| ${engine} | \`GET /${read.path.replace(/\|/g, '\\|')}\` | ${read.median.toFixed(1)} | ${read.p99.toFixed(1)} | ` +
+            `${baseline ? '–' : `p99 < ${OPERATOR_P99_TARGET_MS} ms`} | ${baseline ? '–' : yesNo(read.p99 < OPERATOR_P99_TARGET_MS)} |`,
+        );
+      }
+    }
   }
   lines.push(
     '',

@@ -8,6 +8,9 @@
  *   npm run bench -- --no-postgres      without the PostgreSQL scenarios
  *   npm run bench -- --quick            smoke run (small fleet, 1 s per scenario); writes nothing
  *
+ * The operator console's reads (bench/operator-reads.ts) are timed one at a time on the default
+ * SQLite driver and on PostgreSQL, target p99 < 100 ms each.
+ *
  * The device scenarios run on SQLite (both drivers) and on PostgreSQL (a database of its own,
  * created beside `BENCH_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test, and
  * dropped at the end).
@@ -21,6 +24,7 @@ import { ENVIRONMENT } from '#src/platform/config/environment.js';
 import { fleetDevice, loginPairs, type DeviceType } from './fleet.js';
 import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
 import { machineInfo, versions } from './machine.js';
+import { createOperatorUser, measureOperatorReads, signIn, type OperatorRead } from './operator-reads.js';
 import { measureReport, type ReportMeasurement } from './report-run.js';
 import { renderResults, type Row, type ReportRow } from './results.js';
 import { seed, type SeededTenant } from './seed.js';
@@ -69,6 +73,7 @@ interface App {
   auth: string;
   vc: string;
   ddi: string;
+  operator: string;
 }
 
 async function startApp(dataDir: string, driver: string, databaseUrl?: string, extraEnv: Record<string, string> = {}): Promise<App> {
@@ -99,7 +104,7 @@ async function startApp(dataDir: string, driver: string, databaseUrl?: string, e
     ...extraEnv,
   };
   const server = await ServerProcess.start(MAIN, env, `${env.VC_URL}/`);
-  return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL };
+  return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL, operator: env.OPERATOR_URL };
 }
 
 /** The last login timestamp used with each device key. */
@@ -283,6 +288,16 @@ async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise
   return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+/** Operator reads timed one at a time, 50 runs each after 3 warm-ups (fewer in a quick run). */
+async function operatorReads(app: App, tenant: SeededTenant, engine: string): Promise<OperatorRead[]> {
+  const cookie = await signIn(app.operator);
+  return measureOperatorReads(app.operator, cookie, tenant, {
+    runs: quick ? 10 : 50,
+    warmup: quick ? 1 : 3,
+    onRead: (read) => log(`[${engine}] operator GET /${read.path}: median ${read.median.toFixed(1)} ms, p99 ${read.p99.toFixed(1)} ms`),
+  });
+}
+
 function describe(result: LoadResult): string {
   const failures = result.failures ? `, ${result.failures} failures ${JSON.stringify(result.statuses)}` : '';
   return `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests${failures})`;
@@ -297,6 +312,8 @@ async function main(): Promise<void> {
     const seeded = await seed(dataDir, FLEET, SMALL, LOGIN_KEYS);
     log(`seeded ${FLEET} + ${SMALL} devices, 10 active rollouts in ${seeded.seconds.toFixed(1)} s`);
     log(`longest rollout start: ${seeded.longestStartSeconds.toFixed(1)} s for ${seeded.longestStartTargets} targets`);
+    await createOperatorUser(dataDir);
+    const operatorReadRows: { engine: string; reads: OperatorRead[] }[] = [];
 
     // The ceiling.
     const ceilingPort = await freePort();
@@ -363,6 +380,7 @@ async function main(): Promise<void> {
         const logins = await measure(app.auth, loginRequests(seeded.fleet), settings);
         log(`[${driver}] login: ${describe(logins)}`);
         rows.push({ scenario: `POST auth/login (${driver})`, result: logins, ceiling: ceilingPost, target: { ratio: 0.25 } });
+        operatorReadRows.push({ engine: `SQLite (${driver})`, reads: await operatorReads(app, seeded.fleet, driver) });
       } finally {
         await app.server.stop();
       }
@@ -381,6 +399,7 @@ async function main(): Promise<void> {
         pgStart = { seconds: pgSeeded.longestStartSeconds, targets: pgSeeded.longestStartTargets };
         log(`[postgres] seeded ${FLEET} + ${SMALL} devices in ${pgSeeded.seconds.toFixed(1)} s`);
         log(`[postgres] longest rollout start: ${pgSeeded.longestStartSeconds.toFixed(1)} s for ${pgSeeded.longestStartTargets} targets`);
+        await createOperatorUser(pgDir, database.url);
         const app = await startApp(pgDir, DEFAULT_DRIVER, database.url);
         try {
           const tokens = await typeTokens(app, pgSeeded.fleet);
@@ -398,6 +417,7 @@ async function main(): Promise<void> {
           const logins = await measure(app.auth, loginRequests(pgSeeded.fleet), settings);
           log(`[postgres] login: ${describe(logins)}`);
           rows.push({ scenario: 'POST auth/login (PostgreSQL)', result: logins, ceiling: ceilingPost });
+          operatorReadRows.push({ engine: 'PostgreSQL', reads: await operatorReads(app, pgSeeded.fleet, 'postgres') });
           // Next rollout through nginx to one instance and to two, with the same tokens; this app stopped first.
           await app.server.stop();
           instances = await measureInstances({
@@ -500,6 +520,7 @@ async function main(): Promise<void> {
       instances: instances && { ...instances, target: INSTANCES_TARGET },
       reports,
       drivers: { sqlite3, better, defaultDriver: DEFAULT_DRIVER },
+      operatorReads: operatorReadRows,
       totalSeconds: (performance.now() - started) / 1000,
     });
     log('');

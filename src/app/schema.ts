@@ -30,6 +30,7 @@ import { RolloutAbortTimeouts1765200000000 } from '#src/app/migrations/176520000
 import { DynamicGroupsLabels1765300000000 } from '#src/app/migrations/1765300000000-DynamicGroupsLabels.js';
 import { WaveCountsPerStatement1765400000000 } from '#src/app/migrations/1765400000000-WaveCountsPerStatement.js';
 import { RolloutRollback1765500000000 } from '#src/app/migrations/1765500000000-RolloutRollback.js';
+import { OperatorReadIndexes1765600000000 } from '#src/app/migrations/1765600000000-OperatorReadIndexes.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -70,6 +71,7 @@ export const MIGRATIONS = [
   DynamicGroupsLabels1765300000000,
   WaveCountsPerStatement1765400000000,
   RolloutRollback1765500000000,
+  OperatorReadIndexes1765600000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -50,7 +50,6 @@ import {
   deviceWithTokenResponse,
   pageAnswer,
 } from './operator-responses.js';
-import { sliceOf } from '#src/operator/dto/paging.dto.js';
 
 /** 404 of a route on one device: an unknown tenant, or no device of the tenant has this identifier (another tenant's neither). */
 const ApiDeviceNotFound = (): MethodDecorator =>
@@ -253,8 +252,9 @@ export class OperatorDevicesController {
   }
 
   /**
-   * `GET /tenants/:tenant/devices?page&per_page&group&firmware_version&device_type&seen_since&not_seen_since&q`
-   * → 200 one page of devices by mac; 400 naming a bad parameter; 404 `Tenant "x" not found` or
+   * `GET /tenants/:tenant/devices?page|after&per_page&group&firmware_version&device_type&seen_since&not_seen_since&q`
+   * → 200 one page of devices by mac, with `next`, the cursor of the page after it (`after`, keyset
+   * paging); 400 naming a bad parameter (also `after` with `page` past 1); 404 `Tenant "x" not found` or
    * `Group "x" not found`. `q` searches names (any case) and macs (hex digits, separators ignored).
    */
   @Get()
@@ -269,10 +269,13 @@ export class OperatorDevicesController {
     DeviceListMessages.seenSince,
     DeviceListMessages.notSeenSince,
     DeviceListMessages.q,
+    DeviceListMessages.after,
+    DeviceListMessages.afterWithPage,
   )
   @ApiTenantNotFound('the `group` filter names no group of the tenant', OperatorExamples.groupNotFound)
   async list(@Param('tenant', TenantPipe) tenant: Tenant, @Query() query: DeviceListQuery): Promise<DevicePage> {
-    return pageAnswer(await this.fleet.listDevices(tenant.id, query.filter(), sliceOf(query)), query, deviceSummaryResponse);
+    const counted = await this.fleet.listDevices(tenant.id, query.filter(), query.slice());
+    return { ...pageAnswer(counted, query, deviceSummaryResponse), next: counted.next };
   }
 
   /**

@@ -150,7 +150,7 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
 
     it('counts the total of the filtered list', async () => {
       const page = await list('?firmware_version=1.0&per_page=1&page=3');
-      assert.deepEqual(page, { items: [(await list('?firmware_version=1.0')).items[2]], page: 3, per_page: 1, total: 3 });
+      assert.deepEqual(page, { items: [(await list('?firmware_version=1.0')).items[2]], page: 3, per_page: 1, total: 3, next: null });
     });
 
     it('treats filter values as values, never as SQL', async () => {
@@ -166,6 +166,9 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
       ['group=north&group=south', 'group must be a string', 'group'],
       ['per_page=501', 'per_page must be at most 500', 'per_page'],
       ['page=0', 'page must be at least 1', 'page'],
+      ['after=', 'after must be 1 to 256 characters: the `next` of the page before', 'after'],
+      [`after=${'A'.repeat(257)}`, 'after must be 1 to 256 characters: the `next` of the page before', 'after'],
+      ['page=2&after=AC', 'after and page exclude each other: page by cursor (after) or by number (page)', 'after'],
     ] as const) {
       it(`answers 400 naming the parameter for ${query.slice(0, 40)}`, async () => {
         const answer = await op.get(`/tenants/${a.name}/devices?${query}`);
@@ -187,6 +190,91 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
           [mac(99), 'b-only'],
         ],
       );
+    });
+  });
+
+  describe('GET /tenants/:tenant/devices?after= (keyset paging)', () => {
+    let c: TestTenant;
+    let token: string;
+    /** Tenant C's devices, by mac. */
+    const fleet = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20].map(mac);
+    type CursorPage = Page<Device> & { next: string | null };
+    const listC = async (query: string): Promise<CursorPage> => {
+      const answer = await op.get(`/tenants/${c.name}/devices?${query}`);
+      assert.equal(answer.status, 200, answer.text);
+      return answer.body as CursorPage;
+    };
+    /** Every page from `first` on by cursor: the macs seen, in order, and the pages' `total`s. */
+    const walk = async (query: string, between?: (page: number) => Promise<void>) => {
+      const seen: string[] = [];
+      const totals = new Set<number>();
+      let page = await listC(query);
+      for (let n = 1; ; n++) {
+        assert.equal(page.page, 1);
+        seen.push(...page.items.map((d) => d.mac));
+        totals.add(page.total);
+        if (page.next === null) break;
+        assert.equal(page.next, page.items[page.items.length - 1].mac);
+        assert.ok(n <= fleet.length + 2, 'the walk ends');
+        await between?.(n);
+        page = await listC(`${query}&after=${encodeURIComponent(page.next)}`);
+      }
+      return { seen, totals: [...totals] };
+    };
+
+    before(async () => {
+      c = await app.createTenant('devices-c', 'ESP32');
+      token = await app.login(c);
+      // Registered out of mac order, two firmware versions.
+      for (const n of [15, 12, 20, 10, 18, 11, 17, 13, 19, 16, 14]) await register(token, n, `c-${n}`, n % 2 ? '1.0' : '2.0');
+    });
+
+    for (const perPage of [1, 2, 3, 4, 10, 11, 12, 500]) {
+      it(`walks every device exactly once, by mac, ${perPage} a page; the last page's next is null`, async () => {
+        const { seen, totals } = await walk(`per_page=${perPage}`);
+        assert.deepEqual(seen, fleet);
+        assert.deepEqual(totals, [fleet.length]);
+      });
+    }
+
+    it('walks the devices that pass the filters; total counts them all on every page', async () => {
+      const { seen, totals } = await walk('per_page=2&firmware_version=1.0');
+      assert.deepEqual(
+        seen,
+        fleet.filter((_, i) => (10 + i) % 2 === 1),
+      );
+      assert.deepEqual(totals, [5]);
+    });
+
+    it("continues an offset page's next by cursor", async () => {
+      const second = await listC('per_page=4&page=2');
+      assert.deepEqual(
+        second.items.map((d) => d.mac),
+        fleet.slice(4, 8),
+      );
+      assert.equal(second.next, fleet[7]);
+      const third = await listC(`per_page=4&after=${encodeURIComponent(second.next)}`);
+      assert.deepEqual({ macs: third.items.map((d) => d.mac), next: third.next }, { macs: fleet.slice(8), next: null });
+    });
+
+    it('takes any text as a cursor: the devices sorting after it', async () => {
+      assert.deepEqual(
+        (await listC(`after=${encodeURIComponent('AC:67:B2:00:00:15x')}`)).items.map((d) => d.mac),
+        fleet.slice(6),
+      );
+      assert.deepEqual((await listC('after=ZZ')).items, []);
+      assert.equal((await listC('after=ZZ')).next, null);
+    });
+
+    it('sees each device there was exactly once when devices are registered during the walk (an offset would repeat one)', async () => {
+      const { seen } = await walk('per_page=3', async (page) => {
+        if (page === 1) {
+          await register(token, 5, 'c-before', '1.0'); // sorts before the cursor: not seen by this walk
+          await register(token, 99, 'c-after', '1.0'); // sorts after it: seen at the end
+        }
+      });
+      assert.deepEqual(seen, [...fleet, mac(99)]);
+      assert.equal(new Set(seen).size, seen.length);
     });
   });
 

@@ -110,9 +110,11 @@ export class DeviceRepository {
 
   /**
    * One page of a tenant's devices matching `filter`, by mac, and how many match in all.
-   * Filters are SQL with bound parameters.
+   * Filters are SQL with bound parameters. With `after` (a keyset cursor: a device identifier),
+   * only devices whose identifier sorts after it: a range scan of the `(tenant_id, mac)` index
+   * from the cursor, however deep the page (an offset reads and drops every row before it).
    */
-  page(tenantId: number, filter: DeviceFilter, offset: number, limit: number): Promise<[Device[], number]> {
+  async page(tenantId: number, filter: DeviceFilter, offset: number, limit: number, after?: string): Promise<[Device[], number]> {
     const query = this.dataSource.getRepository(Device).createQueryBuilder('d').where('d.tenant_id = :tenantId', { tenantId });
     if (filter.groupId !== undefined) {
       query.andWhere('EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = :groupId AND m.mac = d.mac)', { groupId: filter.groupId });
@@ -134,7 +136,12 @@ export class DeviceRepository {
         query.andWhere(`(${byText})`, { name });
       }
     }
-    return query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getManyAndCount();
+    const total = await query.getCount();
+    // Nothing to read: a filter no device passes would otherwise walk the whole (tenant_id, mac) index for none.
+    if (total === 0 || (after === undefined && offset >= total)) return [[], total];
+    if (after !== undefined) query.andWhere('d.mac > :after', { after });
+    const devices = await query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getMany();
+    return [devices, total];
   }
 
   /** The tenant's devices per firmware version and device type, with how many were seen since `hourAgo` and `dayAgo` (epoch ms). */

@@ -5,7 +5,7 @@ import { NO_CONTROL } from '#src/platform/common/dto-fields.js';
 import { canonicalIdentifier, INVALID_CONTROLLER_ID } from '#src/platform/common/device-identifier.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { Clock } from '#src/platform/common/clock.js';
-import type { Counted, Slice } from '#src/platform/common/paging.js';
+import type { CursorCounted, KeysetSlice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import { isStorableText, isStoredId } from '#src/platform/common/input-rules.js';
 import type { DeviceKeyScope } from '#src/domain/tenant/device-key-scope.js';
@@ -195,12 +195,17 @@ export class DeviceService {
   /**
    * One page of the tenant's devices matching `filter`, by mac (operator view, docs/decisions.md §9).
    * Last-seen times this instance still holds back are written first, so the page and the
-   * `seen_since` filter see them.
+   * `seen_since` filter see them. `slice.after` pages by cursor (the identifier of the previous
+   * page's last device); `next` is the cursor of the page after this one (`null`: none follows),
+   * whether this page was asked for by offset or by cursor.
    */
-  async page(tenantId: number, filter: DeviceFilter, slice: Slice): Promise<Counted<DeviceView>> {
+  async page(tenantId: number, filter: DeviceFilter, slice: KeysetSlice): Promise<CursorCounted<DeviceView>> {
     await this.lastSeen.flush();
-    const [devices, total] = await this.devices.page(tenantId, filter, slice.offset, slice.limit);
-    return { items: devices.map(deviceView), total };
+    // One row more than the page: whether a page follows, without counting past the cursor.
+    const [devices, total] = await this.devices.page(tenantId, filter, slice.offset, slice.limit + 1, slice.after);
+    const items = devices.slice(0, slice.limit);
+    const next = devices.length > slice.limit ? items[items.length - 1].mac : null;
+    return { items: items.map(deviceView), total, next };
   }
 
   /**

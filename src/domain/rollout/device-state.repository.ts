@@ -402,15 +402,18 @@ export class DeviceStateRepository {
     return dropped;
   }
 
-  /** Time of the latest state change in the rollout (epoch ms), or `null`. */
+  /**
+   * Time of the latest state change in the rollout (epoch ms), or `null`: the latest of each state
+   * but `pending`, each one seek of the `(rollout_id, state, updated_at)` index (a rollout of a
+   * million devices has as many states).
+   */
   async lastChange(rolloutId: number, manager: EntityManager = this.dataSource.manager): Promise<number | null> {
-    const row = await manager
-      .createQueryBuilder()
-      .from(RolloutDeviceState, 's')
-      .select('MAX(s.updated_at)', 'last')
-      .where("s.rollout_id = :rolloutId AND s.state <> 'pending'", { rolloutId })
-      .getRawOne<{ last: unknown }>();
-    return row?.last == null ? null : Number(row.last);
+    const states = DEVICE_STATES.filter((state) => state !== 'pending');
+    const latest = states
+      .map((_, i) => `SELECT (SELECT MAX(updated_at) FROM rollout_device_state WHERE rollout_id = $1 AND state = $${i + 2}) AS last`)
+      .join(' UNION ALL ');
+    const rows = await query<{ last: unknown }[]>(manager, `SELECT MAX(l.last) AS last FROM (${latest}) l`, [rolloutId, ...states]);
+    return rows[0]?.last == null ? null : Number(rows[0].last);
   }
 
   /** Sends the rollout's devices in `states` back to `pending` (history entry `pending`, message `retried`); how many moved. */

@@ -1,7 +1,7 @@
 import { DeviceLabelService, labelTexts } from '#src/domain/device/device-labels.service.js';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Clock } from '#src/platform/common/clock.js';
-import type { Counted, Slice } from '#src/platform/common/paging.js';
+import type { CursorCounted, KeysetSlice } from '#src/platform/common/paging.js';
 import { DeviceService, deviceView, type DeviceView } from '#src/domain/device/device.service.js';
 import type { RolloutStatus } from './rollout.entity.js';
 import type { DeviceState } from './policy/device-states.js';
@@ -140,10 +140,11 @@ export class FleetService {
   }
 
   /**
-   * One page of the tenant's devices matching every given filter, by mac.
+   * One page of the tenant's devices matching every given filter, by mac, by offset or after a
+   * cursor ({@link DeviceService.page}).
    * @throws NotFoundException `Group "x" not found` for a group filter naming no group of the tenant.
    */
-  async listDevices(tenantId: number, filter: FleetFilter, slice: Slice): Promise<Counted<DeviceView>> {
+  async listDevices(tenantId: number, filter: FleetFilter, slice: KeysetSlice): Promise<CursorCounted<DeviceView>> {
     const groupId = filter.group === undefined ? undefined : (await this.groups.require(tenantId, filter.group)).id;
     return this.devices.page(
       tenantId,

@@ -31,30 +31,46 @@ export interface LoadResult {
  * run, then the measured run. Each request comes from `next`.
  */
 export async function measure(origin: string, next: NextRequest, settings: LoadSettings): Promise<LoadResult> {
-  const run = (duration: number) =>
-    autocannon({
-      url: origin,
-      connections: settings.connections,
-      pipelining: 1,
-      duration,
-      timeout: 10,
-      requests: [
-        {
-          setupRequest: (request) => {
-            const { method, path, body, headers } = next();
-            return {
-              ...request,
-              method,
-              path,
-              body,
-              headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-            };
-          },
-        },
-      ],
-    });
+  const run = (duration: number) => drive(origin, next, settings.connections, { duration });
   if (settings.warmup > 0) await run(settings.warmup);
-  const result = await run(settings.duration);
+  return resultOf(await run(settings.duration));
+}
+
+/**
+ * Sends exactly `amount` requests from `next` over `connections` keep-alive connections, without a
+ * warm-up: for requests that can be made once only (a device reports its success once). The rate
+ * is the requests over the run's whole duration.
+ */
+export async function measureAmount(origin: string, next: NextRequest, amount: number, connections: number): Promise<LoadResult> {
+  const result = await drive(origin, next, connections, { amount });
+  return { ...resultOf(result), requestsPerSecond: result.requests.total / Math.max(result.duration, 1e-3) };
+}
+
+function drive(origin: string, next: NextRequest, connections: number, length: { duration: number } | { amount: number }) {
+  return autocannon({
+    url: origin,
+    connections,
+    pipelining: 1,
+    ...length,
+    timeout: 10,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const { method, path, body, headers } = next();
+          return {
+            ...request,
+            method,
+            path,
+            body,
+            headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          };
+        },
+      },
+    ],
+  });
+}
+
+function resultOf(result: autocannon.Result): LoadResult {
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = count ?? 0;
   return {

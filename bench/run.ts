@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { ENVIRONMENT } from '#src/platform/config/environment.js';
 import { fleetDevice, loginPairs, type DeviceType } from './fleet.js';
+import { measureConfirmations } from './confirmations.js';
 import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
 import { machineInfo, versions } from './machine.js';
 import { createOperatorUser, measureOperatorReads, signIn, type OperatorRead } from './operator-reads.js';
@@ -126,6 +127,21 @@ async function login(app: App, tenant: SeededTenant, deviceKey: string): Promise
   const body = (await response.json()) as { token?: string; message?: string };
   if (!body.token) throw new Error(`login failed: ${response.status} ${JSON.stringify(body)}`);
   return body.token;
+}
+
+/** Devices of the confirmations scenario: each reports its success and confirms once. */
+const CONFIRMING = quick ? 1_000 : 20_000;
+
+/** Success reports and confirming polls of {@link CONFIRMING} devices, as two rows of `rows`. */
+async function confirmationRows(app: App, tenant: SeededTenant, tokens: Record<DeviceType, string[]>, engine: string, ceiling: LoadResult) {
+  const measured = await measureConfirmations(app.vc, tenant, tokens, CONFIRMING, settings.connections);
+  log(`[${engine}] success reports of ${measured.devices} devices: ${describe(measured.reports)}`);
+  log(`[${engine}] their confirming polls: ${describe(measured.polls)}`);
+  const each = `${measured.devices.toLocaleString('en')} devices, each once`;
+  return [
+    { scenario: `POST success/rollout (${engine}; ${each})`, result: measured.reports, ceiling },
+    { scenario: `POST next/rollout, confirming (${engine}; the same devices on their new version)`, result: measured.polls, ceiling },
+  ];
 }
 
 /** Tokens per device type: devices log in for themselves, so requests carry many different tokens. */
@@ -381,6 +397,7 @@ async function main(): Promise<void> {
         log(`[${driver}] login: ${describe(logins)}`);
         rows.push({ scenario: `POST auth/login (${driver})`, result: logins, ceiling: ceilingPost, target: { ratio: 0.25 } });
         operatorReadRows.push({ engine: `SQLite (${driver})`, reads: await operatorReads(app, seeded.fleet, driver) });
+        rows.push(...(await confirmationRows(app, seeded.fleet, tokens, driver, ceilingPost)));
       } finally {
         await app.server.stop();
       }
@@ -418,6 +435,7 @@ async function main(): Promise<void> {
           log(`[postgres] login: ${describe(logins)}`);
           rows.push({ scenario: 'POST auth/login (PostgreSQL)', result: logins, ceiling: ceilingPost });
           operatorReadRows.push({ engine: 'PostgreSQL', reads: await operatorReads(app, pgSeeded.fleet, 'postgres') });
+          rows.push(...(await confirmationRows(app, pgSeeded.fleet, tokens, 'PostgreSQL', ceilingPost)));
           // Next rollout through nginx to one instance and to two, with the same tokens; this app stopped first.
           await app.server.stop();
           instances = await measureInstances({

@@ -60,13 +60,17 @@ export class BackgroundWriter implements OnApplicationShutdown {
       await this.unitOfWork.transaction((manager) => job.run(runnerOf(manager), items));
       return;
     }
-    const worker = this.start();
-    const id = this.nextId++;
-    await new Promise<void>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      const request: WriterRequest = { id, module: job.module, name: job.name, items: [...items] };
-      worker.postMessage(request);
-    });
+    // Not while a transaction of the event loop's connection holds SQLite's write lock (UnitOfWork.exclusively).
+    await this.unitOfWork.exclusively(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const worker = this.start();
+          const id = this.nextId++;
+          this.waiting.set(id, { resolve, reject });
+          const request: WriterRequest = { id, module: job.module, name: job.name, items: [...items] };
+          worker.postMessage(request);
+        }),
+    );
   }
 
   private start(): Worker {

@@ -55,6 +55,18 @@ export class UnitOfWork {
     await this.write((manager) => query(manager, text, parameters));
   }
 
+  /**
+   * Runs `work`, a write on another connection of this process (the background writer's thread,
+   * {@link BackgroundWriter}), while no transaction of this process runs on SQLite. SQLite has one
+   * write lock per database: without this, a transaction here and a write there would wait for
+   * each other inside SQLite's busy handler, and a wait on the main connection stops the event
+   * loop. On PostgreSQL `work` just runs.
+   */
+  async exclusively<T>(work: () => Promise<T>): Promise<T> {
+    if (this.postgres) return work();
+    return this.writer.runExclusive(work);
+  }
+
   /** Runs a single write statement outside a transaction (serialized with the transactions on SQLite). */
   async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.postgres) return work(this.dataSource.manager);

@@ -17,18 +17,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOperatorUser, measureOperatorReads, operatorReadLine, signIn } from './operator-reads.js';
 import { freePort, ServerProcess } from './processes.js';
+import { devicesArgument } from './fleet.js';
 import { seed } from './seed.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
-/** `--devices N` (underscores and commas allowed), else the default fleet. */
-function devicesArgument(): number | undefined {
-  const index = process.argv.indexOf('--devices');
-  if (index < 0) return undefined;
-  const value = Number((process.argv[index + 1] ?? '').replace(/[_,]/g, ''));
-  if (!Number.isSafeInteger(value) || value < 1_000) throw new Error('--devices takes a whole number of at least 1000');
-  return value;
-}
 const FLEET = devicesArgument() ?? (quick ? 5_000 : 100_000);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -106,3 +106,12 @@ export function* loginPairs(keys: number, nowSeconds: number, spreadSeconds: num
   }
   throw new Error(`all ${keys * (2 * spreadSeconds + 1)} login pairs are used up`);
 }
+
+/** The benchmark's `--devices N` (underscores and commas allowed); `undefined` without it (the default fleet). */
+export function devicesArgument(): number | undefined {
+  const index = process.argv.indexOf('--devices');
+  if (index < 0) return undefined;
+  const value = Number((process.argv[index + 1] ?? '').replace(/[_,]/g, ''));
+  if (!Number.isSafeInteger(value) || value < 1_000) throw new Error('--devices takes a whole number of at least 1000');
+  return value;
+}

@@ -1,11 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
 import { freePort, type ServerProcess } from './processes.js';
-import { waitForPort } from '#test/support/free-port.js';
+import { nginxBinary, startNginx, stopProcess, type RunningNginx } from '#test/support/nginx.js';
 
 /** Redis the instances share (`REDIS_URL`): `BENCH_REDIS_URL`, default redis://127.0.0.1:6379. */
 export const BENCH_REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -36,14 +34,6 @@ export interface InstancesResult {
   two: LoadResult;
 }
 
-/** The nginx binary, looked up like the multi-instance spec does. */
-export function nginxBinary(): string {
-  for (const candidate of ['nginx', '/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
-    if (spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0) return candidate;
-  }
-  throw new Error('the instances scenario needs nginx and it was not found: apt-get install nginx-light (or nginx)');
-}
-
 /**
  * nginx in the foreground under `dir`, one loopback listener per pool, round-robin to the pool's
  * VC URLs. One worker process: the machine's cores are shared with the instances, PostgreSQL and
@@ -53,7 +43,7 @@ export function nginxBinary(): string {
  * instance (`proxy_next_upstream off`), so a failure is counted, not hidden. `X-Upstream` names
  * the instance that answered.
  */
-async function startNginx(dir: string, pools: string[][]): Promise<{ child: ChildProcess; ports: number[]; output: () => string }> {
+async function startNginxFor(dir: string, pools: string[][]): Promise<RunningNginx & { ports: number[] }> {
   const ports: number[] = [];
   const blocks: string[] = [];
   for (const [index, pool] of pools.entries()) {
@@ -77,44 +67,7 @@ async function startNginx(dir: string, pools: string[][]): Promise<{ child: Chil
     }
   }`);
   }
-  const conf = join(dir, 'nginx.conf');
-  await writeFile(
-    conf,
-    `worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${join(dir, 'client_body')};
-  proxy_temp_path ${join(dir, 'proxy')};
-  fastcgi_temp_path ${join(dir, 'fastcgi')};
-  uwsgi_temp_path ${join(dir, 'uwsgi')};
-  scgi_temp_path ${join(dir, 'scgi')};
-${blocks.join('\n')}
-}
-`,
-  );
-  let output = '';
-  const child = spawn(nginxBinary(), ['-p', dir, '-e', join(dir, 'error.log'), '-c', conf, '-g', 'daemon off;'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  try {
-    for (const port of ports) await waitForPort(port, () => `nginx exited ${String(child.exitCode)}: ${output}`);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return { child, ports, output: () => output };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGQUIT');
-  await exited;
+  return { ...(await startNginx(dir, blocks, ports)), ports };
 }
 
 /** Sends `count` requests to `origin` and returns the instances (nginx's `X-Upstream`) that answered them. */
@@ -142,13 +95,13 @@ async function upstreams(origin: string, next: NextRequest, count: number): Prom
 export async function measureInstances(options: InstancesOptions): Promise<InstancesResult> {
   const dir = await mkdtemp(join(tmpdir(), 'firmledger-bench-nginx-'));
   const instances: Instance[] = [];
-  let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+  let nginx: Awaited<ReturnType<typeof startNginxFor>> | undefined;
   try {
     nginxBinary(); // fail before starting anything when nginx is missing
     // One after the other: the database is already migrated, but no two start-ups race.
     for (let i = 0; i < 2; i++) instances.push(await options.start({ REDIS_URL: BENCH_REDIS_URL }));
     const vcs = instances.map((instance) => instance.vc);
-    nginx = await startNginx(dir, [vcs.slice(0, 1), vcs]);
+    nginx = await startNginxFor(dir, [vcs.slice(0, 1), vcs]);
     const [one, two] = nginx.ports.map((port) => `http://127.0.0.1:${port}`);
     const results: LoadResult[] = [];
     for (const [origin, size] of [
@@ -162,7 +115,7 @@ export async function measureInstances(options: InstancesOptions): Promise<Insta
     }
     return { one: results[0], two: results[1] };
   } finally {
-    if (nginx) await stopChild(nginx.child);
+    if (nginx) await stopProcess(nginx.child, 'SIGQUIT');
     await Promise.all(instances.map((instance) => instance.server.stop()));
     await rm(dir, { recursive: true, force: true });
   }

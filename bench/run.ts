@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { ENVIRONMENT } from '#src/platform/config/environment.js';
-import { fleetDevice, loginPairs, type DeviceType } from './fleet.js';
+import { devicesArgument, fleetDevice, loginPairs, type DeviceType } from './fleet.js';
 import { measureConfirmations } from './confirmations.js';
 import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
 import { machineInfo, versions } from './machine.js';
@@ -39,14 +39,6 @@ const CEILING = join(ROOT, 'dist/bench/ceiling-server.js');
 
 const quick = process.argv.includes('--quick');
 const settings: LoadSettings = quick ? { connections: 50, duration: 1, warmup: 1 } : { connections: 50, duration: 10, warmup: 3 };
-/** `--devices N` (underscores and commas allowed), else the default fleet. */
-function devicesArgument(): number | undefined {
-  const index = process.argv.indexOf('--devices');
-  if (index < 0) return undefined;
-  const value = Number((process.argv[index + 1] ?? '').replace(/[_,]/g, ''));
-  if (!Number.isSafeInteger(value) || value < 1_000) throw new Error('--devices takes a whole number of at least 1000');
-  return value;
-}
 const DEVICES = devicesArgument();
 const FLEET = DEVICES ?? (quick ? 5_000 : 100_000);
 const POSTGRES = !process.argv.includes('--no-postgres');

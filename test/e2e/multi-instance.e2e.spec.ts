@@ -1,9 +1,7 @@
 import 'reflect-metadata';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -26,6 +24,7 @@ import {
   type TestTenant,
 } from '#test/support/harness.js';
 import { waitForPort } from '#test/support/free-port.js';
+import { nginxBinary, startNginx, stopProcess } from '#test/support/nginx.js';
 import { loopbackUrls, ROOT, spawnServer } from '#test/support/server-process.js';
 
 // Several instances behind a load balancer (docs/decisions.md §4, §6, §7): two server processes as
@@ -39,14 +38,6 @@ const INVALID_CREDENTIALS = { message: 'Invalid credentials' };
 const TOO_MANY = { message: 'Too many requests in this time frame' };
 const COMPONENTS = ['auth', 'vc', 'bc'] as const;
 type Component = (typeof COMPONENTS)[number];
-
-/** The nginx binary; CI installs it, so its absence fails the spec rather than skipping it. */
-function nginxBinary(): string {
-  for (const candidate of ['nginx', '/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
-    if (spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0) return candidate;
-  }
-  throw new Error('nginx is required by the multi-instance spec and was not found: apt-get install nginx-light (or nginx)');
-}
 
 /** A server process and the ports of its components. */
 interface ServerProcess {
@@ -89,9 +80,7 @@ interface Nginx {
  * instance of the pool, appending the client to `X-Forwarded-For`. `X-Upstream` tells the test
  * which instance answered.
  */
-async function startNginx(dir: string, pools: Record<string, ServerProcess[]>): Promise<Nginx> {
-  const binary = nginxBinary();
-  await mkdir(join(dir, 'logs'), { recursive: true });
+async function startNginxFor(dir: string, pools: Record<string, ServerProcess[]>): Promise<Nginx> {
   const front: Record<string, Record<Component, number>> = {};
   const blocks: string[] = [];
   for (const [pool, instances] of Object.entries(pools)) {
@@ -114,41 +103,12 @@ async function startNginx(dir: string, pools: Record<string, ServerProcess[]>): 
     }`);
     }
   }
-  const conf = join(dir, 'nginx.conf');
-  await writeFile(
-    conf,
-    `worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'logs', 'error.log')} warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path ${join(dir, 'client_body')};
-    proxy_temp_path ${join(dir, 'proxy')};
-    fastcgi_temp_path ${join(dir, 'fastcgi')};
-    uwsgi_temp_path ${join(dir, 'uwsgi')};
-    scgi_temp_path ${join(dir, 'scgi')};
-    ${blocks.join('\n')}
-}
-`,
+  const nginx = await startNginx(
+    dir,
+    blocks,
+    Object.values(front).flatMap((ports) => Object.values(ports)),
   );
-  let errors = '';
-  const child = spawn(binary, ['-p', dir, '-e', join(dir, 'logs', 'error.log'), '-c', conf, '-g', 'daemon off;'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  for (const ports of Object.values(front)) {
-    for (const port of Object.values(ports)) await waitForPort(port, () => `nginx exited ${String(child.exitCode)}: ${errors}`);
-  }
-  return { child, front, errors: () => errors };
-}
-
-async function stop(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill(signal);
-  await exited;
+  return { child: nginx.child, front, errors: nginx.output };
 }
 
 /** Timestamps used per device key: a single-device key's (device key, timestamp) logs in once. */
@@ -208,16 +168,16 @@ describe('several instances on one PostgreSQL database behind nginx', () => {
     ]);
     servers.redis.push(rest[0]);
     servers.db.push(rest[1], rest[2]);
-    nginx = await startNginx(join(database.dataDir, 'nginx'), servers);
+    nginx = await startNginxFor(join(database.dataDir, 'nginx'), servers);
     services = await NestFactory.createApplicationContext(CliModule.forRoot(loadConfig({ ...database.env, JWT_SECRET })), {
       logger: false,
     });
   });
 
   after(async () => {
-    await stop(nginx?.child, 'SIGQUIT');
+    await stopProcess(nginx?.child, 'SIGQUIT');
     await services?.close();
-    await Promise.all([...servers.redis, ...servers.db].map((server) => stop(server.child)));
+    await Promise.all([...servers.redis, ...servers.db].map((server) => stopProcess(server.child)));
     await database?.drop();
   });
 

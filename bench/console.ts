@@ -9,6 +9,8 @@
  *   npm run bench:console                       100,000 devices
  *   npm run bench:console -- --devices 1000000  another fleet size
  *   npm run bench:console -- --quick            5,000 devices (smoke run)
+ *   npm run bench:console -- --engine postgres  on PostgreSQL (a database of its own beside
+ *                                                BENCH_DATABASE_URL, dropped at the end)
  */
 import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,21 +20,24 @@ import { fileURLToPath } from 'node:url';
 import { createOperatorUser, measureOperatorReads, operatorReadLine, signIn } from './operator-reads.js';
 import { freePort, ServerProcess } from './processes.js';
 import { devicesArgument } from './fleet.js';
-import { seed } from './seed.js';
+import { createBenchDatabase, seed } from './seed.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
 const FLEET = devicesArgument() ?? (quick ? 5_000 : 100_000);
+const engineAt = process.argv.indexOf('--engine');
+const POSTGRES = engineAt >= 0 && process.argv[engineAt + 1] === 'postgres';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'firmledger-bench-console-'));
   let server: ServerProcess | undefined;
+  const database = POSTGRES ? await createBenchDatabase() : undefined;
   try {
-    log(`seeding ${FLEET.toLocaleString('en')} devices…`);
-    const seeded = await seed(dataDir, FLEET, 10, 0);
-    await createOperatorUser(dataDir);
+    log(`seeding ${FLEET.toLocaleString('en')} devices on ${POSTGRES ? 'PostgreSQL' : 'SQLite'}…`);
+    const seeded = await seed(dataDir, FLEET, 10, 0, database?.url);
+    await createOperatorUser(dataDir, database?.url);
 
     const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
     const operator = `http://127.0.0.1:${ports[3]}`;
@@ -44,6 +49,7 @@ async function main(): Promise<void> {
         BC_URL: `http://127.0.0.1:${ports[2]}`,
         OPERATOR_URL: operator,
         DATA_DIR: dataDir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
         LOG_LEVEL: 'error',
       },
       `${operator}/readyz`,
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
     });
   } finally {
     await server?.stop();
+    await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

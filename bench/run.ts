@@ -28,10 +28,9 @@ import { machineInfo, versions } from './machine.js';
 import { createOperatorUser, measureOperatorReads, signIn, type OperatorRead } from './operator-reads.js';
 import { measureReport, type ReportMeasurement } from './report-run.js';
 import { renderResults, type Row, type ReportRow } from './results.js';
-import { seed, type SeededTenant } from './seed.js';
+import { createBenchDatabase, seed, type SeededTenant } from './seed.js';
 import { freePort, ServerProcess } from './processes.js';
 import { INSTANCES_TARGET, measureInstances, type InstancesResult } from './instances.js';
-import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'dist/src/main.js');
@@ -42,7 +41,6 @@ const settings: LoadSettings = quick ? { connections: 50, duration: 1, warmup: 1
 const DEVICES = devicesArgument();
 const FLEET = DEVICES ?? (quick ? 5_000 : 100_000);
 const POSTGRES = !process.argv.includes('--no-postgres');
-const BENCH_DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SMALL = quick ? 1_000 : 10_000;
 /** Device keys of the login scenario: at most `LOGIN_KEYS` × 501 logins (warm-up included), enough for 40,000 req/s. */
 const LOGIN_KEYS = 1024;
@@ -276,24 +274,6 @@ async function nextRolloutDuringPdfReports(
     abort.abort();
     await Promise.all(reading);
   }
-}
-
-/** An empty PostgreSQL database beside {@link BENCH_DATABASE_URL}, and how to drop it. */
-async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `fl_bench_${process.pid}_${Date.now()}`;
-  const admin = async (sql: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(BENCH_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** Operator reads timed one at a time, 50 runs each after 3 warm-ups (fewer in a quick run). */

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Readable } from 'node:stream';
+import pg from 'pg';
 import type { EntityManager } from 'typeorm';
 import { CliModule } from '#src/cli/cli.module.js';
 import { loadConfig, prepareDataDir } from '#src/platform/config/app-config.js';
@@ -184,4 +185,25 @@ async function insertRows(
 /** The n-th (1-based) statement parameter in the engine's notation: `$n` on PostgreSQL, `?` on SQLite. */
 function placeholder(manager: EntityManager, n: number): string {
   return manager.connection.options.type === 'postgres' ? `$${n}` : '?';
+}
+
+/** Where `npm run bench` and `bench:console -- --engine postgres` create their databases: `BENCH_DATABASE_URL`, default the local test server. */
+const BENCH_DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** An empty PostgreSQL database beside {@link BENCH_DATABASE_URL}, and how to drop it. */
+export async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `fl_bench_${process.pid}_${Date.now()}`;
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(BENCH_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

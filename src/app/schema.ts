@@ -31,6 +31,7 @@ import { DynamicGroupsLabels1765300000000 } from '#src/app/migrations/1765300000
 import { WaveCountsPerStatement1765400000000 } from '#src/app/migrations/1765400000000-WaveCountsPerStatement.js';
 import { RolloutRollback1765500000000 } from '#src/app/migrations/1765500000000-RolloutRollback.js';
 import { OperatorReadIndexes1765600000000 } from '#src/app/migrations/1765600000000-OperatorReadIndexes.js';
+import { GroupMemberCounts1765700000000 } from '#src/app/migrations/1765700000000-GroupMemberCounts.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -72,6 +73,7 @@ export const MIGRATIONS = [
   WaveCountsPerStatement1765400000000,
   RolloutRollback1765500000000,
   OperatorReadIndexes1765600000000,
+  GroupMemberCounts1765700000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

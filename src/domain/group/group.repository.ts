@@ -2,9 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isStoredId } from '#src/platform/common/input-rules.js';
-import { isSqlite } from '#src/platform/database/sql.js';
+import { isSqlite, query } from '#src/platform/database/sql.js';
 import type { SqlCondition, SqlDialect } from './device-filter.js';
 import { DeviceGroup, GroupMember } from './device-group.entity.js';
+
+/**
+ * How many members the group aliased `g` has, as the database keeps them counted
+ * (`group_member_count`, migration GroupMemberCounts): a few rows, where counting `group_member`
+ * reads every member (a group of a million: 0.1 s on SQLite, 0.3 s on PostgreSQL).
+ */
+const MEMBERS_OF_G = 'SELECT COALESCE(SUM(c.members), 0) FROM group_member_count c WHERE c.group_id = g.id';
 
 /** A group with its member count. */
 export interface GroupRow {
@@ -62,7 +69,7 @@ export class GroupRepository {
       .getRepository(DeviceGroup)
       .createQueryBuilder('g')
       .select(['g.id AS id', 'g.name AS name', 'g.filter AS filter', 'g.created_at AS "createdAt"'])
-      .addSelect('(SELECT COUNT(*) FROM group_member m WHERE m.group_id = g.id)', 'members')
+      .addSelect(`(${MEMBERS_OF_G})`, 'members')
       .where('g.tenant_id = :tenantId', { tenantId })
       .orderBy('g.id', 'ASC');
   }
@@ -131,9 +138,12 @@ export class GroupRepository {
     }
   }
 
-  /** How many macs the group has. */
+  /** How many macs the group has ({@link MEMBERS_OF_G}). */
   async memberCount(groupId: number, manager: EntityManager = this.dataSource.manager): Promise<number> {
-    return manager.countBy(GroupMember, { groupId });
+    const rows = await query<{ members: unknown }[]>(manager, `SELECT (${MEMBERS_OF_G}) AS members FROM device_group g WHERE g.id = $1`, [
+      groupId,
+    ]);
+    return Number(rows[0]?.members ?? 0);
   }
 
   /** The SQL engine, for filter conditions. */

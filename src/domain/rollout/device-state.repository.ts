@@ -7,7 +7,7 @@ import { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
 import { DEVICE_STATES, noDevices, REACHED_FROM, type DeviceState, type StateCounts } from './policy/device-states.js';
 import { TIMED_STATES, type TimedState } from './policy/timeouts.js';
-import { memberClassExpression, targetCondition, type MemberClass } from './policy/targets.js';
+import { classifyMember, targetCondition, type MemberClass } from './policy/targets.js';
 import { waveEnds, type WaveBound } from './policy/waves.js';
 import { RolloutDeviceState, RolloutDeviceTransition } from './rollout-device-state.entity.js';
 import { Rollout, RolloutSuccess, type RolloutStatus } from './rollout.entity.js';
@@ -354,26 +354,30 @@ export class DeviceStateRepository {
   /**
    * How a rollout's devices stand (docs/decisions.md §10): its targets per wave and state
    * ({@link waveCounts}), targets without a state yet as `pending` in the last wave, and the members
-   * of its group that are not targets, by why ({@link memberClassExpression}). Reads every member of
-   * the group: for operators' views and the finish, not for each report.
+   * of its group that are not targets, by why ({@link classifyMember}). The members are read as the
+   * database keeps them counted per group, registration and device type (`group_member_count`,
+   * migration GroupMemberCounts): a few rows, whatever the size of the group.
    */
   async progress(rolloutId: number, waveCount: number, manager: EntityManager = this.dataSource.manager): Promise<RolloutProgress> {
     const waves = await this.waveCounts(rolloutId, waveCount, manager);
-    const members = await query<{ class: MemberClass; n: unknown }[]>(
+    const rows = await query<{ registered: unknown; member_type: string; firmware_type: string; n: unknown }[]>(
       manager,
-      `SELECT ${memberClassExpression('m', 'r')} AS class, COUNT(*) AS n
-         FROM rollout r JOIN group_member m ON m.group_id = r.group_id
-        WHERE r.id = $1
-        GROUP BY 1`,
+      `SELECT c.registered, c.device_type AS member_type, f.device_type AS firmware_type, c.members AS n
+         FROM rollout r JOIN firmware f ON f.id = r.firmware_id JOIN group_member_count c ON c.group_id = r.group_id
+        WHERE r.id = $1 AND c.members <> 0`,
       [rolloutId],
     );
-    const count = (kind: MemberClass) => Number(members.find((row) => row.class === kind)?.n ?? 0);
+    const members: Record<MemberClass, number> = { target: 0, not_applicable: 0, not_registered: 0 };
+    for (const row of rows) {
+      const device = Number(row.registered) === 1 ? { deviceType: row.member_type } : null;
+      members[classifyMember(device, { deviceType: row.firmware_type })] += Number(row.n);
+    }
     const withState = waves.reduce((n, wave) => n + wave.targeted, 0);
     const last = waves[waveCount - 1];
-    const withoutState = Math.max(0, count('target') - withState);
+    const withoutState = Math.max(0, members.target - withState);
     last.pending += withoutState;
     last.targeted += withoutState;
-    return { waves, notApplicable: count('not_applicable'), notRegistered: count('not_registered') };
+    return { waves, notApplicable: members.not_applicable, notRegistered: members.not_registered };
   }
 
   /**

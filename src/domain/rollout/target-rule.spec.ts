@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { SCHEMA } from '#src/app/schema.js';
 import { dataSourceOptions } from '#src/platform/database/data-source-options.js';
-import { classifyMember, isTarget, memberClassExpression, targetCondition, type TargetDevice } from './policy/targets.js';
+import { DeviceStateRepository } from './device-state.repository.js';
+import { classifyMember, isTarget, targetCondition, type MemberClass, type TargetDevice } from './policy/targets.js';
 
 /**
  * The target rule's two forms (policy/targets.ts) over one table of cases, on the migrated schema:
- * the SQL fragment every statement uses must decide exactly as the predicate the docs describe.
+ * the SQL fragment every statement uses must decide exactly as the predicate the docs describe, and
+ * the member counts the database keeps must class the group's members as the predicate does.
  */
 describe('the target rule: predicate and SQL agree', () => {
   let dir: string;
@@ -71,22 +73,16 @@ describe('the target rule: predicate and SQL agree', () => {
     assert.deepEqual(expected, [1, 5], 'the table holds both kinds of non-targets');
   });
 
-  it('classes every member alike', async () => {
-    const rows = await db.query<{ mac: string; class: string }[]>(
-      `SELECT m.mac AS mac, ${memberClassExpression('m', 'r')} AS class FROM rollout r JOIN group_member m ON m.group_id = r.group_id
-        WHERE r.id = 1 ORDER BY m.mac`,
+  it('counts every member in the class the predicate gives it', async () => {
+    const expected = MEMBERS.map((mac) =>
+      classifyMember(DEVICES.find((d) => d.tenantId === ROLLOUT.tenantId && d.mac === mac) ?? null, ROLLOUT),
     );
-    const expected = MEMBERS.map((mac) => {
-      const device = DEVICES.find((d) => d.tenantId === ROLLOUT.tenantId && d.mac === mac) ?? null;
-      return { mac, class: classifyMember(device, ROLLOUT) };
-    });
+    const of = (kind: MemberClass) => expected.filter((c) => c === kind).length;
+    assert.deepEqual(expected, ['target', 'not_applicable', 'not_registered', 'not_registered', 'target']);
+    const progress = await new DeviceStateRepository(db).progress(1, 1);
     assert.deepEqual(
-      rows.map((row) => ({ ...row })),
-      expected,
-    );
-    assert.deepEqual(
-      expected.map((m) => m.class),
-      ['target', 'not_applicable', 'not_registered', 'not_registered', 'target'],
+      { targeted: progress.waves[0].targeted, notApplicable: progress.notApplicable, notRegistered: progress.notRegistered },
+      { targeted: of('target'), notApplicable: of('not_applicable'), notRegistered: of('not_registered') },
     );
   });
 });

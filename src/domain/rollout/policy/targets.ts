@@ -9,7 +9,9 @@
  * - a member of the rollout's group (by its identifier: the mac), and
  * - of the rollout firmware's device type.
  * Members of the group that are of another device type are "not applicable"; members that are not
- * registered are "not registered": neither is a target, neither is ever waited for.
+ * registered are "not registered": neither is a target, neither is ever waited for. The database
+ * keeps the members of each group counted by whether they are registered and their device type
+ * (`group_member_count`); {@link classifyMember} classes those counts.
  */
 
 /** What the target rule reads of a device. */
@@ -57,19 +59,5 @@ export function targetCondition(device: string, rollout: string): string {
     `${device}.tenant_id = ${rollout}.tenant_id` +
     ` AND EXISTS (SELECT 1 FROM firmware tf WHERE tf.id = ${rollout}.firmware_id AND tf.device_type = ${device}.device_type)` +
     ` AND EXISTS (SELECT 1 FROM group_member tm WHERE tm.group_id = ${rollout}.group_id AND tm.mac = ${device}.mac)`
-  );
-}
-
-/**
- * {@link classifyMember} as an SQL expression over a `group_member` row aliased `member` of the
- * group of a `rollout` row aliased `rollout`: `'target'`, `'not_applicable'` or `'not_registered'`.
- * Its subqueries use the aliases `cd` and `cf`.
- */
-export function memberClassExpression(member: string, rollout: string): string {
-  return (
-    `CASE WHEN NOT EXISTS (SELECT 1 FROM device cd WHERE cd.tenant_id = ${rollout}.tenant_id AND cd.mac = ${member}.mac) THEN 'not_registered'` +
-    ` WHEN EXISTS (SELECT 1 FROM device cd JOIN firmware cf ON cf.id = ${rollout}.firmware_id` +
-    ` WHERE cd.tenant_id = ${rollout}.tenant_id AND cd.mac = ${member}.mac AND cd.device_type = cf.device_type) THEN 'target'` +
-    ` ELSE 'not_applicable' END`
   );
 }

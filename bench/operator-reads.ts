@@ -70,7 +70,8 @@ export function operatorRequests(tenant: SeededTenant): [page: string, path: str
   const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
   const halfHourAgo = new Date(Date.now() - 1_800_000).toISOString();
   const lastPage = Math.ceil(tenant.devices / 50);
-  // The keyset cursor of the last page: the mac of the device before it (macs sort as the fleet's indexes do).
+  // The keyset cursor of the last page: the mac of the device before it (macs sort as the fleet's indexes do);
+  // the same for the members of `everyone`, the whole fleet.
   const beforeLastPage = fleetDevice((lastPage - 1) * 50 - 1, tenant.macPrefix).mac;
   return [
     ['baseline', 'healthz'],
@@ -88,6 +89,7 @@ export function operatorRequests(tenant: SeededTenant): [page: string, path: str
     ['device', `${t}/devices/${encodeURIComponent(lastMac)}`],
     ['groups', `${t}/groups?per_page=50`],
     ['group', `${t}/groups/everyone?per_page=50&page=${lastPage}`],
+    ['group', `${t}/groups/everyone?per_page=50&after=${encodeURIComponent(beforeLastPage)}`],
     ['rollouts', `${t}/rollouts?per_page=50`],
     ['rollout', `${t}/rollouts/1`],
     ['ledger', 'ledger/entries?order=desc&per_page=50'],

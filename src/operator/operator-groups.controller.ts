@@ -12,7 +12,7 @@ import {
   GroupPage,
   GroupResponse,
 } from '#src/operator/dto/group.dto.js';
-import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
+import { CursorMessages, CursorPageQuery, PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
@@ -121,19 +121,23 @@ export class OperatorGroupsController {
     return pageAnswer(await this.groups.page(tenant.id, sliceOf(query)), query, groupResponse);
   }
 
-  /** `GET /tenants/:tenant/groups/:group?page&per_page` (id or name) → 200 group with one page of members by mac; 404. */
+  /**
+   * `GET /tenants/:tenant/groups/:group?page|after&per_page` (id or name) → 200 group with one page
+   * of members by mac and `next`, the cursor of the page after it (`after`, keyset paging,
+   * docs/decisions.md §9); 400 naming a bad parameter (also `after` with `page` past 1); 404.
+   */
   @Get(':group')
   @ApiOperation({ summary: 'One group with its member count and one page of its members' })
   @ApiGroupParam()
-  @ApiOkResponse({ type: GroupDetailResponse, description: 'The group; `page` and `per_page` page its members.' })
-  @ApiListQueryErrors()
+  @ApiOkResponse({ type: GroupDetailResponse, description: 'The group; `page` or `after`, and `per_page`, page its members.' })
+  @ApiListQueryErrors(CursorMessages.after, CursorMessages.afterWithPage)
   @ApiGroupNotFound()
   async get(
     @Param('tenant', TenantPipe) tenant: Tenant,
     @Param('group') group: string,
-    @Query() query: PageQuery,
+    @Query() query: CursorPageQuery,
   ): Promise<GroupDetailResponse> {
-    return groupDetailResponse(await this.groups.get(tenant.id, group, sliceOf(query)), query);
+    return groupDetailResponse(await this.groups.get(tenant.id, group, query.slice()), query);
   }
 
   /** `POST /tenants/:tenant/groups/:group/members` `{macs}` → 200 group (macs already in it stay); 400 naming a bad mac; 404. */

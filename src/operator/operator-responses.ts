@@ -192,7 +192,8 @@ export function groupResponse(view: GroupView): GroupResponse {
 
 /** A group with one page (of `query`) of its members. */
 export function groupDetailResponse(detail: GroupDetail, query: PageQuery): GroupDetailResponse {
-  return { ...groupResponse(detail), member_macs: pageAnswer(detail.memberMacs, query, (member) => member) };
+  const members = detail.memberMacs;
+  return { ...groupResponse(detail), member_macs: { ...pageAnswer(members, query, (member) => member), next: members.next } };
 }
 
 /** The outcome of checking the ledger's hash chain, tree, checkpoints and cosignatures, and the TUF metadata. */

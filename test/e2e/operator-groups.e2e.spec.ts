@@ -150,13 +150,69 @@ describe('operator API: groups (docs/decisions.md §6, §9)', () => {
         page: 1,
         per_page: 50,
         total: 4,
+        next: null,
       });
     });
 
     it('pages the members', async () => {
       const group = await detail(`${groups(a)}/initial?page=2&per_page=3`);
       assert.equal(group.members, 4);
-      assert.deepEqual(group.member_macs, { items: [{ mac: 'AC:67:B2:10:00:03', registered: false }], page: 2, per_page: 3, total: 4 });
+      assert.deepEqual(group.member_macs, {
+        items: [{ mac: 'AC:67:B2:10:00:03', registered: false }],
+        page: 2,
+        per_page: 3,
+        total: 4,
+        next: null,
+      });
+    });
+
+    it('pages the members by cursor: every member there all along seen once, also while members come and go', async () => {
+      const mac = (n: number) => `AC:67:B2:20:00:${n.toString(16).padStart(2, '0').toUpperCase()}`;
+      const all = Array.from({ length: 23 }, (_, i) => mac(2 * i + 2)); // even ones; odd ones join mid-walk
+      assert.equal((await op.post(groups(a), { name: 'walk', macs: all })).status, 201);
+      for (const perPage of [1, 2, 5, 7, 23, 50]) {
+        const seen: string[] = [];
+        let after: string | null | undefined;
+        let pages = 0;
+        do {
+          const query = `per_page=${perPage}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+          const page = (await detail(`${groups(a)}/walk?${query}`)).member_macs;
+          assert.equal(page.page, 1);
+          assert.ok(page.items.length <= perPage);
+          seen.push(...page.items.map((m) => m.mac));
+          if (pages === 1) {
+            // Members come and go mid-walk: a newcomer before the cursor, one after it, and one leaves.
+            await op.post(`${groups(a)}/walk/members`, { macs: [mac(1), mac(45)] });
+            await op.post(`${groups(a)}/walk/members/remove`, { macs: [mac(44)] });
+          }
+          after = page.next;
+          pages++;
+          assert.ok(pages <= all.length + 2, `the walk ends (per_page ${perPage})`);
+        } while (after !== null);
+        const kept = all.filter((m) => m !== mac(44));
+        for (const m of kept) assert.equal(seen.filter((s) => s === m).length, 1, `${m} once at per_page ${perPage}`);
+        assert.equal(new Set(seen).size, seen.length, `no member twice at per_page ${perPage}`);
+        assert.ok(!seen.includes(mac(1)), 'a member that joined before the cursor does not shift the pages after it');
+        // Back to the group as it was.
+        await op.post(`${groups(a)}/walk/members/remove`, { macs: [mac(1), mac(45)] });
+        await op.post(`${groups(a)}/walk/members`, { macs: [mac(44)] });
+      }
+      const last = await detail(`${groups(a)}/walk?after=${encodeURIComponent(mac(46))}`);
+      assert.deepEqual(
+        { items: last.member_macs.items, total: last.member_macs.total, next: last.member_macs.next },
+        { items: [], total: 23, next: null },
+      );
+    });
+
+    it('answers 400 for a cursor with a page past 1, and for an empty or overlong cursor', async () => {
+      for (const [query, message] of [
+        ['after=AC%3A67&page=2', 'after and page exclude each other: page by cursor (after) or by number (page)'],
+        ['after=', 'after must be 1 to 256 characters: the `next` of the page before'],
+        [`after=${'A'.repeat(257)}`, 'after must be 1 to 256 characters: the `next` of the page before'],
+      ]) {
+        const answer = await op.get(`${groups(a)}/initial?${query}`);
+        assert.deepEqual(status(answer), { status: 400, body: { message, field: 'after' } }, query);
+      }
     });
 
     it('does not count a device of another tenant with a member mac as registered', async () => {

@@ -76,10 +76,18 @@ export class GroupRepository {
 
   /**
    * One page of a group's members by mac, each with whether a device of the tenant has that mac
-   * (membership may be planned before devices register).
+   * (membership may be planned before devices register). With `after` (a keyset cursor: a member's
+   * identifier), only members whose identifier sorts after it: a range scan of the primary key
+   * `(group_id, mac)` from the cursor, however deep the page.
    */
-  async pageMembers(tenantId: number, groupId: number, offset: number, limit: number): Promise<{ mac: string; registered: boolean }[]> {
-    const rows = await this.dataSource
+  async pageMembers(
+    tenantId: number,
+    groupId: number,
+    offset: number,
+    limit: number,
+    after?: string,
+  ): Promise<{ mac: string; registered: boolean }[]> {
+    const query = this.dataSource
       .createQueryBuilder()
       .from(GroupMember, 'm')
       .select('m.mac', 'mac')
@@ -87,11 +95,9 @@ export class GroupRepository {
         'CASE WHEN EXISTS (SELECT 1 FROM device d WHERE d.tenant_id = :tenantId AND d.mac = m.mac) THEN 1 ELSE 0 END',
         'registered',
       )
-      .where('m.group_id = :groupId', { groupId, tenantId })
-      .orderBy('m.mac', 'ASC')
-      .offset(offset)
-      .limit(limit)
-      .getRawMany<{ mac: string; registered: unknown }>();
+      .where('m.group_id = :groupId', { groupId, tenantId });
+    if (after !== undefined) query.andWhere('m.mac > :after', { after });
+    const rows = await query.orderBy('m.mac', 'ASC').offset(offset).limit(limit).getRawMany<{ mac: string; registered: unknown }>();
     return rows.map((row) => ({ mac: row.mac, registered: Number(row.registered) === 1 }));
   }
 

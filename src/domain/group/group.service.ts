@@ -2,7 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { Clock } from '#src/platform/common/clock.js';
 import { canonicalIdentifier } from '#src/platform/common/device-identifier.js';
-import type { Counted, Slice } from '#src/platform/common/paging.js';
+import type { Counted, CursorCounted, KeysetSlice, Slice } from '#src/platform/common/paging.js';
 import { isUniqueViolation } from '#src/platform/common/unique-violation.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
@@ -44,7 +44,7 @@ export interface GroupMemberView {
 
 /** A group with one page of its members. */
 export interface GroupDetail extends GroupView {
-  memberMacs: Counted<GroupMemberView>;
+  memberMacs: CursorCounted<GroupMemberView>;
 }
 
 /** Device groups and membership by device identifier; membership can be planned before devices register. */
@@ -191,14 +191,17 @@ export class GroupService {
   }
 
   /**
-   * A group (id or name) with one page of its members by mac.
+   * A group (id or name) with one page of its members by mac (by offset, or after the cursor
+   * `members.after`, docs/decisions.md §9), and `next`, the cursor of the page after it (`null`: none follows).
    * @throws NotFoundException `Group "x" not found`.
    */
-  async get(tenantId: number, groupRef: string, members: Slice): Promise<GroupDetail> {
+  async get(tenantId: number, groupRef: string, members: KeysetSlice): Promise<GroupDetail> {
     const group = await this.require(tenantId, groupRef);
     const total = await this.repository.memberCount(group.id);
-    const items = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit);
-    return { ...groupView({ ...group, members: total }), memberMacs: { items, total } };
+    const rows = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit + 1, members.after);
+    const items = rows.slice(0, members.limit);
+    const next = rows.length > members.limit ? items[items.length - 1].mac : null;
+    return { ...groupView({ ...group, members: total }), memberMacs: { items, total, next } };
   }
 
   /** The tenant's groups that have `mac` (canonical) as a member, by name. */

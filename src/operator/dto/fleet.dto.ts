@@ -1,16 +1,6 @@
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsDefined,
-  IsOptional,
-  IsString,
-  Length,
-  Validate,
-  ValidatorConstraint,
-  type ValidationArguments,
-  type ValidatorConstraintInterface,
-} from 'class-validator';
-import type { KeysetSlice } from '#src/platform/common/paging.js';
+import { IsDefined, IsOptional, IsString, Length, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { OptionalField } from '#src/platform/common/dto-fields.js';
 import { INVALID_CONTROLLER_ID } from '#src/platform/common/device-identifier.js';
 import { DEVICE_PROTOCOLS, type DeviceProtocol } from '#src/domain/device/device.entity.js';
@@ -18,7 +8,7 @@ import { INVALID_TARGET_TOKEN } from '#src/domain/device/device.service.js';
 import { parseIsoTime } from '#src/platform/common/iso-time.js';
 import { FLEET_SUMMARY_VERSIONS, type FleetFilter } from '#src/domain/rollout/fleet.service.js';
 import { ROLLOUT_STATUSES } from '#src/domain/rollout/rollout.entity.js';
-import { PageOf, PageQuery } from './paging.dto.js';
+import { CursorMessages, CursorPageQuery, PageOf } from './paging.dto.js';
 
 @ValidatorConstraint({ name: 'isoTime' })
 class IsoTime implements ValidatorConstraintInterface {
@@ -35,23 +25,11 @@ export const DeviceListMessages = {
   seenSince: 'seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z',
   notSeenSince: 'not_seen_since must be an ISO 8601 date or date-time, e.g. 2026-11-21T10:00:00Z',
   q: 'q must be 1 to 128 characters',
-  after: 'after must be 1 to 256 characters: the `next` of the page before',
-  afterWithPage: 'after and page exclude each other: page by cursor (after) or by number (page)',
+  ...CursorMessages,
 } as const;
 
-/** `after` holds only without a `page` past the first: a cursor page has no number. */
-@ValidatorConstraint({ name: 'afterWithoutPage' })
-class AfterWithoutPage implements ValidatorConstraintInterface {
-  validate(_value: unknown, args: ValidationArguments): boolean {
-    return (args.object as PageQuery).page === 1;
-  }
-  defaultMessage(): string {
-    return DeviceListMessages.afterWithPage;
-  }
-}
-
 /** `GET /tenants/:tenant/devices` query: paging and filters; every filter given must hold. */
-export class DeviceListQuery extends PageQuery {
+export class DeviceListQuery extends CursorPageQuery {
   @ApiPropertyOptional({ description: 'only members of this group (id or name)', example: 'field-test' })
   @IsOptional()
   @Length(1, 128, { message: 'group must be 1 to 128 characters' })
@@ -96,24 +74,6 @@ export class DeviceListQuery extends PageQuery {
   @Length(1, 128, { message: DeviceListMessages.q })
   @IsString({ message: DeviceListMessages.q })
   q?: string;
-
-  @ApiPropertyOptional({
-    description:
-      'keyset cursor: the page of devices whose identifier sorts after this one, i.e. the `next` of the page before. ' +
-      'Paging by cursor costs the same at any depth (an offset `page` far down reads every device before it); ' +
-      'devices created or deleted meanwhile do not shift the pages. Not with `page` past 1.',
-    example: 'AC:67:B2:01:02:03',
-  })
-  @IsOptional()
-  @Validate(AfterWithoutPage)
-  @Length(1, 256, { message: DeviceListMessages.after })
-  @IsString({ message: DeviceListMessages.after })
-  after?: string;
-
-  /** The rows the service returns: by offset, or after the cursor. */
-  slice(): KeysetSlice {
-    return { offset: this.after === undefined ? this.offset : 0, limit: this.per_page, after: this.after };
-  }
 
   /** The filters as the service takes them. */
   filter(): FleetFilter {

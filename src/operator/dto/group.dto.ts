@@ -109,14 +109,24 @@ export class GroupMemberResponse {
 export class GroupMemberPage extends PageOf(GroupMemberResponse, {
   description: 'members by mac',
   example: [{ mac: 'AC:67:B2:01:02:03', registered: true }],
-}) {}
+}) {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'cursor of the page after this one: the identifier of its last member, to pass as `after`; `null` on the last page. ' +
+      'With `after`, `page` is 1 (a cursor page has no number) and `total` still counts every member.',
+    example: 'AC:67:B2:01:02:03',
+  })
+  next: string | null;
+}
 
-/** A group with one page of its members (`?page&per_page` page the members). */
+/** A group with one page of its members (`?page|after&per_page` page the members). */
 export class GroupDetailResponse extends GroupResponse {
   @ApiProperty({
     type: GroupMemberPage,
     description: 'one page of the members, by mac',
-    example: { items: [{ mac: 'AC:67:B2:01:02:03', registered: true }], page: 1, per_page: 50, total: 100 },
+    example: { items: [{ mac: 'AC:67:B2:01:02:03', registered: true }], page: 1, per_page: 50, total: 100, next: 'AC:67:B2:01:02:03' },
   })
   member_macs: GroupMemberPage;
 }

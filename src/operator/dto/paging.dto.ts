@@ -1,9 +1,17 @@
 import type { Type as Class } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import {
+  IsOptional,
+  IsString,
+  Length,
+  Validate,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { wholeNumberMessages, WholeNumberQueryField } from '#src/platform/common/dto-fields.js';
 import { MAX_ID } from '#src/platform/common/input-rules.js';
-import type { Slice } from '#src/platform/common/paging.js';
+import type { KeysetSlice, Slice } from '#src/platform/common/paging.js';
 
 /** Largest `per_page` a list answers with. */
 export const MAX_PER_PAGE = 500;
@@ -50,12 +58,56 @@ export interface Page<T> {
   total: number;
 }
 
-/** Wraps a page's items with the paging of `query`. */
+/** 400 texts of a keyset cursor (docs/decisions.md §9). */
+export const CursorMessages = {
+  after: 'after must be 1 to 256 characters: the `next` of the page before',
+  afterWithPage: 'after and page exclude each other: page by cursor (after) or by number (page)',
+} as const;
+
+/** `after` holds only without a `page` past the first: a cursor page has no number. */
+@ValidatorConstraint({ name: 'afterWithoutPage' })
+class AfterWithoutPage implements ValidatorConstraintInterface {
+  validate(_value: unknown, args: ValidationArguments): boolean {
+    return (args.object as PageQuery).page === 1;
+  }
+  defaultMessage(): string {
+    return CursorMessages.afterWithPage;
+  }
+}
+
+/**
+ * `?page=&per_page=`, or `?after=&per_page=`, of a list ordered by a device identifier (the device
+ * list, a group's members; docs/decisions.md §9): `after` is the `next` of the page before, and
+ * returns the rows whose identifier sorts after it. A cursor page costs the same at any depth (an
+ * offset `page` far down reads every row before it), and rows added or removed meanwhile do not
+ * shift the pages. Not with `page` past 1.
+ */
+export class CursorPageQuery extends PageQuery {
+  @ApiPropertyOptional({
+    description:
+      'keyset cursor: the page of rows whose identifier sorts after this one, i.e. the `next` of the page before. ' +
+      'Paging by cursor costs the same at any depth (an offset `page` far down reads every row before it); ' +
+      'rows added or removed meanwhile do not shift the pages. Not with `page` past 1.',
+    example: 'AC:67:B2:01:02:03',
+  })
+  @IsOptional()
+  @Validate(AfterWithoutPage)
+  @Length(1, 256, { message: CursorMessages.after })
+  @IsString({ message: CursorMessages.after })
+  after?: string;
+
+  /** The rows the service returns: by offset, or after the cursor. */
+  slice(): KeysetSlice {
+    return { offset: this.after === undefined ? this.offset : 0, limit: this.per_page, after: this.after };
+  }
+}
+
 /** The rows a paged query asks services for. */
 export function sliceOf(query: PageQuery): Slice {
   return { offset: query.offset, limit: query.per_page };
 }
 
+/** Wraps a page's items with the paging of `query`. */
 export function pageOf<T>(items: T[], total: number, query: PageQuery): Page<T> {
   return { items, page: query.page, per_page: query.per_page, total };
 }

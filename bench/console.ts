@@ -39,15 +39,15 @@ async function main(): Promise<void> {
     const seeded = await seed(dataDir, FLEET, 10, 0, database?.url);
     await createOperatorUser(dataDir, database?.url);
 
-    const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
-    const operator = `http://127.0.0.1:${ports[3]}`;
+    // Every listener on a port of its own: a default port (3000 to 3008) may be taken on this machine.
+    const names = ['AUTH_URL', 'VC_URL', 'BC_URL', 'OPERATOR_URL', 'IPFS_URL', 'TOOLS_URL', 'DDI_URL', 'MENDER_URL'] as const;
+    const urls: Record<string, string> = {};
+    for (const name of names) urls[name] = `http://127.0.0.1:${await freePort()}`;
+    const operator = urls['OPERATOR_URL'];
     server = await ServerProcess.start(
       join(ROOT, 'dist/src/main.js'),
       {
-        AUTH_URL: `http://127.0.0.1:${ports[0]}`,
-        VC_URL: `http://127.0.0.1:${ports[1]}`,
-        BC_URL: `http://127.0.0.1:${ports[2]}`,
-        OPERATOR_URL: operator,
+        ...urls,
         DATA_DIR: dataDir,
         ...(database ? { DATABASE_URL: database.url } : {}),
         LOG_LEVEL: 'error',

@@ -13,6 +13,7 @@ import { canonicalIdentifier } from '#src/platform/common/device-identifier.js';
 import { canonicalMac } from '#src/platform/common/mac.js';
 import { FieldException } from '#src/platform/http/http-error.filter.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
+import { refreshStatistics } from '#src/platform/database/sql.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import type { DeviceProtocol } from '#src/domain/device/device.entity.js';
@@ -45,6 +46,9 @@ const PROGRESS_ROWS = 10_000;
 
 /** Rows written by one batch of the write phase (the repository splits them into statements). */
 const WRITE_BATCH_ROWS = 5_000;
+
+/** Rows an import writes (devices created plus members added) from which PostgreSQL's statistics are refreshed after it. */
+const ANALYZE_AFTER_ROWS = 10_000;
 
 /** The protocols an imported device may speak (a Mender device is admitted through its identity, §13). */
 const IMPORT_PROTOCOLS: readonly DeviceProtocol[] = ['asvin', 'ddi'];
@@ -154,6 +158,10 @@ export class DeviceImportService {
         `tenant ${request.tenantId}: imported ${read.rows} rows (${written.created} created, ${written.skipped} skipped): ` +
           `read and checked in ${((checked - started) / 1000).toFixed(1)} s, written in ${((performance.now() - checked) / 1000).toFixed(1)} s`,
       );
+      // A big import leaves PostgreSQL's statistics far behind the tables until autovacuum runs.
+      if (written.created + [...written.added.values()].reduce((n, macs) => n + macs.length, 0) >= ANALYZE_AFTER_ROWS) {
+        await this.unitOfWork.write((manager) => refreshStatistics(manager, ['device', 'group_member']));
+      }
       for (const [groupId, added] of written.added) await this.groupChanges.changed(groupId, { added, removed: [] });
       if (written.created > 0) await this.deviceChanges.changed(request.tenantId, null);
       return {

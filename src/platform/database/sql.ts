@@ -51,3 +51,17 @@ export function query<T>(manager: EntityManager, text: string, parameters: reado
   const [statement, values] = bind(manager.connection.options.type, text, parameters);
   return manager.query<T>(statement, values);
 }
+
+/** Tables whose planner statistics a bulk write refreshes ({@link refreshStatistics}). */
+export type AnalyzedTable = 'device' | 'group_member';
+
+/**
+ * Refreshes PostgreSQL's planner statistics of `tables` (`ANALYZE`, a sample of each table: about a
+ * second at a million rows) after a bulk write. Until autovacuum gets to them, a table a million
+ * rows larger than its statistics say gets plans made for a small one (a page of fifty group members
+ * took 1.7 s instead of 3 ms). SQLite plans without statistics and is left as it is.
+ */
+export async function refreshStatistics(manager: EntityManager, tables: readonly AnalyzedTable[]): Promise<void> {
+  if (manager.connection.options.type !== 'postgres' || tables.length === 0) return;
+  await manager.query(`ANALYZE ${tables.join(', ')}`);
+}

@@ -32,6 +32,7 @@ import { WaveCountsPerStatement1765400000000 } from '#src/app/migrations/1765400
 import { RolloutRollback1765500000000 } from '#src/app/migrations/1765500000000-RolloutRollback.js';
 import { OperatorReadIndexes1765600000000 } from '#src/app/migrations/1765600000000-OperatorReadIndexes.js';
 import { GroupMemberCounts1765700000000 } from '#src/app/migrations/1765700000000-GroupMemberCounts.js';
+import { DeviceCounts1765800000000 } from '#src/app/migrations/1765800000000-DeviceCounts.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -74,6 +75,7 @@ export const MIGRATIONS = [
   RolloutRollback1765500000000,
   OperatorReadIndexes1765600000000,
   GroupMemberCounts1765700000000,
+  DeviceCounts1765800000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

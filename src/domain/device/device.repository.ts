@@ -19,23 +19,48 @@ export interface DeviceFilter {
   text?: string;
 }
 
-/** Devices of one firmware version and device type, and how many of them were seen since two times. */
+/** Devices of one firmware version and device type, and how many of them were seen since a time. */
 export interface VersionCountRow {
   firmwareVersion: string;
   deviceType: string;
   devices: number;
+  seenSinceDay: number;
+}
+
+/** A tenant's devices per firmware version and device type, and how many were seen since two times. */
+export interface FleetCounts {
+  versions: VersionCountRow[];
   seenSinceHour: number;
   seenSinceDay: number;
 }
 
 /**
- * Devices of a tenant ($1) per firmware version and device type, with how many were seen since
- * $2 and since $3 (epoch ms): one pass over the tenant's rows.
+ * Devices of a tenant ($1) per firmware version and device type, from the kept counts
+ * (`device_count`, migration DeviceCounts: a few rows per version and type, their shards summed).
  */
-const VERSION_COUNTS = `SELECT firmware_version, device_type, COUNT(*) AS devices,
-    SUM(CASE WHEN last_seen_at >= $2 THEN 1 ELSE 0 END) AS seen_hour,
-    SUM(CASE WHEN last_seen_at >= $3 THEN 1 ELSE 0 END) AS seen_day
-  FROM device WHERE tenant_id = $1 GROUP BY firmware_version, device_type`;
+const KEPT_VERSION_COUNTS = `SELECT firmware_version, device_type, SUM(devices) AS devices FROM device_count
+  WHERE tenant_id = $1 GROUP BY firmware_version, device_type HAVING SUM(devices) <> 0`;
+
+/**
+ * Which of a tenant's ($1) devices each part of the fleet overview reads, as `WHERE` conditions
+ * on one range of the covering index `(tenant_id, last_seen_at, firmware_version, device_type)`:
+ * never seen, last seen before $2, or at or after $2 (epoch ms). The "not seen since" side is
+ * two ranges because the engines put NULLs at opposite ends of an index.
+ */
+const NEVER_SEEN = 'tenant_id = $1 AND last_seen_at IS NULL';
+const SEEN_BEFORE = 'tenant_id = $1 AND last_seen_at < $2';
+const SEEN_SINCE = 'tenant_id = $1 AND last_seen_at >= $2';
+
+/** How many devices pass `where`, counting at most `limit` of them (the last parameter). */
+const boundedCount = (where: string, limit: number) =>
+  `SELECT COUNT(*) AS devices FROM (SELECT 1 AS one FROM device WHERE ${where} LIMIT $${limit}) AS counted`;
+
+/** Devices that pass `where` per firmware version and device type. */
+const perVersion = (where: string) =>
+  `SELECT firmware_version, device_type, COUNT(*) AS devices FROM device WHERE ${where} GROUP BY firmware_version, device_type`;
+
+/** A row of a count per version and type as the drivers return it (PostgreSQL's sums and counts arrive as text). */
+type VersionCountSql = Record<'firmware_version' | 'device_type', string> & { devices: number | string };
 
 /** A text whose `%`, `_` and backslashes a LIKE pattern with a backslash as its ESCAPE character takes literally. */
 const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -136,7 +161,7 @@ export class DeviceRepository {
         query.andWhere(`(${byText})`, { name });
       }
     }
-    const total = await query.getCount();
+    const total = (await this.keptTotal(tenantId, filter)) ?? (await query.getCount());
     // Nothing to read: a filter no device passes would otherwise walk the whole (tenant_id, mac) index for none.
     if (total === 0 || (after === undefined && offset >= total)) return [[], total];
     if (after !== undefined) query.andWhere('d.mac > :after', { after });
@@ -144,20 +169,94 @@ export class DeviceRepository {
     return [devices, total];
   }
 
-  /** The tenant's devices per firmware version and device type, with how many were seen since `hourAgo` and `dayAgo` (epoch ms). */
-  async versionCounts(tenantId: number, hourAgo: number, dayAgo: number): Promise<VersionCountRow[]> {
-    const rows = await query<Record<'firmware_version' | 'device_type' | 'devices' | 'seen_hour' | 'seen_day', string | number | null>[]>(
+  /**
+   * How many of the tenant's devices pass `filter`, from the kept counts when it filters by
+   * nothing but version and type (`device_count`) or by a group and type (the group's registered
+   * members, `group_member_count`): a few rows where counting the devices read a million on every
+   * page. `undefined` for any other filter, which the caller counts.
+   */
+  private async keptTotal(tenantId: number, filter: DeviceFilter): Promise<number | undefined> {
+    if (filter.seenSince !== undefined || filter.notSeenSince !== undefined || filter.text !== undefined) return undefined;
+    const where: string[] = [];
+    const parameters: unknown[] = [];
+    const add = (column: string, value: unknown) => where.push(`${column} = $${parameters.push(value)}`);
+    let table: string;
+    if (filter.groupId === undefined) {
+      table = 'SELECT SUM(devices) AS devices FROM device_count';
+      add('tenant_id', tenantId);
+      if (filter.firmwareVersion !== undefined) add('firmware_version', filter.firmwareVersion);
+    } else {
+      if (filter.firmwareVersion !== undefined) return undefined;
+      table = 'SELECT SUM(members) AS devices FROM group_member_count';
+      add('group_id', filter.groupId);
+      add('registered', 1);
+    }
+    if (filter.deviceType !== undefined) add('device_type', filter.deviceType);
+    const [row] = await query<{ devices: number | string | null }[]>(
       this.dataSource.manager,
-      VERSION_COUNTS,
-      [tenantId, hourAgo, dayAgo],
+      `${table} WHERE ${where.join(' AND ')}`,
+      parameters,
     );
-    return rows.map((row) => ({
-      firmwareVersion: String(row.firmware_version),
-      deviceType: String(row.device_type),
-      devices: Number(row.devices),
-      seenSinceHour: Number(row.seen_hour ?? 0),
-      seenSinceDay: Number(row.seen_day ?? 0),
-    }));
+    return Number(row?.devices ?? 0);
+  }
+
+  /**
+   * The tenant's devices per firmware version and device type (kept counts), and how many were
+   * seen since `hourAgo` and `dayAgo` (epoch ms), in all and per version and type.
+   *
+   * Each "seen since" figure is read from whichever side of its time is smaller, the other from
+   * the kept total: the devices not seen since (never seen, or before it) are counted up to half
+   * the fleet, and only when they are more, the devices seen since. An active fleet (every device
+   * polls within the hour) and a fleet never seen yet (just imported) each read a few index
+   * entries; at worst half the fleet's entries are read twice, where one count of every device took
+   * 0.8 s at a million. Separate statements: a device registered or seen meanwhile may count in
+   * one and not another (figures are clamped to their devices).
+   */
+  async fleetCounts(tenantId: number, hourAgo: number, dayAgo: number): Promise<FleetCounts> {
+    const manager = this.dataSource.manager;
+    const kept = await query<VersionCountSql[]>(manager, KEPT_VERSION_COUNTS, [tenantId]);
+    const total = kept.reduce((sum, row) => sum + Number(row.devices), 0);
+    const half = Math.floor(total / 2) + 1;
+    const count = async (text: string, parameters: unknown[]) =>
+      Number((await query<{ devices: number | string }[]>(manager, text, parameters))[0].devices);
+    /** Devices not seen since `since`, when fewer than half the fleet; `undefined` when more. */
+    const notSeenSince = async (since: number): Promise<number | undefined> => {
+      const never = await count(boundedCount(NEVER_SEEN, 2), [tenantId, half]);
+      if (never >= half) return undefined;
+      const before = await count(boundedCount(SEEN_BEFORE, 3), [tenantId, since, half - never]);
+      return never + before >= half ? undefined : never + before;
+    };
+    const seenSince = async (since: number) => {
+      const notSeen = await notSeenSince(since);
+      const seen =
+        notSeen !== undefined
+          ? total - notSeen
+          : await count(`SELECT COUNT(*) AS devices FROM device WHERE ${SEEN_SINCE}`, [tenantId, since]);
+      return { seen: Math.max(0, Math.min(total, seen)), fewNotSeen: notSeen !== undefined };
+    };
+    const hour = await seenSince(hourAgo);
+    const day = await seenSince(dayAgo);
+    const byVersion = async (where: string, parameters: unknown[]) =>
+      (await query<VersionCountSql[]>(manager, perVersion(where), parameters)).map(
+        (row) => [versionKey(row), Number(row.devices)] as const,
+      );
+    const counted = new Map<string, number>();
+    const sides = day.fewNotSeen
+      ? [...(await byVersion(NEVER_SEEN, [tenantId])), ...(await byVersion(SEEN_BEFORE, [tenantId, dayAgo]))]
+      : await byVersion(SEEN_SINCE, [tenantId, dayAgo]);
+    for (const [key, devices] of sides) counted.set(key, (counted.get(key) ?? 0) + devices);
+    const versions = kept.map((row) => {
+      const devices = Number(row.devices);
+      const side = counted.get(versionKey(row)) ?? 0;
+      const seenDay = day.fewNotSeen ? devices - side : side;
+      return {
+        firmwareVersion: row.firmware_version,
+        deviceType: row.device_type,
+        devices,
+        seenSinceDay: Math.max(0, Math.min(devices, seenDay)),
+      };
+    });
+    return { versions, seenSinceHour: hour.seen, seenSinceDay: day.seen };
   }
 
   /**
@@ -253,6 +352,11 @@ export class DeviceRepository {
   async setAttributes(manager: EntityManager, id: number, attributes: string): Promise<void> {
     await manager.update(Device, { id }, { attributes });
   }
+}
+
+/** The key of a version and type row. */
+function versionKey(row: VersionCountSql): string {
+  return JSON.stringify([row.firmware_version, row.device_type]);
 }
 
 /** A {@link Device} from its row as a driver returns it. */

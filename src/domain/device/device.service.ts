@@ -13,7 +13,7 @@ import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import type { Device, DeviceProtocol, DeviceVersion } from './device.entity.js';
 import type { MessageResponse } from '#src/platform/common/dto/message.dto.js';
-import { DeviceRepository, type DeviceFilter, type NewDeviceRow, type VersionCountRow } from './device.repository.js';
+import { DeviceRepository, type DeviceFilter, type NewDeviceRow, type FleetCounts } from './device.repository.js';
 import { DeviceVersionReports } from './device-version-reports.js';
 import { DeviceChanges } from './device-changes.js';
 import { LastSeenWriter } from './last-seen-writer.js';
@@ -209,12 +209,12 @@ export class DeviceService {
   }
 
   /**
-   * The tenant's devices per firmware version and device type, with how many were seen in the
+   * The tenant's devices per firmware version and device type, and how many were seen in the
    * last hour and day before `now` (epoch ms), last-seen times held back written first (see {@link page}).
    */
-  async versionCounts(tenantId: number, now: number): Promise<VersionCountRow[]> {
+  async fleetCounts(tenantId: number, now: number): Promise<FleetCounts> {
     await this.lastSeen.flush();
-    return this.devices.versionCounts(tenantId, now - 3_600_000, now - 86_400_000);
+    return this.devices.fleetCounts(tenantId, now - 3_600_000, now - 86_400_000);
   }
 
   /**

@@ -114,13 +114,12 @@ export class FleetService {
 
   /**
    * The tenant's fleet at a glance: devices, devices seen in the last hour and day, and devices
-   * per firmware version and device type. One pass over the tenant's devices.
+   * per firmware version and device type (kept counts and index ranges: {@link DeviceService.fleetCounts}).
    */
   async summary(tenantId: number): Promise<FleetSummary> {
     const now = this.clock.now();
-    const rows = await this.devices.versionCounts(tenantId, now);
-    const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0);
-    const versions = [...rows]
+    const counts = await this.devices.fleetCounts(tenantId, now);
+    const versions = [...counts.versions]
       .sort((a, b) => b.devices - a.devices || compareText(a.firmwareVersion, b.firmwareVersion) || compareText(a.deviceType, b.deviceType))
       .slice(0, FLEET_SUMMARY_VERSIONS)
       .map((row) => ({
@@ -130,11 +129,11 @@ export class FleetService {
         seenLastDay: row.seenSinceDay,
       }));
     return {
-      devices: sum((row) => row.devices),
-      seenLastHour: sum((row) => row.seenSinceHour),
-      seenLastDay: sum((row) => row.seenSinceDay),
+      devices: counts.versions.reduce((total, row) => total + row.devices, 0),
+      seenLastHour: counts.seenSinceHour,
+      seenLastDay: counts.seenSinceDay,
       versions,
-      versionsTotal: rows.length,
+      versionsTotal: counts.versions.length,
       at: new Date(now).toISOString(),
     };
   }

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOperatorUser, measureOperatorReads, operatorReadLine, signIn } from './operator-reads.js';
-import { freePort, ServerProcess } from './processes.js';
+import { listenerUrls, ServerProcess } from './processes.js';
 import { devicesArgument } from './fleet.js';
 import { createBenchDatabase, seed } from './seed.js';
 
@@ -39,10 +39,7 @@ async function main(): Promise<void> {
     const seeded = await seed(dataDir, FLEET, 10, 0, database?.url);
     await createOperatorUser(dataDir, database?.url);
 
-    // Every listener on a port of its own: a default port (3000 to 3008) may be taken on this machine.
-    const names = ['AUTH_URL', 'VC_URL', 'BC_URL', 'OPERATOR_URL', 'IPFS_URL', 'TOOLS_URL', 'DDI_URL', 'MENDER_URL'] as const;
-    const urls: Record<string, string> = {};
-    for (const name of names) urls[name] = `http://127.0.0.1:${await freePort()}`;
+    const urls = await listenerUrls();
     const operator = urls['OPERATOR_URL'];
     server = await ServerProcess.start(
       join(ROOT, 'dist/src/main.js'),

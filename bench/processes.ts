@@ -1,6 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-export { freePort } from '#test/support/free-port.js';
+import { freePort } from '#test/support/free-port.js';
+
+export { freePort };
+
+/** The server's listener variables, one per component. */
+export const LISTENERS = ['AUTH_URL', 'VC_URL', 'BC_URL', 'OPERATOR_URL', 'IPFS_URL', 'TOOLS_URL', 'DDI_URL', 'MENDER_URL'] as const;
+
+/** Every listener of a server on a free loopback port of its own (a default port, 3000 to 3008, may be taken on the machine). */
+export async function listenerUrls(): Promise<Record<(typeof LISTENERS)[number], string>> {
+  const urls = {} as Record<(typeof LISTENERS)[number], string>;
+  for (const name of LISTENERS) urls[name] = `http://127.0.0.1:${await freePort()}`;
+  return urls;
+}
 
 /** Resident memory of a process from `/proc/<pid>/status`, bytes: now (`VmRSS`) and peak (`VmHWM`). */
 export function memoryOf(pid: number): { rss: number; peak: number } {

@@ -29,7 +29,7 @@ import { createOperatorUser, measureOperatorReads, signIn, type OperatorRead } f
 import { measureReport, type ReportMeasurement } from './report-run.js';
 import { renderResults, type Row, type ReportRow } from './results.js';
 import { createBenchDatabase, seed, type SeededTenant } from './seed.js';
-import { freePort, ServerProcess } from './processes.js';
+import { freePort, listenerUrls, ServerProcess } from './processes.js';
 import { INSTANCES_TARGET, measureInstances, type InstancesResult } from './instances.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,25 +68,8 @@ interface App {
 }
 
 async function startApp(dataDir: string, driver: string, databaseUrl?: string, extraEnv: Record<string, string> = {}): Promise<App> {
-  const [a, v, b, o, i, t, d, m] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
   const env = {
-    AUTH_URL: `http://127.0.0.1:${a}`,
-    VC_URL: `http://127.0.0.1:${v}`,
-    BC_URL: `http://127.0.0.1:${b}`,
-    OPERATOR_URL: `http://127.0.0.1:${o}`,
-    IPFS_URL: `http://127.0.0.1:${i}`,
-    TOOLS_URL: `http://127.0.0.1:${t}`,
-    DDI_URL: `http://127.0.0.1:${d}`,
-    MENDER_URL: `http://127.0.0.1:${m}`,
+    ...(await listenerUrls()),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT,

@@ -792,7 +792,7 @@ describe('operator console in a browser', () => {
       await page.goto(link);
       assert.deepEqual(await shown.at(4, 25, esp32.length), filtered[3], 'page 4 from a link');
       assert.equal(await shown.pager.getByRole('button', { name: 'Previous page' }).count(), 0);
-      await screenshots(page, 'devices-page-4-from-a-link');
+      await screenshots(page, 'devices-page-4-from-a-link', true);
       await shown.pager.getByRole('button', { name: 'First page' }).click();
       assert.deepEqual(await shown.at(1, 25, esp32.length), filtered[0]);
       assert.deepEqual(position(), { after: null, page: null });

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { simulatedMacs } from '#src/cli/simulate/macs.js';
 import { openBrowser, screenshots, type TestBrowser } from '#test/support/browser.js';
 import { request, startTestApp, type TestApp } from '#test/support/harness.js';
@@ -651,6 +651,182 @@ describe('operator console in a browser', () => {
     await page.getByRole('region', { name: 'Attributes' }).getByText('None reported.').waitFor();
   });
 
+  /**
+   * Keyset paging of the device list and of a group's members (docs/decisions.md §9): the user
+   * walks every page with "Next page" and back with "Previous page" and sees each item once, in the
+   * list's order; the address keeps the page (`?after=<cursor>&page=<n>`); every request past the
+   * first page asks with `after=` (the last item of the page before), never with a page number.
+   */
+  describe('lists paged by cursor', () => {
+    /** The GET requests of the API path `path` the page makes while `during` runs, as their query parameters. */
+    const requestsOf = async <T>(path: string, during: () => Promise<T>): Promise<[T, URLSearchParams[]]> => {
+      const asked: URLSearchParams[] = [];
+      const listen = (r: Request) => {
+        const url = new URL(r.url());
+        if (r.method() === 'GET' && url.pathname.endsWith(path)) asked.push(url.searchParams);
+      };
+      page.on('request', listen);
+      try {
+        return [await during(), asked];
+      } finally {
+        page.off('request', listen);
+      }
+    };
+    /** A list of the page, by its table's region name and the plural its pager uses. */
+    const list = (region: string, what: string) => ({
+      pager: page.getByRole('navigation', { name: `Pages of ${what}` }),
+      /**
+       * Waits until the pager says page `n` of a list of `total` at `perPage` a page, with the
+       * page's own answer (not the one before it, which stays while the next is fetched), and
+       * reads the identifiers in the table's first column.
+       */
+      async at(n: number, perPage: number, total: number): Promise<string[]> {
+        const where = `${(n - 1) * perPage + 1}–${Math.min(total, n * perPage)} of ${total} ${what} · page ${n} of ${Math.ceil(total / perPage)}`;
+        await page.locator(`nav[aria-label="Pages of ${what}"][aria-busy="false"]`).getByText(where, { exact: true }).waitFor();
+        return page.getByRole('region', { name: region }).locator('tbody tr td:first-child').allInnerTexts();
+      },
+    });
+    type List = ReturnType<typeof list>;
+    /** The page's address: its cursor and page number. */
+    const position = () => {
+      const query = new URL(page.url()).searchParams;
+      return { after: query.get('after'), page: query.get('page') };
+    };
+    /**
+     * From the first page of `shown`, every page with "Next page" to the last (which has none
+     * after it), then back to the first with "Previous page": the pages as seen going forward.
+     */
+    const walk = async (shown: List, perPage: number, expected: string[]): Promise<string[][]> => {
+      const pages = Math.ceil(expected.length / perPage);
+      const seen: string[][] = [];
+      for (let n = 1; n <= pages; n++) {
+        if (n > 1) await shown.pager.getByRole('button', { name: 'Next page' }).click();
+        seen.push(await shown.at(n, perPage, expected.length));
+        assert.deepEqual(position(), n === 1 ? { after: null, page: null } : { after: seen[n - 2].at(-1), page: String(n) });
+      }
+      assert.ok(await shown.pager.getByRole('button', { name: 'Next page' }).isDisabled(), 'no page after the last');
+      assert.deepEqual(seen.flat(), expected, 'each item once, in order');
+      for (let n = pages - 1; n >= 1; n--) {
+        await shown.pager.getByRole('button', { name: 'Previous page' }).click();
+        assert.deepEqual(await shown.at(n, perPage, expected.length), seen[n - 1], `page ${n} again`);
+        assert.deepEqual(position(), n === 1 ? { after: null, page: null } : { after: seen[n - 2].at(-1), page: String(n) });
+      }
+      assert.ok(await shown.pager.getByRole('button', { name: 'Previous page' }).isDisabled(), 'no page before the first');
+      return seen;
+    };
+    /**
+     * The requests of a walk over `seen` (the first page was asked before it) asked by cursor only:
+     * every page past the first after the last item of the page before, and never a page number.
+     */
+    const byCursor = (asked: URLSearchParams[], seen: string[][]) => {
+      assert.deepEqual(asked.filter((query) => query.has('page')).map(String), [], 'no request asks for a page number');
+      assert.deepEqual(
+        [...new Set(asked.map((query) => query.get('after')).filter((after) => after !== null))].sort(),
+        seen
+          .slice(0, -1)
+          .map((rows) => rows.at(-1)!)
+          .sort(),
+        'each page past the first is asked after the last item of the page before',
+      );
+    };
+
+    it('walks the devices with Next and Previous, filtered too: each device once, in order; a reload or a link keeps the page', async () => {
+      const devices = page.getByRole('region', { name: 'Devices of acme, by identifier' });
+      const shown = list('Devices of acme, by identifier', 'devices');
+      await nav('Devices');
+      await heading('Devices').waitFor();
+      // The list in the API's order, read in one page by offset: the fleet and the hawkBit device.
+      const all = await page.evaluate(async () =>
+        ((await (await fetch('tenants/acme/devices?per_page=500')).json()) as { items: { mac: string }[] }).items.map((d) => d.mac),
+      );
+      assert.deepEqual([...all].sort(), [...macs, 'console-pump-1'].sort());
+      const [seen, asked] = await requestsOf('/tenants/acme/devices', () => walk(shown, 50, all));
+      byCursor(asked, seen);
+      assert.equal(seen.length, 5);
+
+      // A new page size or filter starts over at the first page.
+      await shown.pager.getByRole('button', { name: 'Next page' }).click();
+      await shown.at(2, 50, all.length);
+      await page.getByLabel('Per page').selectOption('25');
+      await shown.at(1, 25, all.length);
+      assert.deepEqual(position(), { after: null, page: null });
+      await shown.pager.getByRole('button', { name: 'Next page' }).click();
+      await shown.at(2, 25, all.length);
+      await page.getByLabel('Device type', { exact: true }).fill('ESP32');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      const esp32 = all.filter((mac) => macs.includes(mac));
+      await shown.at(1, 25, esp32.length);
+      assert.deepEqual(position(), { after: null, page: null });
+
+      // Filtered, 25 a page: 8 full pages, the last with no page after it.
+      const [filtered, askedFiltered] = await requestsOf('/tenants/acme/devices', () => walk(shown, 25, esp32));
+      byCursor(askedFiltered, filtered);
+      for (const query of askedFiltered) assert.deepEqual([query.get('device_type'), query.get('per_page')], ['ESP32', '25']);
+
+      // A reload shows the same page, and Previous still knows the page before.
+      const next = shown.pager.getByRole('button', { name: 'Next page' });
+      await next.click();
+      await shown.at(2, 25, esp32.length);
+      await next.click();
+      assert.deepEqual(await shown.at(3, 25, esp32.length), filtered[2]);
+      await screenshots(page, 'devices-page-3');
+      await page.reload();
+      assert.deepEqual(await shown.at(3, 25, esp32.length), filtered[2], 'page 3 after a reload');
+      assert.equal(await page.getByLabel('Device type', { exact: true }).inputValue(), 'ESP32');
+      await shown.pager.getByRole('button', { name: 'Previous page' }).click();
+      assert.deepEqual(await shown.at(2, 25, esp32.length), filtered[1]);
+      await next.click();
+      await shown.at(3, 25, esp32.length);
+      await next.click();
+      assert.deepEqual(await shown.at(4, 25, esp32.length), filtered[3]);
+      // The browser's Back and Forward walk the pages too.
+      await page.goBack();
+      assert.deepEqual(await shown.at(3, 25, esp32.length), filtered[2], 'Back');
+      await page.goForward();
+      assert.deepEqual(await shown.at(4, 25, esp32.length), filtered[3], 'Forward');
+
+      // Opened from a link, page 4 does not know the cursor of page 3: its button says it goes to the first page.
+      const link = page.url();
+      await page.goto(at('/?tenant=acme'));
+      await heading('Overview of acme').waitFor();
+      await page.goto(link);
+      assert.deepEqual(await shown.at(4, 25, esp32.length), filtered[3], 'page 4 from a link');
+      assert.equal(await shown.pager.getByRole('button', { name: 'Previous page' }).count(), 0);
+      await screenshots(page, 'devices-page-4-from-a-link', true);
+      await shown.pager.getByRole('button', { name: 'First page' }).click();
+      assert.deepEqual(await shown.at(1, 25, esp32.length), filtered[0]);
+      assert.deepEqual(position(), { after: null, page: null });
+      assert.equal(await devices.getByRole('link', { name: 'console-pump-1' }).count(), 0);
+    });
+
+    it("walks a group's members with Next and Previous: each member once, in order; a reload keeps the page", async () => {
+      const shown = list('Members of field-test', 'members');
+      await page.goto(at('/groups/field-test?tenant=acme'));
+      await heading('Group field-test').waitFor();
+      const members = await page.evaluate(async () =>
+        (
+          (await (await fetch('tenants/acme/groups/field-test?per_page=500')).json()) as { member_macs: { items: { mac: string }[] } }
+        ).member_macs.items.map((m) => m.mac),
+      );
+      assert.deepEqual([...members].sort(), [...macs].sort());
+      const [seen, asked] = await requestsOf('/tenants/acme/groups/field-test', () => walk(shown, 50, members));
+      byCursor(asked, seen);
+      assert.equal(seen.length, 4);
+
+      const next = shown.pager.getByRole('button', { name: 'Next page' });
+      await next.click();
+      await shown.at(2, 50, members.length);
+      await next.click();
+      assert.deepEqual(await shown.at(3, 50, members.length), seen[2]);
+      assert.deepEqual(position(), { after: seen[1].at(-1), page: '3' });
+      await screenshots(page, 'group-members-page-3');
+      await page.reload();
+      assert.deepEqual(await shown.at(3, 50, members.length), seen[2], 'page 3 after a reload');
+      await shown.pager.getByRole('button', { name: 'Previous page' }).click();
+      assert.deepEqual(await shown.at(2, 50, members.length), seen[1]);
+    });
+  });
+
   it('plans a rollout with a window in Europe/Berlin, a ramp, an abort criterion and timeouts; a bad cron expression is shown at its field', async () => {
     const NIGHTLY = '1.1.0 at night in Berlin';
     await nav('Rollouts');
@@ -802,7 +978,16 @@ describe('operator console in a browser', () => {
     after(() => viewer?.close());
 
     /** Buttons that change nothing. */
-    const READ_ONLY = new Set(['Sign out', 'Previous page', 'Next page', 'Apply filters', 'Clear', 'Verify the ledger', 'Sign in']);
+    const READ_ONLY = new Set([
+      'Sign out',
+      'Previous page',
+      'First page',
+      'Next page',
+      'Apply filters',
+      'Clear',
+      'Verify the ledger',
+      'Sign in',
+    ]);
 
     it('sees every page without a single control that changes anything', async () => {
       const p = viewer.page;

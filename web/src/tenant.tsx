@@ -35,7 +35,9 @@ export function useTenant(): {
         (current) => {
           const next = new URLSearchParams(current);
           next.set('tenant', name);
+          // A page of another tenant's list means nothing here: its number, or its cursor.
           next.delete('page');
+          next.delete('after');
           return next;
         },
         { replace: false },

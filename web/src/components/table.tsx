@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { Page } from '#web/api/types';
 import { ErrorText, Loading } from '#web/components/feedback';
+import type { CursorBack } from '#web/paging';
 
 /**
  * A table that scrolls sideways on its own when the screen is narrow (keyboard too: it takes
@@ -17,36 +18,64 @@ export function Table({ caption, children, hideCaption = false }: { caption: str
   );
 }
 
-/** Previous / next page of a list, with where the list is. */
-export function Pager({
-  page,
-  perPage,
-  total,
-  what,
-  onPage,
-}: {
-  page: number;
-  perPage: number;
-  total: number;
-  what: string;
-  onPage: (page: number) => void;
-}) {
+/** The buttons of a list paged by keyset cursor (`?after=`, docs/decisions.md §9), and what its page holds. */
+export interface CursorControls {
+  /** Items on the page shown. */
+  shown: number;
+  /** Back one page or to the first ({@link CursorBack}); `undefined` on the first page. */
+  back: CursorBack | undefined;
+  /** Goes to the next page; `undefined` on the last page (the answer's `next` is null). */
+  forward: (() => void) | undefined;
+  /** A page is being fetched: both buttons wait for it, so a second click does not reuse the old cursor. */
+  busy: boolean;
+}
+
+/**
+ * Previous / next page of a list, with where the list is: "51–100 of 1,234 devices · page 2 of 25".
+ * By number (`page`, `onPage`), or by cursor (`cursor`: the list's own buttons; `page` only says
+ * where the page is, `undefined` when that is not known, and the total is the answer's).
+ */
+export function Pager(
+  props: { perPage: number; total: number; what: string } & (
+    { page: number; onPage: (page: number) => void } | { page: number | undefined; cursor: CursorControls }
+  ),
+) {
+  const { page, perPage, total, what } = props;
   const pages = Math.max(1, Math.ceil(total / perPage));
-  const first = total === 0 ? 0 : (page - 1) * perPage + 1;
-  const last = Math.min(total, page * perPage);
-  if (pages === 1 && page === 1) {
+  let previous: CursorBack | undefined;
+  let next: (() => void) | undefined;
+  let busy = false;
+  /** The number of the page's last item (by cursor: as many after its first as the page holds). */
+  let last = 0;
+  if ('cursor' in props) {
+    ({ back: previous, forward: next, busy } = props.cursor);
+    if (page !== undefined) last = (page - 1) * perPage + props.cursor.shown;
+  } else {
+    const { page: at, onPage } = props;
+    if (at > 1) previous = { label: 'Previous page', go: () => onPage(at - 1) };
+    if (at < pages) next = () => onPage(at + 1);
+    last = Math.min(total, at * perPage);
+  }
+  if (page === 1 && pages === 1 && !next) {
     return <p className="muted small count-line">{total === 1 ? `1 ${singular(what)}` : `${total.toLocaleString('en')} ${what}`}</p>;
   }
+  const shown = 'cursor' in props ? props.cursor.shown : undefined;
+  const of = `${total.toLocaleString('en')} ${what}`;
+  let where: string;
+  if (total === 0) where = `No ${what}`;
+  else if (shown === 0) where = `No more ${what} · ${of} in all`;
+  else if (page === undefined) where = `${(shown ?? 0).toLocaleString('en')} of ${of}`;
+  else {
+    where = `${((page - 1) * perPage + 1).toLocaleString('en')}–${last.toLocaleString('en')} of ${of}`;
+    if (pages > 1) where += ` · page ${page.toLocaleString('en')} of ${pages.toLocaleString('en')}`;
+  }
   return (
-    <nav className="pager" aria-label={`Pages of ${what}`}>
-      <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>
-        Previous page
+    <nav className="pager" aria-label={`Pages of ${what}`} aria-busy={busy}>
+      <button type="button" onClick={previous?.go} disabled={!previous || busy}>
+        {previous?.label ?? 'Previous page'}
       </button>
-      <span>
-        {total === 0 ? `No ${what}` : `${first.toLocaleString('en')}–${last.toLocaleString('en')} of ${total.toLocaleString('en')} ${what}`}
-        {pages > 1 ? ` · page ${page.toLocaleString('en')} of ${pages.toLocaleString('en')}` : ''}
-      </span>
-      <button type="button" onClick={() => onPage(page + 1)} disabled={page >= pages}>
+      <span>{where}</span>
+      <button type="button" onClick={next} disabled={!next || busy}>
         Next page
       </button>
     </nav>

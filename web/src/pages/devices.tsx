@@ -12,6 +12,7 @@ import { useSession } from '#web/session';
 import { ForTenant, PageTitle } from '#web/components/page-title';
 import { InlineSelect, Pager, Table } from '#web/components/table';
 import { ago, utc } from '#web/format';
+import { CURSOR_PARAMS, useCursorPages } from '#web/paging';
 import { withTenant } from '#web/tenant';
 
 /** The last-seen choices and the filter each becomes. */
@@ -39,7 +40,7 @@ export function DevicesPage() {
 
 function DeviceList({ tenant }: { tenant: string }) {
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
+  const { after, page, back, forwardTo } = useCursorPages();
   const perPage = PER_PAGE.includes(Number(params.get('per_page'))) ? Number(params.get('per_page')) : 50;
   const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   // The last-seen choice is turned into a time when the filter is applied, so paging keeps one time.
@@ -51,8 +52,9 @@ function DeviceList({ tenant }: { tenant: string }) {
     queryFn: () => answer(api.GET('/tenants/{tenant}/fleet', { params: { path: { tenant } } })),
   });
 
+  // Paged by cursor (docs/decisions.md §9): a page deep in a million devices costs what the first does.
   const query: DeviceListQuery = {
-    page,
+    after,
     per_page: perPage,
     q: filters.q || undefined,
     group: filters.group || undefined,
@@ -66,6 +68,7 @@ function DeviceList({ tenant }: { tenant: string }) {
     placeholderData: keepPreviousData,
   });
 
+  /** Changes the filters or the page size, and starts over at the first page. */
   const update = (change: Record<string, string | undefined>) =>
     setParams((current) => {
       const next = new URLSearchParams(current);
@@ -73,6 +76,7 @@ function DeviceList({ tenant }: { tenant: string }) {
         if (value === undefined || value === '') next.delete(key);
         else next.set(key, value);
       }
+      for (const name of CURSOR_PARAMS) next.delete(name);
       return next;
     });
 
@@ -88,10 +92,8 @@ function DeviceList({ tenant }: { tenant: string }) {
         groups={names.groups.map((g) => g.name)}
         versions={versions}
         types={types}
-        onApply={(chosen) =>
-          update({ ...chosen, page: undefined, at: chosen.seen && chosen.seen !== 'any' ? String(Date.now()) : undefined })
-        }
-        onClear={() => update({ ...Object.fromEntries(FILTERS.map((f) => [f, undefined])), page: undefined, at: undefined })}
+        onApply={(chosen) => update({ ...chosen, at: chosen.seen && chosen.seen !== 'any' ? String(Date.now()) : undefined })}
+        onClear={() => update({ ...Object.fromEntries(FILTERS.map((f) => [f, undefined])), at: undefined })}
       />
       <ErrorText error={devices.error} />
       {devices.isPending ? <Loading what="devices" /> : null}
@@ -127,13 +129,24 @@ function DeviceList({ tenant }: { tenant: string }) {
           </Table>
           {devices.data.total === 0 ? <p className="muted">No device matches these filters.</p> : null}
           <div className="pager-row">
-            <Pager page={page} perPage={perPage} total={devices.data.total} what="devices" onPage={(p) => update({ page: String(p) })} />
+            <Pager
+              page={page}
+              perPage={perPage}
+              total={devices.data.total}
+              what="devices"
+              cursor={{
+                shown: devices.data.items.length,
+                back,
+                forward: forwardTo(devices.data.next),
+                busy: devices.isPlaceholderData,
+              }}
+            />
             <InlineSelect
               id="per-page"
               label="Per page"
               value={perPage}
               options={PER_PAGE.map((n) => [n, String(n)] as const)}
-              onChange={(value) => update({ per_page: String(value), page: undefined })}
+              onChange={(value) => update({ per_page: String(value) })}
             />
           </div>
         </>

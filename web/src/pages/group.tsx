@@ -11,9 +11,12 @@ import { Pager, Table } from '#web/components/table';
 import { count, utc } from '#web/format';
 import { changeMembers } from '#web/members';
 import { useSession } from '#web/session';
+import { useCursorPages } from '#web/paging';
 import { withTenant } from '#web/tenant';
 
-/** One group: its members (paged), and forms to add or remove members. */
+const MEMBERS_PER_PAGE = 50;
+
+/** One group: its members (paged by cursor, the page in the address), and forms to add or remove members. */
 export function GroupPage() {
   const { group = '' } = useParams();
   const { canChange } = useSession();
@@ -29,11 +32,14 @@ export function GroupPage() {
 }
 
 function Members({ tenant, group, canChange }: { tenant: string; group: string; canChange: boolean }) {
-  const [page, setPage] = useState(1);
+  // Members paged by cursor (docs/decisions.md §9), the position kept in the address.
+  const { after, page, back, forwardTo } = useCursorPages();
   const detail = useQuery({
-    queryKey: ['groups', tenant, 'detail', group, page],
+    queryKey: ['groups', tenant, 'detail', group, after],
     queryFn: () =>
-      answer(api.GET('/tenants/{tenant}/groups/{group}', { params: { path: { tenant, group }, query: { page, per_page: 50 } } })),
+      answer(
+        api.GET('/tenants/{tenant}/groups/{group}', { params: { path: { tenant, group }, query: { after, per_page: MEMBERS_PER_PAGE } } }),
+      ),
     placeholderData: keepPreviousData,
   });
   if (detail.isPending) return <Loading what="the group" />;
@@ -71,7 +77,13 @@ function Members({ tenant, group, canChange }: { tenant: string; group: string; 
                 ))}
               </tbody>
             </Table>
-            <Pager page={page} perPage={50} total={d.member_macs.total} what="members" onPage={setPage} />
+            <Pager
+              page={page}
+              perPage={MEMBERS_PER_PAGE}
+              total={d.member_macs.total}
+              what="members"
+              cursor={{ shown: d.member_macs.items.length, back, forward: forwardTo(d.member_macs.next), busy: detail.isPlaceholderData }}
+            />
           </>
         ) : (
           <p className="muted">No member yet.</p>

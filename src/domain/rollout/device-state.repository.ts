@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { query } from '#src/platform/database/sql.js';
+import { isSqlite, query } from '#src/platform/database/sql.js';
 import { Device } from '#src/domain/device/device.entity.js';
 import { Firmware } from '#src/domain/firmware/firmware.entity.js';
 import { DeviceGroup } from '#src/domain/group/device-group.entity.js';
@@ -25,6 +25,12 @@ const TIME_COLUMN: Record<Exclude<DeviceState, 'pending'>, keyof RolloutDeviceSt
 
 /** Rows inserted per statement. */
 const CHUNK = 200;
+
+/**
+ * Device ids per slice of {@link DeviceStateRepository.placeTargets} on SQLite: about 2,000 devices
+ * examined and at most as many targets placed, some tens of milliseconds of the event loop.
+ */
+const PLACE_SLICE_DEVICES = 2000;
 
 /** How a rollout's devices stand: its targets per wave and state, and the members of its group that are not targets. */
 export interface RolloutProgress {
@@ -81,16 +87,29 @@ export class DeviceStateRepository {
   /**
    * Gives every target of the rollout (policy/targets.ts) that has no state in it yet the state
    * `pending` (one history entry each) in its wave: the targets in the stable order (device id)
-   * cut by {@link waveEnds} of `bounds`. Set-based: a count and two `INSERT … SELECT` statements,
-   * whatever the number of targets (a million devices start in seconds, docs/decisions.md §10).
+   * cut by {@link waveEnds} of `bounds`, their number read from the kept member counts
+   * (`group_member_count`). Set-based: two `INSERT … SELECT` statements per slice of devices.
+   *
+   * PostgreSQL places all targets in one slice. SQLite runs each statement on the event loop (and
+   * the default driver synchronously), so a million devices in one statement stopped every request
+   * for seconds (11 s for 500,000 targets): there the devices are walked by id in slices of
+   * {@link PLACE_SLICE_DEVICES}, and with `yieldBetweenSlices` the event loop serves requests
+   * between two slices, inside the still open transaction (docs/decisions.md §10: the caller makes
+   * the rollout active only after the last slice, so what those requests read of it is a draft).
    * @returns how many targets the rollout has.
    */
-  async placeTargets(manager: EntityManager, rolloutId: number, bounds: readonly WaveBound[], now: number): Promise<number> {
-    const targets = `SELECT d.id AS device_id, ROW_NUMBER() OVER (ORDER BY d.id) AS rn
-      FROM rollout r JOIN device d ON d.tenant_id = r.tenant_id WHERE r.id = $1 AND ${targetCondition('d', 'r')}`;
+  async placeTargets(
+    manager: EntityManager,
+    rolloutId: number,
+    bounds: readonly WaveBound[],
+    now: number,
+    yieldBetweenSlices = false,
+  ): Promise<number> {
     const [{ total }] = await query<{ total: unknown }[]>(
       manager,
-      `SELECT COUNT(*) AS total FROM rollout r JOIN device d ON d.tenant_id = r.tenant_id WHERE r.id = $1 AND ${targetCondition('d', 'r')}`,
+      `SELECT COALESCE(SUM(c.members), 0) AS total FROM rollout r JOIN firmware f ON f.id = r.firmware_id
+         JOIN group_member_count c ON c.group_id = r.group_id AND c.registered = 1 AND c.device_type = f.device_type
+        WHERE r.id = $1`,
       [rolloutId],
     );
     const ends = waveEnds(bounds, Number(total));
@@ -102,20 +121,49 @@ export class DeviceStateRepository {
             .slice(0, -1)
             .map((end, i) => `WHEN t.rn <= ${end} THEN ${i + 1}`)
             .join(' ')} ELSE ${ends.length} END`;
-    await query(
-      manager,
-      `INSERT INTO rollout_device_transition (rollout_id, device_id, state, at, message)
-       SELECT CAST($1 AS integer), t.device_id, 'pending', CAST($2 AS bigint), NULL FROM (${targets}) t
-        WHERE NOT EXISTS (SELECT 1 FROM rollout_device_state s WHERE s.rollout_id = $1 AND s.device_id = t.device_id)`,
-      [rolloutId, now],
-    );
-    await query(
-      manager,
-      `INSERT INTO rollout_device_state (rollout_id, device_id, wave, state, attempts, updated_at)
-       SELECT CAST($1 AS integer), t.device_id, ${wave}, 'pending', 0, CAST($2 AS bigint) FROM (${targets}) t
-        WHERE NOT EXISTS (SELECT 1 FROM rollout_device_state s WHERE s.rollout_id = $1 AND s.device_id = t.device_id)`,
-      [rolloutId, now],
-    );
+    // Targets with device ids in ($3, $4], ranked after the $5 targets of the slices before. On
+    // SQLite a slice reads its range of the table by id (NOT INDEXED keeps the planner off the
+    // tenant's indexes, which would walk every device of the tenant for each slice).
+    const sqlite = isSqlite(manager.connection.options.type);
+    const targets = `SELECT d.id AS device_id, CAST($5 AS integer) + ROW_NUMBER() OVER (ORDER BY d.id) AS rn
+      FROM rollout r JOIN device d${sqlite ? ' NOT INDEXED' : ''} ON d.tenant_id = r.tenant_id WHERE r.id = $1 AND d.id > CAST($3 AS bigint) AND d.id <= CAST($4 AS bigint) AND ${targetCondition('d', 'r')}`;
+    const place = async (from: number, to: number, ranked: number): Promise<void> => {
+      const parameters = [rolloutId, now, from, to, ranked];
+      await query(
+        manager,
+        `INSERT INTO rollout_device_transition (rollout_id, device_id, state, at, message)
+         SELECT CAST($1 AS integer), t.device_id, 'pending', CAST($2 AS bigint), NULL FROM (${targets}) t
+          WHERE NOT EXISTS (SELECT 1 FROM rollout_device_state s WHERE s.rollout_id = $1 AND s.device_id = t.device_id)`,
+        parameters,
+      );
+      await query(
+        manager,
+        `INSERT INTO rollout_device_state (rollout_id, device_id, wave, state, attempts, updated_at)
+         SELECT CAST($1 AS integer), t.device_id, ${wave}, 'pending', 0, CAST($2 AS bigint) FROM (${targets}) t
+          WHERE NOT EXISTS (SELECT 1 FROM rollout_device_state s WHERE s.rollout_id = $1 AND s.device_id = t.device_id)`,
+        parameters,
+      );
+    };
+    if (!sqlite) {
+      await place(0, Number.MAX_SAFE_INTEGER, 0);
+      return Number(total);
+    }
+    const [range] = await query<{ low: unknown; high: unknown }[]>(manager, 'SELECT MIN(id) AS low, MAX(id) AS high FROM device');
+    const high = Number(range?.high ?? 0);
+    let ranked = 0;
+    for (let from = Number(range?.low ?? 1) - 1; from < high && ranked < Number(total); from += PLACE_SLICE_DEVICES) {
+      const to = from + PLACE_SLICE_DEVICES;
+      await place(from, to, ranked);
+      const [{ n }] = await query<{ n: unknown }[]>(manager, `SELECT COUNT(*) AS n FROM (${targets}) t`, [
+        rolloutId,
+        now,
+        from,
+        to,
+        ranked,
+      ]);
+      ranked += Number(n);
+      if (yieldBetweenSlices && to < high) await new Promise((next) => setImmediate(next));
+    }
     return Number(total);
   }
 

@@ -197,12 +197,12 @@ export class RolloutPlanService {
       if (!next) throw new ConflictException(`Rollout ${id} cannot go from ${current.status} to ${actionTarget(action)}`);
       const changed: Rollout = { ...current, status: next };
       if (action === 'resume') changed.pauseReason = null;
+      // Targets first, while the rollout is still a draft: on SQLite requests are served between
+      // slices of them, inside this transaction, and must not find it active before it is whole.
+      if (action === 'start') await this.placeDevices(manager, changed, true);
       await this.rollouts.update(manager, id, { status: next, pauseReason: changed.pauseReason });
       await this.record(manager, changed, `rollout.${next === 'active' && action === 'start' ? 'started' : pastTense(action)}`, actor);
-      if (action === 'start') {
-        await this.placeDevices(manager, changed);
-        await this.startWave(manager, changed, 1, actor);
-      }
+      if (action === 'start') await this.startWave(manager, changed, 1, actor);
       if (action === 'start' || action === 'resume') await this.settle(manager, id, tenantId);
       return (await this.rollouts.findRollout(tenantId, id, manager))!;
     });
@@ -420,9 +420,13 @@ export class RolloutPlanService {
     await this.settle(manager, created.id, created.tenantId);
   }
 
-  /** Gives the rollout's targets (policy/targets.ts) their `pending` state and wave, in the stable order (device id). */
-  private async placeDevices(manager: EntityManager, rollout: Rollout): Promise<void> {
-    await this.states.placeTargets(manager, rollout.id, wavesOf(rollout), this.clock.now());
+  /**
+   * Gives the rollout's targets (policy/targets.ts) their `pending` state and wave, in the stable
+   * order (device id); `yieldBetweenSlices`: let requests run between slices on SQLite
+   * ({@link DeviceStateRepository.placeTargets}), only while the rollout is not active yet.
+   */
+  private async placeDevices(manager: EntityManager, rollout: Rollout, yieldBetweenSlices = false): Promise<void> {
+    await this.states.placeTargets(manager, rollout.id, wavesOf(rollout), this.clock.now(), yieldBetweenSlices);
   }
 
   /** Makes `wave` the current wave (a guarded update from the wave before) and records it; whether it started here. */

@@ -9,6 +9,7 @@
 import { NestFactory } from '@nestjs/core';
 import { CliModule } from '#src/cli/cli.module.js';
 import { loadConfig, prepareDataDir } from '#src/platform/config/app-config.js';
+import { OperatorTokenService } from '#src/domain/access/operator-token.service.js';
 import { OperatorUserService } from '#src/domain/access/operator-user.service.js';
 import { fleetDevice } from './fleet.js';
 import type { SeededTenant } from './seed.js';
@@ -32,10 +33,11 @@ export interface OperatorRead {
 }
 
 /**
- * Creates the bench's operator user in a seeded data dir (and database, when `databaseUrl` is
- * given), before the app starts.
+ * Creates the bench's operator user (a viewer, for the reads) in a seeded data dir (and database,
+ * when `databaseUrl` is given), before the app starts; returns an admin operator token for the
+ * scenarios that change something (a rollout's start).
  */
-export async function createOperatorUser(dataDir: string, databaseUrl?: string): Promise<void> {
+export async function createOperatorUser(dataDir: string, databaseUrl?: string): Promise<string> {
   const context = await NestFactory.createApplicationContext(
     CliModule.forRoot(
       prepareDataDir(
@@ -46,6 +48,7 @@ export async function createOperatorUser(dataDir: string, databaseUrl?: string):
   );
   try {
     await context.get(OperatorUserService).create(OPERATOR_USER.username, OPERATOR_USER.password, 'viewer');
+    return (await context.get(OperatorTokenService).create('bench')).token;
   } finally {
     await context.close();
   }

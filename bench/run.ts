@@ -259,6 +259,45 @@ async function nextRolloutDuringPdfReports(
   }
 }
 
+/**
+ * Next rollout under load while the operator starts the fleet's draft rollout (its targets placed
+ * in their waves, docs/decisions.md §10) with `adminToken`, the start sent when the measured run begins: whether
+ * device requests go on during a start. The start's seconds and number of targets.
+ */
+async function nextRolloutDuringStart(
+  app: App,
+  tenant: SeededTenant,
+  tokens: Record<DeviceType, string[]>,
+  adminToken: string,
+): Promise<{ result: LoadResult; seconds: number; targets: number }> {
+  const operator = async (method: 'GET' | 'POST', path: string) => {
+    const answer = await fetch(`${app.operator}/tenants/${tenant.name}/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}`);
+    return await answer.json();
+  };
+  const drafts = (await operator('GET', 'rollouts?status=draft')) as { items: { id: number }[] };
+  const draft = drafts.items[0];
+  if (draft === undefined) throw new Error('the seeded fleet has no draft rollout');
+  let start: Promise<{ seconds: number; targets: number }> | undefined;
+  const timer = setTimeout(() => {
+    const began = performance.now();
+    start = operator('POST', `rollouts/${draft.id}/start`).then((rollout) => ({
+      seconds: (performance.now() - began) / 1000,
+      targets: (rollout as { targeted: number }).targeted,
+    }));
+  }, settings.warmup * 1000);
+  try {
+    const result = await measure(app.vc, nextRolloutRequests(tenant, tokens), settings);
+    if (start === undefined) throw new Error('the rollout did not start during the run');
+    return { result, ...(await start) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Operator reads timed one at a time, 50 runs each after 3 warm-ups (fewer in a quick run). */
 async function operatorReads(app: App, tenant: SeededTenant, engine: string): Promise<OperatorRead[]> {
   const cookie = await signIn(app.operator);
@@ -283,7 +322,7 @@ async function main(): Promise<void> {
     const seeded = await seed(dataDir, FLEET, SMALL, LOGIN_KEYS);
     log(`seeded ${FLEET} + ${SMALL} devices, 10 active rollouts in ${seeded.seconds.toFixed(1)} s`);
     log(`longest rollout start: ${seeded.longestStartSeconds.toFixed(1)} s for ${seeded.longestStartTargets} targets`);
-    await createOperatorUser(dataDir);
+    const adminToken = await createOperatorUser(dataDir);
     const operatorReadRows: { engine: string; reads: OperatorRead[] }[] = [];
 
     // The ceiling.
@@ -353,6 +392,17 @@ async function main(): Promise<void> {
         rows.push({ scenario: `POST auth/login (${driver})`, result: logins, ceiling: ceilingPost, target: { ratio: 0.25 } });
         operatorReadRows.push({ engine: `SQLite (${driver})`, reads: await operatorReads(app, seeded.fleet, driver) });
         rows.push(...(await confirmationRows(app, seeded.fleet, tokens, driver, ceilingPost)));
+        // Last: it starts the fleet's draft rollout, which changes what the fleet is offered.
+        const starting = await nextRolloutDuringStart(app, seeded.fleet, tokens, adminToken);
+        log(
+          `[${driver}] next rollout while a rollout of ${starting.targets} targets starts (${starting.seconds.toFixed(1)} s): ${describe(starting.result)}`,
+        );
+        rows.push({
+          scenario: `POST next/rollout while a rollout of ${starting.targets.toLocaleString('en')} targets starts (${driver}; the start took ${starting.seconds.toFixed(1)} s)`,
+          result: starting.result,
+          ceiling: ceilingPost,
+          target: { ratio: 0.4, p99: 10 },
+        });
       } finally {
         await app.server.stop();
       }

@@ -307,6 +307,8 @@ describe('the fleet overview and device list totals from the kept counts', () =>
       '&group=north&device_type=ESP32',
       '&group=north&firmware_version=1.0',
       `&seen_since=${encodeURIComponent(new Date(app.clock.now() - HOUR * 1000).toISOString())}`,
+      `&not_seen_since=${encodeURIComponent(new Date(app.clock.now() - HOUR * 1000).toISOString())}`,
+      `&not_seen_since=${encodeURIComponent(new Date(app.clock.now() - HOUR * 1000).toISOString())}&device_type=ESP32`,
     ];
     const check = async () => {
       for (const filter of filters) {

@@ -173,10 +173,21 @@ export class DeviceRepository {
    * How many of the tenant's devices pass `filter`, from the kept counts when it filters by
    * nothing but version and type (`device_count`) or by a group and type (the group's registered
    * members, `group_member_count`): a few rows where counting the devices read a million on every
-   * page. `undefined` for any other filter, which the caller counts.
+   * page. `not_seen_since` alone counts its two index ranges apart (never seen, seen before it):
+   * SQLite, planning without statistics, read every device of the tenant for the two together.
+   * `undefined` for any other filter, which the caller counts.
    */
   private async keptTotal(tenantId: number, filter: DeviceFilter): Promise<number | undefined> {
-    if (filter.seenSince !== undefined || filter.notSeenSince !== undefined || filter.text !== undefined) return undefined;
+    const { notSeenSince, ...others } = filter;
+    if (notSeenSince !== undefined && Object.values(others).every((value) => value === undefined)) {
+      const count = async (where: string, parameters: unknown[]) =>
+        Number(
+          (await query<{ n: number | string }[]>(this.dataSource.manager, `SELECT COUNT(*) AS n FROM device WHERE ${where}`, parameters))[0]
+            .n,
+        );
+      return (await count(NEVER_SEEN, [tenantId])) + (await count(SEEN_BEFORE, [tenantId, notSeenSince]));
+    }
+    if (filter.seenSince !== undefined || notSeenSince !== undefined || filter.text !== undefined) return undefined;
     const where: string[] = [];
     const parameters: unknown[] = [];
     const add = (column: string, value: unknown) => where.push(`${column} = $${parameters.push(value)}`);

@@ -29,6 +29,7 @@ export interface Confirmations {
  * `connections` at a time, in fleet order), then measures their success reports and,
  * after those, their confirming polls, each device once.
  * @param tokens device tokens per device type (any token of the type serves any device of it).
+ * @param duringReports called right before the reports start and right after they end (e.g. to sample the database meanwhile).
  * @throws Error when a report or a poll is not answered 200, or no device is offered anything.
  */
 export async function measureConfirmations(
@@ -37,6 +38,7 @@ export async function measureConfirmations(
   tokens: Record<DeviceType, string[]>,
   wanted: number,
   connections: number,
+  duringReports?: { before(): void; after(): void },
 ): Promise<Confirmations> {
   const offered = await offeredDevices(vc, tenant, tokens, wanted, connections);
   if (offered.length === 0) throw new Error('no device was offered a rollout');
@@ -48,6 +50,7 @@ export async function measureConfirmations(
       return { method: 'POST' as const, path, body, headers: { 'x-access-token': token } };
     };
   };
+  duringReports?.before();
   const reports = await measureAmount(
     vc,
     cycle((d) => ({
@@ -58,6 +61,7 @@ export async function measureConfirmations(
     offered.length,
     connections,
   );
+  duringReports?.after();
   const polls = await measureAmount(
     vc,
     cycle((d) => ({ path: '/api/device/next/rollout', body: JSON.stringify({ mac: d.mac, firmware_version: d.version }), token: d.token })),

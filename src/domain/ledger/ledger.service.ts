@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional, PayloadTooLargeException } from '@nestjs/
 import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
-import { lockAcrossInstances, LockKey } from '#src/platform/database/unit-of-work.js';
+import { beforeCommit, lockAcrossInstances, LockKey } from '#src/platform/database/unit-of-work.js';
 import { actorLabel, DEFAULT_ACTOR, type Actor } from './ledger-actor.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { LedgerRepository } from './ledger.repository.js';
@@ -91,6 +91,39 @@ export class LedgerService {
     @Optional() @Inject(DEFAULT_ACTOR) private readonly defaultActor?: Actor,
   ) {}
 
+  /** Events held back per transaction ({@link hold}), appended in order before its next entry or its commit. */
+  private readonly held = new WeakMap<EntityManager, LedgerEvent[]>();
+
+  /**
+   * Appends `event` like {@link append}, but at the end of the caller's `UnitOfWork` transaction,
+   * just before its commit (or before the next entry it appends, so the entries keep the order of
+   * their changes). The ledger lock is held from an append until the commit and every appender of
+   * every instance waits for it: a transaction with more to do after its change (a success report
+   * moves the device's state and settles its rollout) holds its entry back so the lock is held
+   * only for the append itself. Appends at once when `manager` is not a unit-of-work transaction's.
+   * @throws PayloadTooLargeException as {@link append}, from the transaction's end.
+   */
+  async hold(manager: EntityManager, event: LedgerEvent): Promise<void> {
+    const held = this.held.get(manager);
+    if (held) {
+      held.push(event);
+      return;
+    }
+    if (!beforeCommit(manager, () => this.appendHeld(manager))) {
+      await this.appendNow(manager, event);
+      return;
+    }
+    this.held.set(manager, [event]);
+  }
+
+  /** Appends the events {@link hold} kept for the transaction of `manager`, in order. */
+  private async appendHeld(manager: EntityManager): Promise<void> {
+    const held = this.held.get(manager);
+    if (!held) return;
+    this.held.delete(manager);
+    for (const event of held) await this.appendNow(manager, event);
+  }
+
   /**
    * Appends an entry inside the caller's transaction (a `UnitOfWork` one), so it commits
    * with the state change it records. One appender at a time across every instance: SQLite has
@@ -99,8 +132,14 @@ export class LedgerService {
    * actor (or the process's default actor, the CLI's account) is recorded and hashed with it.
    * @throws PayloadTooLargeException when the entry's leaf text would exceed 65,535 bytes, the
    *   most a C2SP tlog-tiles entry bundle holds (the caller's transaction then rolls back).
+   *   Events the transaction {@link hold held} back are appended first.
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
+    await this.appendHeld(manager);
+    return this.appendNow(manager, event);
+  }
+
+  private async appendNow(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
     await lockAcrossInstances(manager, LockKey.ledger);
     const last = await this.entries.head(manager);
     const prevHash = last?.hash ?? GENESIS_HASH;

@@ -156,6 +156,7 @@ async function main(): Promise<void> {
       measured = await measureConfirmations(urls['VC_URL'], seeded.fleet, tokens, REPORTS, CONNECTIONS, {
         before: () => sampler?.start(),
         after: () => sampler?.pause(),
+        failures: 'count',
       });
     } finally {
       const activity = await sampler?.stop();
@@ -168,6 +169,9 @@ async function main(): Promise<void> {
     log(`success reports of ${measured.devices} devices: ${describe(measured.reports)}`);
     log(`their confirming polls: ${describe(measured.polls)}`);
     log(`RESULT reports/s ${measured.reports.requestsPerSecond.toFixed(0)} p99 ${measured.reports.p99} ms`);
+  } catch (error) {
+    if (server) log(`the app's stderr (last 4000 characters):\n${server.errors}`);
+    throw error;
   } finally {
     await server?.stop();
     await database?.drop();

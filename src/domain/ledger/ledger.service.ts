@@ -10,7 +10,7 @@ import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, ledgerLeafText, typ
 import { CheckpointService } from './checkpoint.service.js';
 import { LedgerTreeRepository } from './ledger-tree.repository.js';
 import { LedgerTreeService } from './ledger-tree.service.js';
-import { CompactTree, leafHash, nodeKey } from './merkle.js';
+import { CompactTree, leafHash, nodeKey, type TreeNode } from './merkle.js';
 import { MAX_ENTRY_BYTES } from './tiles.js';
 
 /** A state change to record (docs/decisions.md §7). */
@@ -110,7 +110,7 @@ export class LedgerService {
       return;
     }
     if (!beforeCommit(manager, () => this.appendHeld(manager))) {
-      await this.appendNow(manager, event);
+      await this.append(manager, event);
       return;
     }
     this.held.set(manager, [event]);
@@ -121,7 +121,7 @@ export class LedgerService {
     const held = this.held.get(manager);
     if (!held) return;
     this.held.delete(manager);
-    for (const event of held) await this.appendNow(manager, event);
+    await this.appendAll(manager, held);
   }
 
   /**
@@ -130,22 +130,65 @@ export class LedgerService {
    * one writer; on PostgreSQL the ledger lock is taken before the head is read and held until
    * the caller commits, so the next appender reads this entry as its predecessor. The event's
    * actor (or the process's default actor, the CLI's account) is recorded and hashed with it.
+   * Events the transaction {@link hold held} back are appended first.
    * @throws PayloadTooLargeException when the entry's leaf text would exceed 65,535 bytes, the
    *   most a C2SP tlog-tiles entry bundle holds (the caller's transaction then rolls back).
-   *   Events the transaction {@link hold held} back are appended first.
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
-    await this.appendHeld(manager);
-    return this.appendNow(manager, event);
+    const held = this.held.get(manager) ?? [];
+    this.held.delete(manager);
+    const entries = await this.appendAll(manager, [...held, event]);
+    return entries[entries.length - 1];
   }
 
-  private async appendNow(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
+  /**
+   * Appends `events` in order, with the ledger lock: the head and the tree's right edge in one
+   * statement, the entries and the subtrees they complete in one more (two on SQLite), as few
+   * round trips as possible while every other appender waits. A tree whose right edge is not
+   * stored whole (altered by hand) is appended to entry by entry ({@link LedgerTreeService.append}).
+   */
+  private async appendAll(manager: EntityManager, events: readonly LedgerEvent[]): Promise<LedgerEntry[]> {
     await lockAcrossInstances(manager, LockKey.ledger);
+    const { head, edge } = await this.treeNodes.headAndEdge(manager);
+    let tree: CompactTree;
+    try {
+      tree = CompactTree.fromEdge(head?.seq ?? 0, edge);
+    } catch {
+      const appended: LedgerEntry[] = [];
+      for (const event of events) appended.push(await this.appendOne(manager, event));
+      return appended;
+    }
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    const entries: LedgerEntry[] = [];
+    const nodes: TreeNode[] = [];
+    for (const event of events) {
+      const fields = this.fieldsOf(event, tree.size + 1);
+      const leafText = checkedLeafText(prevHash, fields);
+      const entry = { ...fields, prevHash, hash: ledgerHash(prevHash, fields) };
+      entries.push(entry);
+      nodes.push(...tree.push(leafHash(leafText)));
+      prevHash = entry.hash;
+    }
+    await this.entries.insertWithNodes(manager, entries, nodes);
+    return entries;
+  }
+
+  /** One entry after the stored head, its subtrees read one by one ({@link LedgerTreeService.append}); the ledger lock held. */
+  private async appendOne(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
     const last = await this.entries.head(manager);
     const prevHash = last?.hash ?? GENESIS_HASH;
+    const fields = this.fieldsOf(event, (last?.seq ?? 0) + 1);
+    const leafText = checkedLeafText(prevHash, fields);
+    const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
+    await this.tree.append(manager, entry.seq, leafText);
+    return entry;
+  }
+
+  /** The hashed fields of entry `seq` recording `event`, now, by its actor or the process's default actor. */
+  private fieldsOf(event: LedgerEvent, seq: number): Omit<LedgerEntry, 'prevHash' | 'hash'> {
     const actor = event.actor ?? this.defaultActor;
-    const fields = {
-      seq: (last?.seq ?? 0) + 1,
+    return {
+      seq,
       tenantId: event.tenantId,
       type: event.type,
       subject: event.subject,
@@ -153,12 +196,6 @@ export class LedgerService {
       createdAt: this.clock.now(),
       actor: actor ? actorLabel(actor) : null,
     };
-    const leafText = ledgerLeafText(prevHash, fields);
-    const bytes = Buffer.byteLength(leafText, 'utf8');
-    if (bytes > MAX_ENTRY_BYTES) throw new PayloadTooLargeException(entryTooLarge(bytes));
-    const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
-    await this.tree.append(manager, entry.seq, leafText);
-    return entry;
   }
 
   /**
@@ -255,4 +292,12 @@ function parsePayload(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The leaf text of an entry (what its hash covers). @throws PayloadTooLargeException when it exceeds {@link MAX_ENTRY_BYTES}. */
+function checkedLeafText(prevHash: string, fields: Omit<LedgerEntry, 'prevHash' | 'hash'>): string {
+  const leafText = ledgerLeafText(prevHash, fields);
+  const bytes = Buffer.byteLength(leafText, 'utf8');
+  if (bytes > MAX_ENTRY_BYTES) throw new PayloadTooLargeException(entryTooLarge(bytes));
+  return leafText;
 }

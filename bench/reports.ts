@@ -13,6 +13,7 @@
  *   npm run bench:reports -- --devices 100000 --reports 20000 --connections 50
  */
 import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +169,12 @@ async function main(): Promise<void> {
     }
     log(`success reports of ${measured.devices} devices: ${describe(measured.reports)}`);
     log(`their confirming polls: ${describe(measured.polls)}`);
+    // The chain and tree the concurrent reports appended to, checked as an operator would.
+    const verify = spawnSync(process.execPath, [join(ROOT, 'bin/firmledger.js'), 'ledger', 'verify'], {
+      env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'error', ...(database ? { DATABASE_URL: database.url } : {}) },
+      encoding: 'utf8',
+    });
+    log(`ledger verify (exit ${verify.status}): ${(verify.stdout + verify.stderr).trim()}`);
     log(`RESULT reports/s ${measured.reports.requestsPerSecond.toFixed(0)} p99 ${measured.reports.p99} ms`);
   } catch (error) {
     if (server) log(`the app's stderr (last 4000 characters):\n${server.errors}`);

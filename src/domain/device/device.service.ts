@@ -287,7 +287,8 @@ export class DeviceService {
       const current = await this.devices.findById(device.id, m);
       if (!current) throw new NotFoundException(DeviceMessages.absent);
       await this.devices.setFirmwareVersion(m, device.id, firmwareVersion, now);
-      await this.record(m, { ...current, firmwareVersion }, 'device.updated');
+      // At the end of the transaction: a success report goes on to move the device's rollout state.
+      await this.record(m, { ...current, firmwareVersion }, 'device.updated', undefined, 'at commit');
       return current;
     };
     if (manager) {
@@ -495,14 +496,23 @@ export class DeviceService {
     this.lastSeen.seen(device.id, this.clock.now());
   }
 
-  private async record(manager: EntityManager, device: Device, type: DeviceRecordEntry, actor?: Actor): Promise<void> {
-    await this.ledger.append(manager, {
+  /** Records the device's state in the ledger now, or `at commit` of the caller's transaction ({@link LedgerService.hold}). */
+  private async record(
+    manager: EntityManager,
+    device: Device,
+    type: DeviceRecordEntry,
+    actor?: Actor,
+    when: 'now' | 'at commit' = 'now',
+  ): Promise<void> {
+    const event = {
       tenantId: device.tenantId,
       type,
       subject: Subject.device(device.mac),
       actor,
       state: { mac: device.mac, name: device.name, firmwareVersion: device.firmwareVersion, deviceType: device.deviceType },
-    });
+    };
+    if (when === 'now') await this.ledger.append(manager, event);
+    else await this.ledger.hold(manager, event);
   }
 }
 

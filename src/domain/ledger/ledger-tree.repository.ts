@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Between, DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { LedgerCheckpoint, LedgerCosignature, LedgerTreeNode } from './ledger-tree.entity.js';
+import { query } from '#src/platform/database/sql.js';
 import { nodeKey, type TreeNode } from './merkle.js';
 
 /** Database access for the Merkle tree over the ledger, its checkpoints and their cosignatures. */
@@ -30,6 +31,32 @@ export class LedgerTreeRepository {
       for (const row of rows) found.set(nodeKey(row.level, row.index), Buffer.from(row.hash, 'hex'));
     }
     return found;
+  }
+
+  /**
+   * In one statement, inside the appender's transaction (the ledger lock held): the newest entry's
+   * sequence number and hash (`null` on an empty ledger) and the stored right edge of the tree of
+   * that many leaves, largest subtree first (for a size with bit L set, the node at level L,
+   * index `(size >> L) - 1`, as `CompactTree.edgeNodes`). A missing node is simply absent.
+   */
+  async headAndEdge(manager: EntityManager): Promise<{ head: { seq: number; hash: string } | null; edge: TreeNode[] }> {
+    const rows = await query<Array<{ level: number | string; idx: number | string; hash: string }>>(
+      manager,
+      `WITH RECURSIVE bits(l) AS (SELECT 0 UNION ALL SELECT l + 1 FROM bits WHERE l < 30),
+         head AS (SELECT seq, hash FROM ledger_entry ORDER BY seq DESC LIMIT 1)
+       SELECT -1 AS level, head.seq AS idx, head.hash AS hash FROM head
+       UNION ALL
+       SELECT n.level, n.idx, n.hash FROM head
+         JOIN bits ON ((head.seq >> bits.l) & 1) = 1
+         JOIN ledger_tree_node n ON n.level = bits.l AND n.idx = (head.seq >> bits.l) - 1`,
+    );
+    let head: { seq: number; hash: string } | null = null;
+    const edge: TreeNode[] = [];
+    for (const row of rows) {
+      if (Number(row.level) === -1) head = { seq: Number(row.idx), hash: row.hash };
+      else edge.push({ level: Number(row.level), index: Number(row.idx), hash: Buffer.from(row.hash, 'hex') });
+    }
+    return { head, edge: edge.sort((a, b) => b.level - a.level) };
   }
 
   /** Writes (or overwrites) perfect subtrees inside the caller's transaction. */

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Between, DataSource, EntityManager, In } from 'typeorm';
+import { query } from '#src/platform/database/sql.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
+import type { TreeNode } from './merkle.js';
 
 /** Database access for ledger entries. */
 @Injectable()
@@ -12,6 +14,30 @@ export class LedgerRepository {
   async head(manager: EntityManager): Promise<Pick<LedgerEntry, 'seq' | 'hash'> | null> {
     const [last] = await manager.find(LedgerEntry, { select: { seq: true, hash: true }, order: { seq: 'DESC' }, take: 1 });
     return last ?? null;
+  }
+
+  /**
+   * Writes `entries` and the tree nodes they complete (overwriting a stored node at the same
+   * place) inside the caller's transaction: one statement on PostgreSQL, two on SQLite.
+   */
+  async insertWithNodes(manager: EntityManager, entries: readonly LedgerEntry[], nodes: readonly TreeNode[]): Promise<void> {
+    const entryRows = entries.map((e) => [e.seq, e.tenantId, e.type, e.subject, e.payload, e.createdAt, e.actor, e.prevHash, e.hash]);
+    const nodeRows = nodes.map((n) => [n.level, n.index, n.hash.toString('hex')]);
+    const [entryValues, entryTuples] = valuesList(entryRows, 0);
+    const insertEntries = `INSERT INTO ledger_entry (seq, tenant_id, type, subject, payload, created_at, actor, prev_hash, hash) VALUES ${entryTuples}`;
+    if (nodeRows.length === 0) {
+      await query(manager, insertEntries, entryValues);
+      return;
+    }
+    const postgres = manager.connection.options.type === 'postgres';
+    const [nodeValues, nodeTuples] = valuesList(nodeRows, postgres ? entryValues.length : 0);
+    const insertNodes = `INSERT INTO ledger_tree_node (level, idx, hash) VALUES ${nodeTuples} ON CONFLICT (level, idx) DO UPDATE SET hash = excluded.hash`;
+    if (postgres) {
+      await query(manager, `WITH entries AS (${insertEntries}) ${insertNodes}`, [...entryValues, ...nodeValues]);
+      return;
+    }
+    await query(manager, insertEntries, entryValues);
+    await query(manager, insertNodes, nodeValues);
   }
 
   /** Writes one entry inside the caller's transaction. */
@@ -72,4 +98,11 @@ export class LedgerRepository {
   range(fromSeq: number, toSeq: number): Promise<LedgerEntry[]> {
     return this.dataSource.getRepository(LedgerEntry).find({ where: { seq: Between(fromSeq, toSeq) }, order: { seq: 'ASC' } });
   }
+}
+
+/** The values of `rows` in order and their `($n, …), …` list, numbered from `after + 1`. */
+function valuesList(rows: readonly unknown[][], after: number): [unknown[], string] {
+  const values: unknown[] = [];
+  const tuples = rows.map((row) => `(${row.map((value) => `$${after + values.push(value)}`).join(', ')})`).join(', ');
+  return [values, tuples];
 }

@@ -178,6 +178,68 @@ describe(LedgerService.name, () => {
     });
   });
 
+  describe('hold', () => {
+    const event = (n: number): LedgerEvent => ({ tenantId: 1, type: 'group.created', subject: `group:${n}`, state: { n } });
+    const subjects = async (rows: () => Promise<Row[]>) => (await rows()).slice(5).map((r) => r.subject);
+
+    it('appends at the end of the transaction, or first when the transaction appends again, in the order held', async () => {
+      const { ledger, unitOfWork, rows } = await seeded('hold');
+      await unitOfWork.transaction(async (m) => {
+        await ledger.hold(m, event(1));
+        await ledger.hold(m, event(2));
+        assert.equal((await m.query('SELECT count(*) AS n FROM ledger_entry'))[0].n, 5, 'held, not appended yet');
+        await ledger.append(m, event(3));
+        await ledger.hold(m, event(4));
+        assert.equal((await m.query('SELECT count(*) AS n FROM ledger_entry'))[0].n, 8);
+      });
+      assert.deepEqual(await subjects(rows), ['group:1', 'group:2', 'group:3', 'group:4']);
+      assert.equal((await ledger.verify()).ok, true);
+    });
+
+    it('rolls back with its transaction, and appends at once outside a unit-of-work transaction', async () => {
+      const { dataSource, ledger, unitOfWork, rows } = await seeded('hold-rollback');
+      await assert.rejects(
+        unitOfWork.transaction(async (m) => {
+          await ledger.hold(m, event(1));
+          throw new Error('state change failed');
+        }),
+        /state change failed/,
+      );
+      assert.deepEqual(await subjects(rows), []);
+      await ledger.hold(dataSource.manager, event(2));
+      assert.deepEqual(await subjects(rows), ['group:2']);
+      assert.equal((await ledger.verify()).ok, true);
+    });
+
+    it('writes the same entries and tree as appending one by one', async () => {
+      const oneByOne = await seeded('one-by-one');
+      const dataSource = new DataSource(dataSourceOptions({ databasePath: join(dir, 'held-at-once.sqlite') }, SCHEMA));
+      opened.push(dataSource);
+      await dataSource.initialize();
+      const ledger = ledgerOver(dataSource, new SteppingClock(1_700_000_000_000));
+      await new UnitOfWork(dataSource).transaction(async (m) => {
+        for (const held of EVENTS) await ledger.hold(m, held);
+      });
+      const tree = 'SELECT level, idx, hash FROM ledger_tree_node ORDER BY level, idx';
+      assert.deepEqual(await dataSource.query('SELECT * FROM ledger_entry ORDER BY seq'), await oneByOne.rows());
+      assert.deepEqual(await dataSource.query(tree), await oneByOne.dataSource.query(tree));
+      assert.equal((await dataSource.query(tree)).length, 5 + 2 + 1, 'leaves, then the subtrees of 2 and of 4 leaves');
+      assert.equal((await ledger.verify()).ok, true);
+    });
+
+    it("still appends when the tree's right edge lacks a node (altered by hand): the entry is written, verify names the gap", async () => {
+      const { dataSource, ledger, unitOfWork, rows } = await seeded('edge-gap');
+      await dataSource.query('DELETE FROM ledger_tree_node WHERE level = 0 AND idx = 4');
+      await unitOfWork.transaction((m) => ledger.hold(m, event(1)));
+      const stored = await rows();
+      assert.deepEqual(await subjects(rows), ['group:1']);
+      assert.equal(stored[5].prev_hash, stored[4].hash);
+      const result = await ledger.verify();
+      assert.equal(result.ok, false);
+      assert.equal(result.firstBreak?.seq, 5);
+    });
+  });
+
   describe('verify', () => {
     it('is ok for an untouched chain of 5 entries, head = the last hash', async () => {
       const { ledger, rows } = await seeded('ok');

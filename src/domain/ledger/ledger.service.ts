@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional, PayloadTooLargeException } from '@nestjs/
 import type { EntityManager } from 'typeorm';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
-import { lockAcrossInstances, LockKey } from '#src/platform/database/unit-of-work.js';
+import { beforeCommit, lockAcrossInstances, LockKey } from '#src/platform/database/unit-of-work.js';
 import { actorLabel, DEFAULT_ACTOR, type Actor } from './ledger-actor.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
 import { LedgerRepository } from './ledger.repository.js';
@@ -10,7 +10,7 @@ import { canonicalJson, checkLink, GENESIS_HASH, ledgerHash, ledgerLeafText, typ
 import { CheckpointService } from './checkpoint.service.js';
 import { LedgerTreeRepository } from './ledger-tree.repository.js';
 import { LedgerTreeService } from './ledger-tree.service.js';
-import { CompactTree, leafHash, nodeKey } from './merkle.js';
+import { CompactTree, leafHash, nodeKey, type TreeNode } from './merkle.js';
 import { MAX_ENTRY_BYTES } from './tiles.js';
 
 /** A state change to record (docs/decisions.md §7). */
@@ -91,22 +91,104 @@ export class LedgerService {
     @Optional() @Inject(DEFAULT_ACTOR) private readonly defaultActor?: Actor,
   ) {}
 
+  /** Events held back per transaction ({@link hold}), appended in order before its next entry or its commit. */
+  private readonly held = new WeakMap<EntityManager, LedgerEvent[]>();
+
+  /**
+   * Appends `event` like {@link append}, but at the end of the caller's `UnitOfWork` transaction,
+   * just before its commit (or before the next entry it appends, so the entries keep the order of
+   * their changes). The ledger lock is held from an append until the commit and every appender of
+   * every instance waits for it: a transaction with more to do after its change (a success report
+   * moves the device's state and settles its rollout) holds its entry back so the lock is held
+   * only for the append itself. Appends at once when `manager` is not a unit-of-work transaction's.
+   * @throws PayloadTooLargeException as {@link append}, from the transaction's end.
+   */
+  async hold(manager: EntityManager, event: LedgerEvent): Promise<void> {
+    const held = this.held.get(manager);
+    if (held) {
+      held.push(event);
+      return;
+    }
+    if (!beforeCommit(manager, () => this.appendHeld(manager))) {
+      await this.append(manager, event);
+      return;
+    }
+    this.held.set(manager, [event]);
+  }
+
+  /** Appends the events {@link hold} kept for the transaction of `manager`, in order. */
+  private async appendHeld(manager: EntityManager): Promise<void> {
+    const held = this.held.get(manager);
+    if (!held) return;
+    this.held.delete(manager);
+    await this.appendAll(manager, held);
+  }
+
   /**
    * Appends an entry inside the caller's transaction (a `UnitOfWork` one), so it commits
    * with the state change it records. One appender at a time across every instance: SQLite has
    * one writer; on PostgreSQL the ledger lock is taken before the head is read and held until
    * the caller commits, so the next appender reads this entry as its predecessor. The event's
    * actor (or the process's default actor, the CLI's account) is recorded and hashed with it.
+   * Events the transaction {@link hold held} back are appended first.
    * @throws PayloadTooLargeException when the entry's leaf text would exceed 65,535 bytes, the
    *   most a C2SP tlog-tiles entry bundle holds (the caller's transaction then rolls back).
    */
   async append(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
+    const held = this.held.get(manager) ?? [];
+    this.held.delete(manager);
+    const entries = await this.appendAll(manager, [...held, event]);
+    return entries[entries.length - 1];
+  }
+
+  /**
+   * Appends `events` in order, with the ledger lock: the head and the tree's right edge in one
+   * statement, the entries and the subtrees they complete in one more (two on SQLite), as few
+   * round trips as possible while every other appender waits. A tree whose right edge is not
+   * stored whole (altered by hand) is appended to entry by entry ({@link LedgerTreeService.append}).
+   */
+  private async appendAll(manager: EntityManager, events: readonly LedgerEvent[]): Promise<LedgerEntry[]> {
     await lockAcrossInstances(manager, LockKey.ledger);
+    const { head, edge } = await this.treeNodes.headAndEdge(manager);
+    let tree: CompactTree;
+    try {
+      tree = CompactTree.fromEdge(head?.seq ?? 0, edge);
+    } catch {
+      const appended: LedgerEntry[] = [];
+      for (const event of events) appended.push(await this.appendOne(manager, event));
+      return appended;
+    }
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    const entries: LedgerEntry[] = [];
+    const nodes: TreeNode[] = [];
+    for (const event of events) {
+      const fields = this.fieldsOf(event, tree.size + 1);
+      const leafText = checkedLeafText(prevHash, fields);
+      const entry = { ...fields, prevHash, hash: ledgerHash(prevHash, fields) };
+      entries.push(entry);
+      nodes.push(...tree.push(leafHash(leafText)));
+      prevHash = entry.hash;
+    }
+    await this.entries.insertWithNodes(manager, entries, nodes);
+    return entries;
+  }
+
+  /** One entry after the stored head, its subtrees read one by one ({@link LedgerTreeService.append}); the ledger lock held. */
+  private async appendOne(manager: EntityManager, event: LedgerEvent): Promise<LedgerEntry> {
     const last = await this.entries.head(manager);
     const prevHash = last?.hash ?? GENESIS_HASH;
+    const fields = this.fieldsOf(event, (last?.seq ?? 0) + 1);
+    const leafText = checkedLeafText(prevHash, fields);
+    const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
+    await this.tree.append(manager, entry.seq, leafText);
+    return entry;
+  }
+
+  /** The hashed fields of entry `seq` recording `event`, now, by its actor or the process's default actor. */
+  private fieldsOf(event: LedgerEvent, seq: number): Omit<LedgerEntry, 'prevHash' | 'hash'> {
     const actor = event.actor ?? this.defaultActor;
-    const fields = {
-      seq: (last?.seq ?? 0) + 1,
+    return {
+      seq,
       tenantId: event.tenantId,
       type: event.type,
       subject: event.subject,
@@ -114,12 +196,6 @@ export class LedgerService {
       createdAt: this.clock.now(),
       actor: actor ? actorLabel(actor) : null,
     };
-    const leafText = ledgerLeafText(prevHash, fields);
-    const bytes = Buffer.byteLength(leafText, 'utf8');
-    if (bytes > MAX_ENTRY_BYTES) throw new PayloadTooLargeException(entryTooLarge(bytes));
-    const entry = await this.entries.insert(manager, { ...fields, prevHash, hash: ledgerHash(prevHash, fields) });
-    await this.tree.append(manager, entry.seq, leafText);
-    return entry;
   }
 
   /**
@@ -216,4 +292,12 @@ function parsePayload(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The leaf text of an entry (what its hash covers). @throws PayloadTooLargeException when it exceeds {@link MAX_ENTRY_BYTES}. */
+function checkedLeafText(prevHash: string, fields: Omit<LedgerEntry, 'prevHash' | 'hash'>): string {
+  const leafText = ledgerLeafText(prevHash, fields);
+  const bytes = Buffer.byteLength(leafText, 'utf8');
+  if (bytes > MAX_ENTRY_BYTES) throw new PayloadTooLargeException(entryTooLarge(bytes));
+  return leafText;
 }

@@ -315,8 +315,10 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
     version: string,
   ): Promise<void> {
     const state = await this.states.find(manager, rolloutId, device.id);
+    // Appended at the commit (before what the settle records, if anything): the ledger lock every
+    // appender waits for is then held for the append only.
     if (to === 'confirmed') {
-      await this.ledger.append(manager, {
+      await this.ledger.hold(manager, {
         tenantId: device.tenantId,
         type: 'rollout.device_confirmed',
         subject: Subject.rollout(rolloutId),

@@ -30,12 +30,21 @@ export class UnitOfWork {
 
   /**
    * Runs `work` in one transaction: everything it writes commits together or not at all.
+   * What `work` left for the end ({@link beforeCommit}) runs after it, in order, before the commit.
    * `work` may run more than once (after `SQLITE_BUSY` or a PostgreSQL deadlock), so it must
    * only touch the database, through `manager`.
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.postgres) return this.retrying(() => this.dataSource.transaction('READ COMMITTED', work));
-    return this.writer.runExclusive(() => this.retrying(() => this.dataSource.transaction(work)));
+    const whole = async (manager: EntityManager): Promise<T> => {
+      const last: Array<() => Promise<void>> = [];
+      committing.set(manager, last);
+      const result = await work(manager);
+      for (let next = last.shift(); next; next = last.shift()) await next();
+      committing.delete(manager);
+      return result;
+    };
+    if (this.postgres) return this.retrying(() => this.dataSource.transaction('READ COMMITTED', whole));
+    return this.writer.runExclusive(() => this.retrying(() => this.dataSource.transaction(whole)));
   }
 
   /**
@@ -87,6 +96,22 @@ export class UnitOfWork {
       }
     }
   }
+}
+
+/** Work left for the end of each running {@link UnitOfWork.transaction}, by its manager. */
+const committing = new WeakMap<EntityManager, Array<() => Promise<void>>>();
+
+/**
+ * Inside a {@link UnitOfWork.transaction}: runs `last` after the transaction's work, just before
+ * its commit (in the order given; `last` may leave more for the end), e.g. to take a lock every
+ * instance waits for only then. A failure of `last` rolls the transaction back.
+ * @returns `false`, running nothing, when `manager` is not that of a running unit-of-work transaction.
+ */
+export function beforeCommit(manager: EntityManager, last: () => Promise<void>): boolean {
+  const queue = committing.get(manager);
+  if (!queue) return false;
+  queue.push(last);
+  return true;
 }
 
 /** PostgreSQL serialization failure and deadlock victim; SQLite busy (any extended code) is checked apart. */

@@ -56,6 +56,8 @@ export interface Results {
   instances?: { one: LoadResult; two: LoadResult; target: number };
   reports: ReportRow[];
   drivers: { sqlite3: LoadResult; better: LoadResult; defaultDriver: string };
+  /** next rollout through Nest's pipeline (`ROUTE_SHORTCUTS=false`) and with the route shortcut, one after the other. */
+  shortcut?: { off: LoadResult; on: LoadResult; driver: string };
   /** The operator console's reads (bench/operator-reads.ts), per engine they ran on. */
   operatorReads: { engine: string; reads: OperatorRead[] }[];
   totalSeconds: number;
@@ -233,8 +235,26 @@ export function renderResults(r: Results): string {
       `better-sqlite3 ${n(Math.round(betterRate))} req/s (p99 ${r.drivers.better.p99} ms): better-sqlite3 ${gain >= 0 ? '+' : ''}${(gain * 100).toFixed(0)} %. ` +
       `Default (\`SQLITE_DRIVER\`): ${r.drivers.defaultDriver}.`,
     '',
+    ...(r.shortcut ? shortcutSection(r.shortcut) : []),
     `Whole run: ${(r.totalSeconds / 60).toFixed(1)} min.`,
     '',
   );
   return lines.join('\n');
+}
+
+/**
+ * What next rollout's route shortcut buys: the same requests through Nest's pipeline
+ * (`ROUTE_SHORTCUTS=false`) and past it, both validated and serialized by the route's compiled JSON Schemas.
+ */
+function shortcutSection({ off, on, driver }: NonNullable<Results['shortcut']>): string[] {
+  return [
+    '## Route shortcut',
+    '',
+    `next rollout (${driver}), one app process after the other on the same data, the same requests: through Nest's guard, ` +
+      `pipes and filter (\`ROUTE_SHORTCUTS=false\`) ${n(Math.round(off.requestsPerSecond))} req/s (p99 ${off.p99} ms), ` +
+      `with the shortcut ${n(Math.round(on.requestsPerSecond))} req/s (p99 ${on.p99} ms): ` +
+      `${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)}× with it. Both paths validate the body and serialize the ` +
+      'answer with the same compiled JSON Schemas; the shortcut skips only the pipeline, and stays while this is above 1.',
+    '',
+  ];
 }

@@ -81,6 +81,27 @@ async function startApp(dataDir: string, driver: string, databaseUrl?: string, e
   return { server, auth: env.AUTH_URL, vc: env.VC_URL, ddi: env.DDI_URL, operator: env.OPERATOR_URL };
 }
 
+/**
+ * next rollout through Nest's pipeline (`ROUTE_SHORTCUTS=false`) and then with the route shortcut,
+ * each in an app process of its own on the same data, the same requests, one right after the other:
+ * what the shortcut buys. Both validate and serialize with the route's compiled JSON Schemas.
+ */
+async function shortcutComparison(dataDir: string, driver: string, fleet: SeededTenant): Promise<{ off: LoadResult; on: LoadResult }> {
+  const measured: Partial<Record<'off' | 'on', LoadResult>> = {};
+  for (const mode of ['off', 'on'] as const) {
+    const app = await startApp(dataDir, driver, undefined, { ROUTE_SHORTCUTS: mode === 'on' ? 'true' : 'false' });
+    try {
+      const tokens = await typeTokens(app, fleet);
+      await checkNextRollout(app, nextRolloutRequests(fleet, tokens));
+      measured[mode] = await measure(app.vc, nextRolloutRequests(fleet, tokens), settings);
+      log(`[${driver}] next rollout, route shortcut ${mode}: ${describe(measured[mode])}`);
+    } finally {
+      await app.server.stop();
+    }
+  }
+  return { off: measured.off!, on: measured.on! };
+}
+
 /** The last login timestamp used with each device key. */
 const lastTimestamps = new Map<string, number>();
 
@@ -347,7 +368,9 @@ async function main(): Promise<void> {
 
     // Next rollout on each driver; the other device endpoints on the default driver.
     const order = [...DRIVERS].sort((a, b) => Number(a === DEFAULT_DRIVER) - Number(b === DEFAULT_DRIVER));
+    let shortcut: { off: LoadResult; on: LoadResult } | undefined;
     for (const driver of order) {
+      if (driver === DEFAULT_DRIVER) shortcut = await shortcutComparison(dataDir, driver, seeded.fleet);
       const app = await startApp(dataDir, driver);
       try {
         const tokens = await typeTokens(app, seeded.fleet);
@@ -543,6 +566,7 @@ async function main(): Promise<void> {
       instances: instances && { ...instances, target: INSTANCES_TARGET },
       reports,
       drivers: { sqlite3, better, defaultDriver: DEFAULT_DRIVER },
+      shortcut: shortcut && { ...shortcut, driver: DEFAULT_DRIVER },
       operatorReads: operatorReadRows,
       totalSeconds: (performance.now() - started) / 1000,
     });

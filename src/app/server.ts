@@ -8,6 +8,7 @@ import type { Clock } from '#src/platform/common/clock.js';
 import { answerFrameworkError } from '#src/platform/http/http-error.filter.js';
 import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from '#src/platform/http/json-body.js';
 import { installRouteShortcuts } from '#src/platform/http/route-shortcut.js';
+import { installBodySchemas } from '#src/platform/http/body-schema.js';
 import { installStreamBodyParser } from '#src/platform/http/stream-body.js';
 import { prepareDataDir, type AppConfig } from '#src/platform/config/app-config.js';
 import { loadCertificates } from '#src/platform/config/certificates.js';
@@ -80,7 +81,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   installJsonBodyParser(fastify);
   installStreamBodyParser(fastify);
   routing.install(fastify);
-  installRouteShortcuts(fastify, (type) => app.get(type, { strict: false }));
+  installBodySchemas(fastify);
+  if (ready.routeShortcuts) installRouteShortcuts(fastify, (type) => app.get(type, { strict: false }));
   installRequestObserver(fastify, {
     logger,
     metrics: app.get(HttpMetrics),

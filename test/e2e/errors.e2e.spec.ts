@@ -301,6 +301,19 @@ describe('error bodies (docs/decisions.md §3)', () => {
       assertErrorBody(await request('GET', `${bc}/device/02:00:00:00:00:01`), 401, 'bc');
     });
 
+    it('401 before 400: a bad token with a bad body on next rollout is answered JWT is not valid', async () => {
+      for (const body of [{ mac: 'not-a-mac' }, {}, 'not json']) {
+        for (const sent of [{ token: 'forged' }, {}]) {
+          const answer = await request('POST', `${vc}/api/device/next/rollout`, {
+            ...sent,
+            ...(typeof body === 'string' ? { rawBody: body, headers: json } : { body }),
+          });
+          assert.equal(answer.status, 401, `${JSON.stringify(body)} ${JSON.stringify(sent)}`);
+          assert.deepEqual(answer.body, { message: 'JWT is not valid' });
+        }
+      }
+    });
+
     it('401 Invalid credentials', async () => {
       const timestamp = Math.floor(app.clock.now() / 1000);
       const answer = await request('POST', `${auth}/auth/login`, {

@@ -16,6 +16,7 @@ import type { ComponentName } from '#src/platform/config/components.js';
 import { componentMarker } from '#src/platform/listeners/listener-routing.js';
 import { SESSION_COOKIE } from '#src/operator/session-cookie.js';
 import { exampleKey, SecuritySchemes } from '#src/platform/openapi/api-responses.js';
+import { withNamedSchemas } from '#src/platform/openapi/named-schemas.js';
 import { FieldMessageResponse } from '#src/platform/common/dto/message.dto.js';
 import { FIELD_NAMING_COMPONENTS } from '#src/platform/http/http-error.filter.js';
 import { DdiSecuritySchemes } from '#src/protocols/ddi/ddi.controller.js';
@@ -221,7 +222,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, c
   // `include: []` would mean "every module": a component without modules documents no paths.
   const document =
     include.length > 0 ? SwaggerModule.createDocument(app, builder.build(), { include, extraModels }) : { ...builder.build(), paths: {} };
-  return normalize(documentErrorFields(documentParameterErrors(document), components), components);
+  return normalize(documentErrorFields(documentParameterErrors(withNamedSchemas(document)), components), components);
 }
 
 /** The 400 of a path or query parameter that is not storable text, or of a path that is not UTF-8. */

@@ -15,6 +15,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { canonicalMac, INVALID_MAC, isCanonicalMac } from './mac.js';
+import { unstorableTextMessage } from './input-rules.js';
 
 @ValidatorConstraint({ name: 'hardwareAddress' })
 class HardwareAddress implements ValidatorConstraintInterface {
@@ -56,6 +57,27 @@ export function printableTextMessages(field: string): { required: string; string
     string: `${field} must be a string`,
     length: `${field} must be 1 to 64 characters`,
     printable: `${field} must be printable characters`,
+  };
+}
+
+/**
+ * JSON Schema `pattern` of a {@link PrintableTextField}'s text: no control character ({@link NO_CONTROL})
+ * and no lone surrogate (text that could not be stored, `isStorableText`). Lengths are in code points.
+ */
+export const PRINTABLE_TEXT_PATTERN = '^[^\\p{Cc}\\p{Cs}]*$';
+
+/**
+ * The 400 texts of a {@link PrintableTextField} named `field` for a body schema (`bodySchema`),
+ * by the JSON Schema keyword its value failed: the same texts, in the same order of checks, as the
+ * class-validator field: absent or not a string, then its length, then control characters, then
+ * text that could not be stored.
+ */
+export function printableTextMessage(field: string): (keyword: string, value: unknown) => string {
+  const messages = printableTextMessages(field);
+  return (keyword, value) => {
+    if (keyword === 'required' || keyword === 'type') return messages.string;
+    if (keyword === 'minLength' || keyword === 'maxLength') return messages.length;
+    return typeof value === 'string' && !NO_CONTROL.test(value) ? messages.printable : unstorableTextMessage(field);
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalMac, isCanonicalMac } from './mac.js';
+import fc from 'fast-check';
+import { canonicalMac, isCanonicalMac, MAC_INPUT_PATTERN } from './mac.js';
 
 /** Every notation docs/decisions.md §6 accepts, with the canonical form written out by hand. */
 const ACCEPTED: [string, string][] = [
@@ -122,5 +123,40 @@ describe(isCanonicalMac.name, () => {
 
   it('rejects everything canonicalMac rejects', () => {
     for (const [text] of REJECTED) assert.equal(isCanonicalMac(text), false, JSON.stringify(text));
+  });
+});
+
+describe('MAC_INPUT_PATTERN', () => {
+  const pattern = new RegExp(MAC_INPUT_PATTERN, 'u');
+
+  it('matches every accepted notation and none of the rejected texts', () => {
+    for (const [text] of ACCEPTED) assert.ok(pattern.test(text), JSON.stringify(text));
+    for (const [text, why] of REJECTED) assert.ok(!pattern.test(text), `${JSON.stringify(text)}: ${why}`);
+    for (const text of ['AC:67:B2:01:02:03:04-05', 'AC-67-B2-01-02-03-04:05', 'AC:67:B2:01:02:03:04', 'AC67B2010203AABBCC']) {
+      assert.ok(!pattern.test(text), JSON.stringify(text));
+    }
+  });
+
+  it('matches exactly the texts canonicalMac accepts', () => {
+    // Texts of the accepted shapes with one group too few or too many, and such texts with one
+    // character replaced or deleted.
+    const hex = (digits: number) => fc.stringMatching(new RegExp(`^[0-9a-fA-F]{${digits}}$`));
+    const groups = (count: number, digits: number, separator: string) =>
+      fc.array(hex(digits), { minLength: count, maxLength: count }).map((parts) => parts.join(separator));
+    const shaped = fc.oneof(
+      fc.tuple(fc.integer({ min: 5, max: 9 }), fc.constantFrom(':', '-')).chain(([count, separator]) => groups(count, 2, separator)),
+      fc.integer({ min: 2, max: 5 }).chain((count) => groups(count, 4, '.')),
+      fc.integer({ min: 10, max: 18 }).chain((digits) => hex(digits)),
+    );
+    const edited = fc
+      .tuple(shaped, fc.nat(), fc.constantFrom('', ':', '-', '.', 'g', 'A', '0', ' '))
+      .map(([text, index, replacement]) => {
+        const at = index % (text.length + 1);
+        return text.slice(0, at) + replacement + text.slice(at + 1);
+      });
+    fc.assert(
+      fc.property(fc.oneof(shaped, edited, fc.string()), (text) => pattern.test(text) === (canonicalMac(text) !== null)),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -20,6 +20,19 @@ export function canonicalMac(text: string): string | null {
   return hex.match(/../g)!.join(':');
 }
 
+const HEX2 = '[0-9A-Fa-f]{2}';
+const HEX4 = '[0-9A-Fa-f]{4}';
+
+/**
+ * JSON Schema `pattern` (ECMAScript syntax) that matches exactly the texts {@link canonicalMac}
+ * accepts: six or eight pairs with one separator, three or four groups of four, or 12 or 16 bare
+ * hex digits, in any case. For body schemas and their OpenAPI documents.
+ */
+export const MAC_INPUT_PATTERN =
+  `^(?:${HEX2}([:-])${HEX2}(?:\\1${HEX2}){4}(?:\\1${HEX2}\\1${HEX2})?` +
+  `|${HEX4}(?:\\.${HEX4}){2}(?:\\.${HEX4})?` +
+  `|[0-9A-Fa-f]{12}(?:${HEX4})?)$`;
+
 /** Whether text is already a canonical mac. */
 export function isCanonicalMac(text: unknown): text is string {
   return typeof text === 'string' && CANONICAL.test(text);

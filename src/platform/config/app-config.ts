@@ -96,6 +96,12 @@ export interface AppConfig extends LedgerKeySettings {
    * operators. Hash tiles are always public; operators always read the bundles.
    */
   ledgerPublicEntries: boolean;
+  /**
+   * Whether hot routes are served by their route shortcut (`ROUTE_SHORTCUTS`, default true); false
+   * serves them through Nest's whole pipeline, with the same answers, for the benchmark to measure
+   * what the shortcut buys (bench/RESULTS.md).
+   */
+  routeShortcuts: boolean;
   /** An operator console session ends after this long without a request, seconds. */
   operatorSessionIdleSeconds: number;
   /** An operator console session ends this long after sign-in whatever its activity, seconds. */
@@ -183,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reportPdfMaxDevices: integer('REPORT_PDF_MAX_DEVICES', setting('REPORT_PDF_MAX_DEVICES'), 1, 100_000_000),
     ...operatorSession(setting),
     ledgerPublicEntries: flag('LEDGER_PUBLIC_ENTRIES', setting('LEDGER_PUBLIC_ENTRIES')),
+    routeShortcuts: flag('ROUTE_SHORTCUTS', setting('ROUTE_SHORTCUTS')),
   };
 }
 

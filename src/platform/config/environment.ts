@@ -96,6 +96,11 @@ export const ENVIRONMENT: readonly Variable[] = [
   { name: 'TRUST_PROXY', default: 'false', description: 'Honour X-Forwarded-For: true, a hop count, or addresses/CIDRs' },
   { name: 'LOG_LEVEL', default: 'log', description: 'Least severe level printed: error, warn, log, debug, verbose' },
   {
+    name: 'ROUTE_SHORTCUTS',
+    default: 'true',
+    description: 'false: serve next rollout through the full request pipeline only, for comparison (npm run bench); same answers',
+  },
+  {
     name: 'REPORT_FALLBACK_FONTS',
     default: '(GNU Unifont from the system, e.g. Debian fonts-unifont)',
     description: 'Comma-separated font files for PDF report text beyond Latin, Greek and Cyrillic',

@@ -2,11 +2,8 @@ import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe 
 import { ErrorMessages, FieldException } from './http-error.filter.js';
 import { unstorableField, unstorableTextMessage } from '#src/platform/common/input-rules.js';
 import { MALFORMED_JSON } from './json-body.js';
+import { BodyMessages } from './body-schema.js';
 
-const BodyMessages = {
-  missing: 'Body is required',
-  notObject: 'Body must be a JSON object',
-} as const;
 
 /**
  * A shortcut for the common valid body of a hot endpoint: returns the DTO exactly as full

@@ -4,17 +4,17 @@ import { tokenOf } from '#src/protocols/asvin/auth/device-token.guard.js';
 import { DeviceTokenService } from '#src/protocols/asvin/auth/device-token.service.js';
 import { answerError } from '#src/platform/http/http-error.filter.js';
 import type { RouteShortcut } from '#src/platform/http/route-shortcut.js';
-import { shortcutDto } from '#src/platform/http/validation.pipe.js';
-import { NextRolloutDto } from '#src/protocols/asvin/rollout/dto/rollout.dto.js';
+import type { NextRolloutBody } from '#src/protocols/asvin/rollout/dto/rollout.dto.js';
 import { RolloutService } from './rollout.service.js';
 
 /**
  * `POST /api/device/next/rollout` for what devices send on every check: a token with a valid
- * signature and a valid body. The token's key, the device and the candidates are one read
+ * signature and a valid body (validated by Fastify with the route's schema, `NEXT_ROLLOUT_BODY`:
+ * the shortcut reads the outcome, it does not validate). The token's key, the device and the candidates are one read
  * ({@link RolloutService.next}, which applies the one device-key admission rule). Once that work
  * has run, its outcome is the answer: a refusal (revoked key, unknown device) or a failure goes
  * through the one error path ({@link answerError}), never to the route to be run again. Before it
- * (no or bad token, a body the shortcut does not take), the shortcut gives up, says why at debug
+ * (no or bad token, a body its schema refuses), the shortcut gives up, says why at debug
  * level, and the route (`RolloutController.next`) answers with its guard, pipe and filter.
  */
 @Injectable()
@@ -31,11 +31,10 @@ export class NextRolloutShortcut implements RouteShortcut {
     if (token === undefined) return this.giveUp(request, 'no device token');
     const key = this.tokens.signedKey(token);
     if (key === null) return this.giveUp(request, 'token not valid (signature or expiry)');
-    const dto = shortcutDto<NextRolloutDto>(NextRolloutDto, request.body);
-    if (dto === undefined) return this.giveUp(request, 'body left to the validation pipe');
+    if (request.validationError) return this.giveUp(request, 'body refused by its schema (answered after the guard)');
     let answer: Awaited<ReturnType<RolloutService['next']>>;
     try {
-      answer = await this.rollouts.next(key, dto);
+      answer = await this.rollouts.next(key, request.body as NextRolloutBody);
     } catch (error) {
       answerError(error, request, reply);
       return true;

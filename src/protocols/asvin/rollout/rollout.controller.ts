@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeviceTokenGuard } from '#src/protocols/asvin/auth/device-token.guard.js';
 import { Principal, type DevicePrincipal } from '#src/protocols/asvin/auth/device-principal.js';
 import { RouteSchema } from '@nestjs/platform-fastify';
@@ -10,12 +10,16 @@ import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/plat
 import { ApiDeviceAuth } from '#src/protocols/asvin/auth/api-device-auth.js';
 import {
   MAX_FAILURE_MESSAGE,
-  NextRolloutDto,
-  ROLLOUT_RESPONSE_SCHEMA,
+  NEXT_ROLLOUT_BODY,
+  NEXT_ROLLOUT_REPLY,
+  ROLLOUT_OFFER,
   RolloutFailureDto,
-  RolloutResponse,
   RolloutSuccessDto,
+  type NextRolloutBody,
+  type RolloutResponse,
 } from '#src/protocols/asvin/rollout/dto/rollout.dto.js';
+import { SchemaBody } from '#src/platform/http/body-schema.js';
+import { schemaRef } from '#src/platform/openapi/named-schemas.js';
 import { NextRolloutShortcut } from './next-rollout.shortcut.js';
 import { RolloutMessages, RolloutService } from './rollout.service.js';
 import { ShortcutWith } from '#src/platform/http/route-shortcut.js';
@@ -34,12 +38,14 @@ export class RolloutController {
   constructor(private readonly rollouts: RolloutService) {}
 
   /**
-   * `POST /api/device/next/rollout` → 200 rollout or `{}`; 404 `Device does't exist!`. The common
-   * case is answered by {@link NextRolloutShortcut} before this pipeline runs.
+   * `POST /api/device/next/rollout` → 200 rollout or `{}`; 404 `Device does't exist!`. Body and
+   * answer are JSON Schemas ({@link NEXT_ROLLOUT_BODY}, {@link NEXT_ROLLOUT_REPLY}) that Fastify
+   * compiles. A request with a valid token and a valid body is answered by {@link NextRolloutShortcut}
+   * before Nest's pipeline; this handler answers the rest (after the guard: 401 before 400).
    */
   @Post('next/rollout')
   @HttpCode(200)
-  @RouteSchema({ response: { 200: ROLLOUT_RESPONSE_SCHEMA } })
+  @RouteSchema({ body: NEXT_ROLLOUT_BODY.schema, response: { 200: NEXT_ROLLOUT_REPLY } })
   @ShortcutWith(NextRolloutShortcut)
   @ApiOperation({
     summary: 'Ask which rollout comes next for a device',
@@ -49,14 +55,14 @@ export class RolloutController {
       'earliest start date, lowest id (docs/decisions.md §8); `{}` when there is none: a device decides "no rollout" by the ' +
       'absence of `rollout_id`.',
   })
-  @ApiExtraModels(RolloutResponse)
+  @ApiBody({ required: true, schema: schemaRef('NextRolloutBody', NEXT_ROLLOUT_BODY.schema) })
   @ApiOkResponse({
     description: 'The next rollout, every value a JSON string; or `{}` when there is none.',
     content: {
       'application/json': {
         schema: {
           oneOf: [
-            { $ref: getSchemaPath(RolloutResponse) },
+            schemaRef('RolloutResponse', ROLLOUT_OFFER),
             { type: 'object', description: 'No rollout for this device.', maxProperties: 0, example: {} },
           ],
         },
@@ -79,7 +85,7 @@ export class RolloutController {
   })
   @ApiMessageResponse(404, 'The tenant has no device with this mac.', DeviceMessages.absent)
   @ApiJsonBodyErrors([INVALID_MAC, 'firmware_version must be 1 to 64 characters'])
-  next(@Principal() principal: DevicePrincipal, @Body() body: NextRolloutDto): Promise<RolloutResponse | Record<string, never>> {
+  next(@Principal() principal: DevicePrincipal, @SchemaBody() body: NextRolloutBody): Promise<RolloutResponse | Record<string, never>> {
     return this.rollouts.next(principal, body);
   }
 

@@ -7,7 +7,7 @@ import { DeviceRolloutService, ROLLOUT_NOT_FOUND } from '#src/domain/rollout/dev
 import { RolloutRepository } from '#src/domain/rollout/rollout.repository.js';
 import type { DevicePrincipal } from '#src/protocols/asvin/auth/device-principal.js';
 import { INVALID_TOKEN } from '#src/protocols/asvin/auth/device-token.guard.js';
-import type { NextRolloutDto, RolloutFailureDto, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
+import type { NextRolloutBody, RolloutFailureDto, RolloutResponse, RolloutSuccessDto } from './dto/rollout.dto.js';
 import { nextRolloutResponse } from './rollout-responses.js';
 
 /** Exact outcome texts (docs/device-interface.md, docs/decisions.md §6). */
@@ -45,7 +45,7 @@ export class RolloutService {
    */
   async next(
     token: Pick<DevicePrincipal, 'tenantId' | 'deviceKeyId'>,
-    dto: NextRolloutDto,
+    dto: NextRolloutBody,
   ): Promise<RolloutResponse | Record<string, never>> {
     const view = await this.rollouts.nextRolloutView(token.deviceKeyId, token.tenantId, dto.mac, this.clock.now());
     if (!admitDeviceKey(view?.key, token.tenantId)) throw new UnauthorizedException(INVALID_TOKEN);

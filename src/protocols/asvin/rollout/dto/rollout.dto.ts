@@ -1,38 +1,37 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { FirmwareVersionField, MacField } from '#src/platform/common/dto-fields.js';
-import { canonicalMac } from '#src/platform/common/mac.js';
-import { printableAscii, registerBodyShortcut } from '#src/platform/http/validation.pipe.js';
+import { FirmwareVersionField, MacField, PRINTABLE_TEXT_PATTERN, printableTextMessage } from '#src/platform/common/dto-fields.js';
+import { canonicalMac, INVALID_MAC, MAC_INPUT_PATTERN } from '#src/platform/common/mac.js';
+import { Type, type Static } from 'typebox';
+import { bodySchema } from '#src/platform/http/body-schema.js';
 import { MAC_INPUT_DESCRIPTION } from '#src/protocols/asvin/device/dto/device.dto.js';
 
 /** Decimal integer text, as ids are sent (docs/decisions.md §7). */
 const DECIMAL_ID = '^\\d+$';
 
-/** Body of `POST /api/device/next/rollout` (docs/device-interface.md). */
-export class NextRolloutDto {
-  @ApiProperty({ description: MAC_INPUT_DESCRIPTION, example: 'AC:67:B2:01:02:03' })
-  @MacField()
-  mac: string;
+/**
+ * Body of `POST /api/device/next/rollout` (docs/device-interface.md), written once: Fastify
+ * validates it, the OpenAPI document shows it, and the handler gets `{ mac, firmware_version }`
+ * with the mac canonical and nothing else. 400 texts as for every device body (docs/decisions.md §3, §6).
+ */
+export const NEXT_ROLLOUT_BODY = bodySchema(
+  Type.Object({
+    mac: Type.String({ description: MAC_INPUT_DESCRIPTION, pattern: MAC_INPUT_PATTERN, example: 'AC:67:B2:01:02:03' }),
+    firmware_version: Type.String({
+      description: 'Firmware version the device runs now (1 to 64 printable characters); becomes its `firmware-version`.',
+      minLength: 1,
+      maxLength: 64,
+      pattern: PRINTABLE_TEXT_PATTERN,
+      example: '1.0.0',
+    }),
+  }),
+  { mac: () => INVALID_MAC, firmware_version: printableTextMessage('firmware_version') },
+  (body) => ({ mac: canonicalMac(body.mac)!, firmware_version: body.firmware_version }),
+);
 
-  /** What the device runs now; becomes its `firmware-version` (docs/decisions.md §6). */
-  @ApiProperty({
-    description: 'Firmware version the device runs now (1 to 64 printable characters); becomes its `firmware-version`.',
-    minLength: 1,
-    maxLength: 64,
-    example: '1.0.0',
-  })
-  @FirmwareVersionField()
-  firmware_version: string;
-}
-
-// What devices send on every check: a mac in any notation and a printable ASCII version.
-registerBodyShortcut(NextRolloutDto, (body) => {
-  const mac = typeof body['mac'] === 'string' ? canonicalMac(body['mac']) : null;
-  const version = body['firmware_version'];
-  if (mac === null || !printableAscii(version, 1, 64)) return undefined;
-  return Object.assign(new NextRolloutDto(), { mac, firmware_version: version });
-});
+/** What the next-rollout handler takes: the mac canonical (`AC:67:B2:01:02:03`). */
+export type NextRolloutBody = { mac: string; firmware_version: string };
 
 /** Body of `POST /api/device/success/rollout` (docs/device-interface.md). */
 export class RolloutSuccessDto {
@@ -85,52 +84,31 @@ export class RolloutFailureDto extends RolloutSuccessDto {
 }
 
 /**
- * The next-rollout answer (docs/device-interface.md "Rollout"): every value a JSON string, keys in this
- * order; `{}` when there is none (docs/decisions.md §1, §6).
+ * The rollout of a next-rollout answer (docs/device-interface.md "Rollout"): every value a JSON
+ * string, keys in this order (docs/decisions.md §1, §6). Named `RolloutResponse` in the OpenAPI document.
  */
-export class RolloutResponse {
-  @ApiProperty({ description: 'Id of the rollout: decimal integer text.', pattern: DECIMAL_ID, example: '1' })
-  rollout_id: string;
-
-  @ApiProperty({ description: 'Name of the rollout.', example: '1.1.0 to field test' })
-  rollout_name: string;
-
-  /** Numeric text, 1 is most urgent. */
-  @ApiProperty({ description: 'Numeric text; 1 is most urgent.', pattern: DECIMAL_ID, example: '1' })
-  priority: string;
-
-  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
-  @ApiProperty({
+export const ROLLOUT_OFFER = Type.Object({
+  rollout_id: Type.String({ description: 'Id of the rollout: decimal integer text.', pattern: DECIMAL_ID, example: '1' }),
+  rollout_name: Type.String({ description: 'Name of the rollout.', example: '1.1.0 to field test' }),
+  priority: Type.String({ description: 'Numeric text; 1 is most urgent.', pattern: DECIMAL_ID, example: '1' }),
+  start_date: Type.String({
     description: 'Start date, UTC, format `YYYY-MM-DD HH:MM:SS` (docs/device-interface.md; not RFC 3339).',
     pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
     example: '2026-01-01 00:00:00',
-  })
-  start_date: string;
-
-  /** Target firmware version. */
-  @ApiProperty({ description: 'Target firmware version.', example: '1.1.0' })
-  version: string;
-
-  @ApiProperty({
+  }),
+  version: Type.String({ description: 'Target firmware version.', example: '1.1.0' }),
+  firmware_id: Type.String({
     description: 'Id of the firmware: decimal integer text; look it up at `GET {bc_url}/firmware/{id}`.',
     pattern: DECIMAL_ID,
     example: '1',
-  })
-  firmware_id: string;
-}
+  }),
+});
+
+/** A rollout offered to a device by next rollout ({@link ROLLOUT_OFFER}). */
+export type RolloutResponse = Static<typeof ROLLOUT_OFFER>;
 
 /**
- * Response schema of next rollout for fastify's serializer: the keys of {@link RolloutResponse} in
- * the documented order, all strings, none required (`{}` when there is no rollout).
+ * The serializer's schema of the next-rollout answer: the offer's fields, each optional, so `{}`
+ * (no rollout) and an offer serialize in one pass, keys in the offer's order.
  */
-export const ROLLOUT_RESPONSE_SCHEMA = {
-  type: 'object',
-  properties: {
-    rollout_id: { type: 'string' },
-    rollout_name: { type: 'string' },
-    priority: { type: 'string' },
-    start_date: { type: 'string' },
-    version: { type: 'string' },
-    firmware_id: { type: 'string' },
-  },
-} as const;
+export const NEXT_ROLLOUT_REPLY = Type.Partial(ROLLOUT_OFFER);

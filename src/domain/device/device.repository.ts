@@ -184,11 +184,8 @@ export class DeviceRepository {
   private async keptTotal(tenantId: number, filter: DeviceFilter): Promise<number | undefined> {
     const { notSeenSince, ...others } = filter;
     if (notSeenSince !== undefined && Object.values(others).every((value) => value === undefined)) {
-      const count = async (where: string, parameters: unknown[]) =>
-        Number(
-          (await query<{ n: number | string }[]>(this.dataSource.manager, `SELECT COUNT(*) AS n FROM device WHERE ${where}`, parameters))[0]
-            .n,
-        );
+      const count = (where: string, parameters: unknown[]) =>
+        this.countOf(`SELECT COUNT(*) AS devices FROM device WHERE ${where}`, parameters);
       return (await count(NEVER_SEEN, [tenantId])) + (await count(SEEN_BEFORE, [tenantId, notSeenSince]));
     }
     if (filter.seenSince !== undefined || notSeenSince !== undefined || filter.text !== undefined) return undefined;
@@ -215,6 +212,11 @@ export class DeviceRepository {
     return Number(row?.devices ?? 0);
   }
 
+  /** The number a counting statement (`SELECT COUNT(*) AS devices …`) answers. */
+  private async countOf(text: string, parameters: unknown[]): Promise<number> {
+    return Number((await query<{ devices: number | string }[]>(this.dataSource.manager, text, parameters))[0].devices);
+  }
+
   /**
    * The tenant's devices per firmware version and device type (kept counts), and how many were
    * seen since `hourAgo` and `dayAgo` (epoch ms), in all and per version and type.
@@ -232,8 +234,7 @@ export class DeviceRepository {
     const kept = await query<VersionCountSql[]>(manager, KEPT_VERSION_COUNTS, [tenantId]);
     const total = kept.reduce((sum, row) => sum + Number(row.devices), 0);
     const half = Math.floor(total / 2) + 1;
-    const count = async (text: string, parameters: unknown[]) =>
-      Number((await query<{ devices: number | string }[]>(manager, text, parameters))[0].devices);
+    const count = (text: string, parameters: unknown[]) => this.countOf(text, parameters);
     /** Devices not seen since `since`, when fewer than half the fleet; `undefined` when more. */
     const notSeenSince = async (since: number): Promise<number | undefined> => {
       const never = await count(boundedCount(NEVER_SEEN, 2), [tenantId, half]);

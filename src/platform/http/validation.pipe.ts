@@ -4,7 +4,6 @@ import { unstorableField, unstorableTextMessage } from '#src/platform/common/inp
 import { MALFORMED_JSON } from './json-body.js';
 import { BodyMessages } from './body-schema.js';
 
-
 /**
  * A shortcut for the common valid body of a hot endpoint: returns the DTO exactly as full
  * validation would build it (same class, canonicalized and whitelisted fields), or `undefined`

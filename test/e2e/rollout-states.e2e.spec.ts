@@ -74,6 +74,21 @@ describe('rollout device states (docs/decisions.md §10)', () => {
     assert.ok((await ledgerTypes(id)).includes('rollout.device_confirmed'));
   });
 
+  it('installed in a rollout paused or cancelled since: the poll on the new version still confirms it there', async () => {
+    for (const action of ['pause', 'cancel']) {
+      const f = await fleet(1);
+      const id = await plan(f);
+      const [mac] = f.macs;
+      await offerAndDownload(f, mac, id);
+      await success(f, mac, id, '1.0.0');
+      const acted = await operator('POST', `/tenants/${f.tenant.name}/rollouts/${id}/${action}`, {});
+      assert.ok(acted.status < 300, acted.text);
+      assert.equal(await next(f, mac, '2.0.0'), null);
+      assert.equal(await stateOf(f, mac, id), 'confirmed', action);
+      assert.equal(await deviceVersion(f, mac), '2.0.0');
+    }
+  });
+
   it('ESP32 whose new image does not boot: a poll on the old version after the success report → fell_back', async () => {
     const f = await fleet(1);
     const id = await plan(f);

@@ -38,15 +38,23 @@ export interface DeviceRolloutRow {
 }
 
 /**
- * The database filters of docs/decisions.md §8 for a device `d` and a rollout `r` at time
- * `now` (a placeholder): active, started, the device is a target (policy/targets.ts), no success
- * record of the device (also one written without a state, e.g. before device states).
+ * The database filters of docs/decisions.md §8 for a device `d` and an active rollout `r` at time
+ * `now` (a placeholder): started, the device is a target (policy/targets.ts), no success record of
+ * the device (also one written without a state, e.g. before device states).
  */
-function offerable(now: string): string {
-  return `(r.status = 'active' AND r.start_date <= ${now}
+function offerableWhenActive(now: string): string {
+  return `(r.start_date <= ${now}
       AND ${targetCondition('d', 'r')}
       AND NOT EXISTS (SELECT 1 FROM rollout_success u WHERE u.rollout_id = r.id AND u.device_id = d.id))`;
 }
+
+/** The rollout columns of {@link NEXT_ROLLOUT_VIEW} and {@link ACTION_VIEW}, after the device's. */
+const ROLLOUT_COLUMNS = `r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
+    f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
+    s.state AS s_state, s.wave AS s_wave`;
+
+const NEXT_ROLLOUT_COLUMNS = `k.tenant_id AS key_tenant_id, k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
+    ${ROLLOUT_COLUMNS}, r.windows AS r_windows, r.ramp AS r_ramp`;
 
 /**
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
@@ -61,18 +69,31 @@ function offerable(now: string): string {
  * may be offered (its state and wave) is decided by `mayOffer` (device-state.ts). No row: the
  * key is gone. One statement instead of three: one round trip on
  * PostgreSQL, one batched call on SQLite. Columns in the order of {@link NextRolloutViewRow}.
+ *
+ * The active rollouts come by the (tenant, status) index and the others only through the device's
+ * own `installed` states (the second part): the tenant's finished rollouts, which only grow, cost
+ * nothing (300 of them made a call three times as slow, 197 µs against 60 on SQLite, when every
+ * rollout of the tenant was looked at).
  */
-const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
-    r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
-    f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
-    s.state AS s_state, s.wave AS s_wave, r.windows AS r_windows, r.ramp AS r_ramp
+const NEXT_ROLLOUT_VIEW = `SELECT ${NEXT_ROLLOUT_COLUMNS}
   FROM device_key k
   LEFT JOIN device d ON d.tenant_id = $2 AND d.mac = $3
-  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND (${offerable('$4')}
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND r.status = 'active' AND (${offerableWhenActive('$4')}
     OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
   LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
   LEFT JOIN firmware f ON f.id = r.firmware_id
+  WHERE k.id = $1
+  UNION ALL
+  SELECT ${NEXT_ROLLOUT_COLUMNS}
+  FROM device_key k
+  JOIN device d ON d.tenant_id = $2 AND d.mac = $3
+  JOIN rollout_device_state s ON s.device_id = d.id AND s.state = 'installed'
+  JOIN rollout r ON r.id = s.rollout_id AND r.tenant_id = d.tenant_id AND r.status <> 'active'
+  LEFT JOIN firmware f ON f.id = r.firmware_id
   WHERE k.id = $1`;
+
+const ACTION_COLUMNS = `d.id AS device_id, d.firmware_version AS device_version,
+    ${ROLLOUT_COLUMNS}, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type, r.windows AS r_windows, r.ramp AS r_ramp`;
 
 /**
  * What a device that reports per action (hawkBit DDI) is asked when it polls, in one statement:
@@ -82,18 +103,22 @@ const NEXT_ROLLOUT_VIEW = `SELECT k.tenant_id AS key_tenant_id, k.revoked_at AS 
  * the action), and paused or cancelled ones it is `offered` or `downloading` in (to cancel), each
  * with the device's state and wave and the rollout's status and DDI action type
  * (policy/device-actions.ts decides). No row: no such device. Columns in the order of
- * {@link ActionViewRow}.
+ * {@link ActionViewRow}. Rollouts that are not active come through the device's states, as in
+ * {@link NEXT_ROLLOUT_VIEW}.
  */
-const ACTION_VIEW = `SELECT d.id AS device_id, d.firmware_version AS device_version,
-    r.id AS r_id, r.name AS r_name, r.priority AS r_priority, r.start_date AS r_start_date, r.downgrade AS r_downgrade,
-    f.id AS r_firmware_id, f.version AS r_version, r.waves AS r_waves, r.current_wave AS r_current_wave,
-    s.state AS s_state, s.wave AS s_wave, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type,
-    r.windows AS r_windows, r.ramp AS r_ramp
+const ACTION_VIEW = `SELECT ${ACTION_COLUMNS}
   FROM device d
-  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND (${offerable('$3')}
-    OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id
-      AND (i.state = 'installed' OR (r.status IN ('paused', 'cancelled') AND i.state IN ('offered', 'downloading')))))
+  LEFT JOIN rollout r ON r.tenant_id = d.tenant_id AND r.status = 'active' AND (${offerableWhenActive('$3')}
+    OR EXISTS (SELECT 1 FROM rollout_device_state i WHERE i.device_id = d.id AND i.rollout_id = r.id AND i.state = 'installed'))
   LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = d.id
+  LEFT JOIN firmware f ON f.id = r.firmware_id
+  WHERE d.tenant_id = $1 AND d.mac = $2
+  UNION ALL
+  SELECT ${ACTION_COLUMNS}
+  FROM device d
+  JOIN rollout_device_state s ON s.device_id = d.id AND s.state IN ('installed', 'offered', 'downloading')
+  JOIN rollout r ON r.id = s.rollout_id AND r.tenant_id = d.tenant_id AND r.status <> 'active'
+    AND (s.state = 'installed' OR r.status IN ('paused', 'cancelled'))
   LEFT JOIN firmware f ON f.id = r.firmware_id
   WHERE d.tenant_id = $1 AND d.mac = $2`;
 

@@ -122,6 +122,10 @@ const ACTION_VIEW = `SELECT ${ACTION_COLUMNS}
   LEFT JOIN firmware f ON f.id = r.firmware_id
   WHERE d.tenant_id = $1 AND d.mac = $2`;
 
+/** The rollout a device ($1) of a tenant ($2) was last confirmed in: every DDI poll reads it. */
+const LAST_CONFIRMED = `SELECT s.rollout_id AS id FROM rollout_device_state s JOIN rollout r ON r.id = s.rollout_id
+  WHERE s.device_id = $1 AND r.tenant_id = $2 AND s.state = 'confirmed' ORDER BY s.confirmed_at DESC, s.rollout_id DESC LIMIT 1`;
+
 /** A row of {@link ACTION_VIEW} as an array: the device, then one rollout (or NULLs) as in {@link NextRolloutViewRow}, its status and DDI action type. */
 type ActionViewRow = [
   deviceId: number | string,
@@ -208,10 +212,12 @@ export interface ActionView {
 export class RolloutRepository {
   private readonly nextRolloutRead: PreparedRead<NextRolloutViewRow>;
   private readonly actionRead: PreparedRead<ActionViewRow>;
+  private readonly lastConfirmedRead: PreparedRead<{ id: number | string }>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.nextRolloutRead = new PreparedRead(dataSource, NEXT_ROLLOUT_VIEW, { batched: true, rowMode: 'array' });
     this.actionRead = new PreparedRead(dataSource, ACTION_VIEW, { batched: true, rowMode: 'array' });
+    this.lastConfirmedRead = new PreparedRead(dataSource, LAST_CONFIRMED);
   }
 
   /**
@@ -255,12 +261,7 @@ export class RolloutRepository {
    * action: DDI `installedBase`), or `null`.
    */
   async lastConfirmed(tenantId: number, deviceId: number): Promise<number | null> {
-    const rows = await query<{ id: unknown }[]>(
-      this.dataSource.manager,
-      `SELECT s.rollout_id AS id FROM rollout_device_state s JOIN rollout r ON r.id = s.rollout_id
-        WHERE s.device_id = $1 AND r.tenant_id = $2 AND s.state = 'confirmed' ORDER BY s.confirmed_at DESC, s.rollout_id DESC LIMIT 1`,
-      [deviceId, tenantId],
-    );
+    const rows = await this.lastConfirmedRead.all([deviceId, tenantId]);
     return rows.length === 0 ? null : Number(rows[0].id);
   }
 

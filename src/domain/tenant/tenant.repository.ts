@@ -48,19 +48,57 @@ const FIND_LOGIN_KEY = `SELECT k.id AS id, k.tenant_id AS tenant_id, k.device_ty
 
 const FIND_TOKEN_KEY = 'SELECT id, tenant_id, device_type, revoked_at FROM device_key WHERE id = $1';
 
+/** A `tenant` row as the drivers return it (PostgreSQL's `bigint` as text). */
+interface TenantRow {
+  id: number | string;
+  name: string;
+  customer_key: string;
+  created_at: number | string;
+  ddi_polling_seconds: number | string;
+  artifact_verify_key: string | null;
+}
+
+/** The tenant of a name: every DDI request names its tenant in its path. */
+const FIND_TENANT_BY_NAME = `SELECT id, name, customer_key, created_at, ddi_polling_seconds, artifact_verify_key FROM tenant WHERE name = $1`;
+
+/** A `device_key` row as the drivers return it (SQLite's booleans as 0 or 1). */
+interface DeviceKeyRow extends TokenKeyRow {
+  key: string;
+  single_device: boolean | number;
+  auto_accept: boolean | number;
+  created_at: number | string;
+}
+
+/** The device key with this text: what a DDI gateway token names on every poll. */
+const FIND_KEY_BY_TEXT = `SELECT id, tenant_id, key, device_type, single_device, auto_accept, revoked_at, created_at FROM device_key WHERE key = $1`;
+
 /** Database access for tenants and device keys. */
 @Injectable()
 export class TenantRepository {
   private readonly tokenKeyRead: PreparedRead<TokenKeyRow>;
   private readonly loginKeyRead: PreparedRead<LoginKeyRow>;
+  private readonly tenantByNameRead: PreparedRead<TenantRow>;
+  private readonly keyByTextRead: PreparedRead<DeviceKeyRow>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.tokenKeyRead = new PreparedRead(dataSource, FIND_TOKEN_KEY);
     this.loginKeyRead = new PreparedRead(dataSource, FIND_LOGIN_KEY);
+    this.tenantByNameRead = new PreparedRead(dataSource, FIND_TENANT_BY_NAME);
+    this.keyByTextRead = new PreparedRead(dataSource, FIND_KEY_BY_TEXT);
   }
 
-  findTenantByName(name: string): Promise<Tenant | null> {
-    return this.dataSource.getRepository(Tenant).findOneBy({ name });
+  /** The tenant with this name (a prepared read: DDI requests look their tenant up by name). */
+  async findTenantByName(name: string): Promise<Tenant | null> {
+    const [row] = await this.tenantByNameRead.all([name]);
+    if (row === undefined) return null;
+    return Object.assign(new Tenant(), {
+      id: Number(row.id),
+      name: row.name,
+      customerKey: row.customer_key,
+      createdAt: Number(row.created_at),
+      ddiPollingSeconds: Number(row.ddi_polling_seconds),
+      artifactVerifyKey: row.artifact_verify_key,
+    });
   }
 
   /** The tenant with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
@@ -120,8 +158,17 @@ export class TenantRepository {
     return row ? tokenKeyOf(row) : null;
   }
 
-  findDeviceKeyByKey(key: string): Promise<DeviceKey | null> {
-    return this.dataSource.getRepository(DeviceKey).findOneBy({ key });
+  /** The device key with this text (a prepared read: a DDI gateway token names it on every poll). */
+  async findDeviceKeyByKey(key: string): Promise<DeviceKey | null> {
+    const [row] = await this.keyByTextRead.all([key]);
+    if (row === undefined) return null;
+    return Object.assign(new DeviceKey(), {
+      ...tokenKeyOf(row),
+      key: row.key,
+      singleDevice: row.single_device === true || row.single_device === 1,
+      autoAccept: row.auto_accept === true || row.auto_accept === 1,
+      createdAt: Number(row.created_at),
+    });
   }
 
   listDeviceKeys(tenantId: number): Promise<DeviceKey[]> {

@@ -95,9 +95,10 @@ export function installStreamBodyParser(fastify: FastifyInstance): void {
  * wrapper (a size limit crossed mid-stream) stops delivering bytes but leaves the socket open,
  * so the error answer still reaches the client; the rest of the body is read and discarded
  * until that answer (with `Connection: close`) ends the connection. Nothing is read before the
- * wrapper is read. A client that goes away mid-body destroys the wrapper with a 400.
+ * wrapper is read. A client that goes away mid-body, or went away before the wrapper was made,
+ * destroys the wrapper with a 400.
  */
-function requestBodyStream(raw: IncomingMessage): Readable {
+export function requestBodyStream(raw: IncomingMessage): Readable {
   raw.pause();
   let ended = false;
   const onData = (chunk: Buffer): void => {
@@ -133,6 +134,10 @@ function requestBodyStream(raw: IncomingMessage): Readable {
   raw.on('end', onEnd);
   raw.on('error', onAbort);
   raw.on('close', onAbort);
+  // A client gone before this ran (its socket closed while a hook waited, on a busy server) sends
+  // no more events: without this, a reader would wait for the rest of the body forever, and an
+  // upload's temporary file with it.
+  if (raw.destroyed && !raw.complete) onAbort();
   return body;
 }
 

@@ -15,6 +15,7 @@
  * created beside `BENCH_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test, and
  * dropped at the end).
  */
+import * as prettier from 'prettier';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -578,7 +579,9 @@ async function main(): Promise<void> {
     log(markdown);
     if (!quick) {
       const file = DEVICES === undefined ? 'bench/RESULTS.md' : `bench/RESULTS-${DEVICES}.md`;
-      await writeFile(join(ROOT, file), markdown);
+      // Formatted as `npm run lint` checks it (prettier), so a results file lands as written.
+      const path = join(ROOT, file);
+      await writeFile(path, await prettier.format(markdown, { ...(await prettier.resolveConfig(path)), filepath: path }));
       log(`written to ${file}`);
     }
   } finally {

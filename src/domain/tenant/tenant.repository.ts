@@ -87,8 +87,17 @@ export class TenantRepository {
     this.keyByTextRead = new PreparedRead(dataSource, FIND_KEY_BY_TEXT);
   }
 
-  /** The tenant with this name (a prepared read: DDI requests look their tenant up by name). */
-  async findTenantByName(name: string): Promise<Tenant | null> {
+  /**
+   * The tenant with this name, for operator requests. Its lookup stays behind the validation of a
+   * request's other parameters: Nest resolves a handler's parameters at once, and the `tenant`
+   * pipes' answer (404) must not overtake a 400 of the query (the prepared read does).
+   */
+  findTenantByName(name: string): Promise<Tenant | null> {
+    return this.dataSource.getRepository(Tenant).findOneBy({ name });
+  }
+
+  /** The tenant with this name, as a prepared read: every DDI poll names its tenant in its path. */
+  async pollTenantByName(name: string): Promise<Tenant | null> {
     const [row] = await this.tenantByNameRead.all([name]);
     if (row === undefined) return null;
     return Object.assign(new Tenant(), {

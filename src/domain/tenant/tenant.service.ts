@@ -211,7 +211,7 @@ export class TenantService {
 
   /** The tenant with exactly this name, or `null` (a DDI path names its tenant so, docs/decisions.md §12). */
   tenantNamed(name: string): Promise<Tenant | null> {
-    return this.tenants.findTenantByName(name);
+    return this.tenants.pollTenantByName(name);
   }
 
   /**

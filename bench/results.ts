@@ -132,7 +132,8 @@ export function renderResults(r: Results): string {
       `rollout) and ${n(r.small)} devices in a second tenant; seeded in ${r.seedSeconds.toFixed(1)} s (not measured).` +
       (r.postgresSeedSeconds !== undefined
         ? ` The PostgreSQL scenarios run on a database of their own (the local server, default settings), seeded the same way ` +
-          `in ${r.postgresSeedSeconds.toFixed(1)} s.`
+          `in ${r.postgresSeedSeconds.toFixed(1)} s, then vacuumed and analyzed (\`VACUUM ANALYZE\`: what autovacuum does on a ` +
+          'server that runs it; the local one runs with `autovacuum = off`).'
         : ''),
     `- Starting a rollout (\`POST …/rollouts/:id/start\`: every target given its state and wave, one transaction), the ` +
       `longest of the seeded ones: ${r.rolloutStarts

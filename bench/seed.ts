@@ -158,6 +158,24 @@ export async function seed(
     };
   } finally {
     await app.close();
+    if (databaseUrl !== undefined) await vacuumAnalyze(databaseUrl);
+  }
+}
+
+/**
+ * `VACUUM ANALYZE` of the seeded PostgreSQL database: what autovacuum does soon after a million
+ * rows arrive on a server that runs it (the default), done at once here because the local test
+ * server runs with `autovacuum = off`. Without it the planner has no statistics (a search that
+ * finds one device took 2.5 s instead of 34 ms) and no visibility map (index-only counts fetch
+ * every row).
+ */
+async function vacuumAnalyze(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('VACUUM ANALYZE');
+  } finally {
+    await client.end();
   }
 }
 

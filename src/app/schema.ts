@@ -33,6 +33,7 @@ import { RolloutRollback1765500000000 } from '#src/app/migrations/1765500000000-
 import { OperatorReadIndexes1765600000000 } from '#src/app/migrations/1765600000000-OperatorReadIndexes.js';
 import { GroupMemberCounts1765700000000 } from '#src/app/migrations/1765700000000-GroupMemberCounts.js';
 import { DeviceCounts1765800000000 } from '#src/app/migrations/1765800000000-DeviceCounts.js';
+import { DeviceSearch1765900000000 } from '#src/app/migrations/1765900000000-DeviceSearch.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -76,6 +77,7 @@ export const MIGRATIONS = [
   OperatorReadIndexes1765600000000,
   GroupMemberCounts1765700000000,
   DeviceCounts1765800000000,
+  DeviceSearch1765900000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

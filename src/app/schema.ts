@@ -34,6 +34,7 @@ import { OperatorReadIndexes1765600000000 } from '#src/app/migrations/1765600000
 import { GroupMemberCounts1765700000000 } from '#src/app/migrations/1765700000000-GroupMemberCounts.js';
 import { DeviceCounts1765800000000 } from '#src/app/migrations/1765800000000-DeviceCounts.js';
 import { DeviceSearch1765900000000 } from '#src/app/migrations/1765900000000-DeviceSearch.js';
+import { DeviceVersionTypeIndex1765910000000 } from '#src/app/migrations/1765910000000-DeviceVersionTypeIndex.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -78,6 +79,7 @@ export const MIGRATIONS = [
   GroupMemberCounts1765700000000,
   DeviceCounts1765800000000,
   DeviceSearch1765900000000,
+  DeviceVersionTypeIndex1765910000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

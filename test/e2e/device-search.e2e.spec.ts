@@ -8,6 +8,8 @@ import type { DeviceSummaryResponse } from '#src/operator/dto/fleet.dto.js';
 interface Named {
   mac: string;
   name: string;
+  /** A hawkBit controller id rather than a hardware address (docs/decisions.md §11). */
+  controller?: true;
 }
 
 const FLEET: Named[] = [
@@ -24,6 +26,9 @@ const FLEET: Named[] = [
   { mac: 'AA:BB:CC:DD:EE:FF', name: 'Ab' },
   { mac: '02:B0:00:AB:CD:EF', name: 'abc def' },
   { mac: '02:B0:00:0F:00:42', name: 'Keller 0F42' },
+  { mac: 'gw-0F42AB', name: 'gateway', controller: true },
+  { mac: 'Rack:AB:CD', name: 'rack', controller: true },
+  { mac: 'DEAD:BEEF:01', name: 'beef', controller: true },
 ];
 
 /** Queries of three characters and more (a trigram index serves them) and shorter ones (a scan). */
@@ -53,12 +58,27 @@ const QUERIES = [
   'F',
   'ü',
   'nothing like it',
+  'gw-0',
+  'GW-0f4',
+  'k:ab',
+  'AB:CD',
+  'ad:be',
+  'DEAD',
+  'beef:0',
+  '0F42AB',
+  '"',
+  'y "hi',
+  '😀😀😀',
+  '😀x',
+  'NEAR(a b)',
+  'dry OR halle',
 ];
 
 /**
  * What a search should find, written from the rule (docs/decisions.md §9): part of the name or of
  * the identifier in any case, or hex digits of the mac with the separators `:` `.` `-` and spaces
- * ignored. Names here change case only in ASCII letters: how the engines fold other letters differs.
+ * ignored. Names here change case only in ASCII letters: how the engines fold other letters differs;
+ * and no controller id in lower case is searched by its hex digits (SQLite matches those in any case).
  */
 function matches(device: Named, text: string): boolean {
   const lower = text.toLowerCase();
@@ -97,8 +117,8 @@ describe(`operator API: device search (docs/decisions.md §9, ${TEST_ENGINE})`, 
     bearer = await app.createOperatorToken();
     tenant = await app.createTenant(undefined, 'ESP32');
     token = await app.login(tenant);
-    // Half imported (never seen), half registered by the devices themselves.
-    const imported = FLEET.slice(0, 7);
+    // Half imported (never seen), half registered by the devices themselves; controller ids imported.
+    const imported = FLEET.filter((d) => !d.controller).slice(0, 7);
     const csv = ['mac,device_type,firmware_version,name', ...imported.map((d) => `${d.mac},ESP32,1.0,"${d.name.replace(/"/g, '""')}"`)];
     const answer = await request('POST', `${app.urls.operator}/tenants/${tenant.name}/devices/import`, {
       bearer,
@@ -106,7 +126,14 @@ describe(`operator API: device search (docs/decisions.md §9, ${TEST_ENGINE})`, 
       headers: { 'content-type': 'text/csv' },
     });
     assert.equal(answer.status, 200, answer.text);
-    for (const device of FLEET.slice(7)) {
+    const controllers = ['controller_id,device_type,name', ...FLEET.filter((d) => d.controller).map((d) => `${d.mac},ESP32,${d.name}`)];
+    const ddi = await request('POST', `${app.urls.operator}/tenants/${tenant.name}/devices/import`, {
+      bearer,
+      rawBody: `${controllers.join('\n')}\n`,
+      headers: { 'content-type': 'text/csv' },
+    });
+    assert.equal(ddi.status, 200, ddi.text);
+    for (const device of FLEET.filter((d) => !d.controller).slice(7)) {
       const registered = await post(`${app.urls.vc}/api/device/register`, { ...device, firmware_version: '2.0' }, token);
       assert.equal(registered.status, 200, registered.text);
     }

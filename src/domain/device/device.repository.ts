@@ -73,17 +73,20 @@ const searchHex = (text: string): string | undefined => {
 
 /**
  * A search text as a query of the trigram index `device_search` (SQLite): the text in the name or
- * identifier, or its hex digits in the identifier's, each as a phrase (matched wherever it occurs,
- * in any case). `undefined` when there is no text, or it (or its hex digits) has fewer than three
+ * in an identifier that is not a mac, or its hex digits in the identifier's (a mac's text, in any
+ * case, contains them), each as a phrase (matched wherever it occurs, in any case). `undefined` when there is no text, or it (or its hex digits) has fewer than three
  * characters (code points), which no trigram can find.
  */
 function ftsMatch(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const hex = searchHex(text);
-  if ([...text].length < 3 || (hex !== undefined && hex.length < 3)) return undefined;
+  if (!trigrams(text) || (hex !== undefined && !trigrams(hex))) return undefined;
   const phrase = (value: string) => `"${value.replace(/"/g, '""')}"`;
-  return `{name mac} : ${phrase(text)}${hex !== undefined ? ` OR hex : ${phrase(hex)}` : ''}`;
+  return `{name identifier} : ${phrase(text)}${hex !== undefined ? ` OR hex : ${phrase(hex)}` : ''}`;
 }
+
+/** Whether a search text is long enough for a trigram index: three characters (code points) or more. */
+const trigrams = (text: string): boolean => [...text].length >= 3;
 
 /** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
 interface DeviceRow {
@@ -214,10 +217,15 @@ export class DeviceRepository {
     if (match !== undefined) {
       query.andWhere('d.id IN (SELECT rowid FROM device_search WHERE device_search MATCH :match)', { match });
     } else if (filter.text !== undefined) {
-      // PostgreSQL's trigram index (migration DeviceSearch) serves these LIKEs of three characters or more.
       const name = `%${likeLiteral(filter.text.toLowerCase())}%`;
       const hex = searchHex(filter.text);
-      const byText = `LOWER(d.name) LIKE :name ESCAPE '\\' OR LOWER(d.mac) LIKE :name ESCAPE '\\'`;
+      // The expressions of PostgreSQL's trigram index (migration DeviceSearch), which serves a text
+      // of three characters or more whose hex digits, if it is only those, are three or more. A mac
+      // is then found by its hex digits alone (its text, in any case, contains them); shorter texts
+      // read every device and look at the mac's text too.
+      const indexed = !isSqlite(this.dataSource.options.type) && trigrams(filter.text) && (hex === undefined || trigrams(hex));
+      const identifier = indexed ? `(CASE WHEN d.mac ~ '[^0-9A-F:]' THEN LOWER(d.mac) END)` : 'LOWER(d.mac)';
+      const byText = `LOWER(d.name) LIKE :name ESCAPE '\\' OR ${identifier} LIKE :name ESCAPE '\\'`;
       if (hex !== undefined) {
         query.andWhere(`(${byText} OR REPLACE(d.mac, ':', '') LIKE :hex)`, { name, hex: `%${hex}%` });
       } else {

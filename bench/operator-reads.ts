@@ -76,13 +76,15 @@ export function operatorRequests(tenant: SeededTenant): [page: string, path: str
   // The keyset cursor of the last page: the mac of the device before it (macs sort as the fleet's indexes do);
   // the same for the members of `everyone`, the whole fleet.
   const beforeLastPage = fleetDevice((lastPage - 1) * 50 - 1, tenant.macPrefix).mac;
+  // The deepest page by offset: pages past the middle are read from the end.
+  const middlePage = Math.ceil(lastPage / 2);
   return [
     ['baseline', 'healthz'],
     ['overview', `${t}/fleet`],
     ['overview', `${t}/rollouts?status=active&per_page=20`],
     ['overview', 'ledger/entries?order=desc&per_page=1'],
     ['devices', `${t}/devices?per_page=50`],
-    ['devices', `${t}/devices?per_page=50&page=${lastPage}`],
+    ['devices', `${t}/devices?per_page=50&page=${middlePage}`],
     ['devices', `${t}/devices?per_page=50&after=${encodeURIComponent(beforeLastPage)}`],
     ['devices', `${t}/devices?per_page=50&q=${encodeURIComponent(lastMac.slice(-8))}`],
     ['devices', `${t}/devices?per_page=50&q=K%C3%BChlhaus`],
@@ -91,7 +93,7 @@ export function operatorRequests(tenant: SeededTenant): [page: string, path: str
     ['devices', `${t}/devices?per_page=50&not_seen_since=${encodeURIComponent(dayAgo)}`],
     ['device', `${t}/devices/${encodeURIComponent(lastMac)}`],
     ['groups', `${t}/groups?per_page=50`],
-    ['group', `${t}/groups/everyone?per_page=50&page=${lastPage}`],
+    ['group', `${t}/groups/everyone?per_page=50&page=${middlePage}`],
     ['group', `${t}/groups/everyone?per_page=50&after=${encodeURIComponent(beforeLastPage)}`],
     ['rollouts', `${t}/rollouts?per_page=50`],
     ['rollout', `${t}/rollouts/1`],

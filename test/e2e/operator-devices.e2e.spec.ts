@@ -257,6 +257,49 @@ describe('operator API: devices (docs/decisions.md §6, §9)', () => {
       assert.deepEqual({ macs: third.items.map((d) => d.mac), next: third.next }, { macs: fleet.slice(8), next: null });
     });
 
+    it('answers every page by offset with its slice of the list and its next, in the second half too (read from the end)', async () => {
+      const ones = fleet.filter((_, i) => (10 + i) % 2 === 1);
+      for (const [filter, devices] of [
+        ['', fleet],
+        ['&firmware_version=1.0', ones],
+      ] as const) {
+        for (const perPage of [1, 2, 3, 4, 5, 10]) {
+          for (let n = 1; n <= Math.ceil(devices.length / perPage) + 1; n++) {
+            const page = await listC(`per_page=${perPage}&page=${n}${filter}`);
+            const slice = devices.slice((n - 1) * perPage, n * perPage);
+            const next = n * perPage < devices.length ? devices[n * perPage - 1] : null;
+            assert.deepEqual(
+              { macs: page.items.map((d) => d.mac), next: page.next },
+              { macs: slice, next },
+              `${filter} ${perPage} page ${n}`,
+            );
+          }
+        }
+      }
+    });
+
+    it("answers every page of a group's members by offset with its slice, in the second half too", async () => {
+      const members = [...fleet, '02:00:00:00:00:99'].sort();
+      await app.createGroup(c, 'everyone-c', members);
+      for (const perPage of [1, 2, 3, 5, 7]) {
+        for (let n = 1; n <= Math.ceil(members.length / perPage) + 1; n++) {
+          const answer = await op.get(`/tenants/${c.name}/groups/everyone-c?per_page=${perPage}&page=${n}`);
+          assert.equal(answer.status, 200, answer.text);
+          const page = (
+            answer.body as { member_macs: { items: { mac: string; registered: boolean }[]; total: number; next: string | null } }
+          ).member_macs;
+          const slice = members.slice((n - 1) * perPage, n * perPage);
+          assert.deepEqual(
+            page.items.map((m) => `${m.mac} ${m.registered}`),
+            slice.map((mac) => `${mac} ${fleet.includes(mac)}`),
+            `${perPage} page ${n}`,
+          );
+          assert.equal(page.next, n * perPage < members.length ? members[n * perPage - 1] : null, `${perPage} page ${n}`);
+          assert.equal(page.total, members.length);
+        }
+      }
+    });
+
     it('takes any text as a cursor: the devices sorting after it', async () => {
       assert.deepEqual(
         (await listC(`after=${encodeURIComponent('AC:67:B2:00:00:15x')}`)).items.map((d) => d.mac),

@@ -160,7 +160,10 @@ export class DeviceRepository {
    * One page of a tenant's devices matching `filter`, by mac, and how many match in all.
    * Filters are SQL with bound parameters. With `after` (a keyset cursor: a device identifier),
    * only devices whose identifier sorts after it: a range scan of the `(tenant_id, mac)` index
-   * from the cursor, however deep the page (an offset reads and drops every row before it).
+   * from the cursor, however deep the page (an offset reads and drops every row before it). A
+   * page by offset in the second half of the matches is read from the last one backwards, so the
+   * deepest offset is the middle. Offsets move when devices come or go between the count and the
+   * page, as they would between two pages.
    *
    * A text search on SQLite reads the trigram index (`device_search`, migration DeviceSearch).
    *
@@ -184,13 +187,22 @@ export class DeviceRepository {
       );
     // Nothing to read: a filter no device passes would otherwise walk the whole (tenant_id, mac) index for none.
     if (total === 0 || (after === undefined && offset >= total)) return [[], total];
-    // The ordered walk reads about (offset + limit) × devices / total entries to fill the page;
+    // A page by offset nearer the end than the start is read from the end and turned: an offset
+    // reads and drops every row before it (the last page of a million read them all).
+    const end = Math.min(offset + limit, total);
+    const fromEnd = after === undefined && total - end < offset;
+    const [skip, take] = fromEnd ? [total - end, end - offset] : [offset, limit];
+    // The ordered walk reads about (skip + take) × devices / total entries to fill the page;
     // the selective read reads `total`.
-    const walk = sqlite && (offset + limit) * ((await this.keptTotal(tenantId, {})) ?? total) > total * total ? 'selective' : 'ordered';
+    const walk = sqlite && (skip + take) * ((await this.keptTotal(tenantId, {})) ?? total) > total * total ? 'selective' : 'ordered';
     const query = this.filtered(tenantId, filter, match, walk);
     if (after !== undefined) query.andWhere('d.mac > :after', { after });
-    const devices = await query.orderBy('d.mac', 'ASC').offset(offset).limit(limit).getMany();
-    return [devices, total];
+    const devices = await query
+      .orderBy('d.mac', fromEnd ? 'DESC' : 'ASC')
+      .offset(skip)
+      .limit(take)
+      .getMany();
+    return [fromEnd ? devices.reverse() : devices, total];
   }
 
   /**

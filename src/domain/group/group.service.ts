@@ -198,7 +198,7 @@ export class GroupService {
   async get(tenantId: number, groupRef: string, members: KeysetSlice): Promise<GroupDetail> {
     const group = await this.require(tenantId, groupRef);
     const total = await this.repository.memberCount(group.id);
-    const rows = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit + 1, members.after);
+    const rows = await this.repository.pageMembers(tenantId, group.id, members.offset, members.limit + 1, members.after, total);
     const items = rows.slice(0, members.limit);
     const next = rows.length > members.limit ? items[items.length - 1].mac : null;
     return { ...groupView({ ...group, members: total }), memberMacs: { items, total, next } };

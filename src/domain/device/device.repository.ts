@@ -74,8 +74,9 @@ const searchHex = (text: string): string | undefined => {
 /**
  * A search text as a query of the trigram index `device_search` (SQLite): the text in the name or
  * in an identifier that is not a mac, or its hex digits in the identifier's (a mac's text, in any
- * case, contains them), each as a phrase (matched wherever it occurs, in any case). `undefined` when there is no text, or it (or its hex digits) has fewer than three
- * characters (code points), which no trigram can find.
+ * case, contains them), each as a phrase (matched wherever it occurs, in any case). `undefined`
+ * when there is no text, or it (or its hex digits) has fewer than three characters (code points),
+ * which no trigram can find.
  */
 function ftsMatch(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;

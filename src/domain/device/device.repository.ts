@@ -81,13 +81,19 @@ const searchHex = (text: string): string | undefined => {
 function ftsMatch(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const hex = searchHex(text);
-  if (!trigrams(text) || (hex !== undefined && !trigrams(hex))) return undefined;
+  if (!trigramSearchable(text)) return undefined;
   const phrase = (value: string) => `"${value.replace(/"/g, '""')}"`;
   return `{name identifier} : ${phrase(text)}${hex !== undefined ? ` OR hex : ${phrase(hex)}` : ''}`;
 }
 
-/** Whether a search text is long enough for a trigram index: three characters (code points) or more. */
-const trigrams = (text: string): boolean => [...text].length >= 3;
+/**
+ * Whether a trigram index can serve a search text: it has three characters (code points) or more,
+ * and so do its hex digits when it is only those and separators.
+ */
+function trigramSearchable(text: string): boolean {
+  const hex = searchHex(text);
+  return [...text].length >= 3 && (hex === undefined || hex.length >= 3);
+}
 
 /** A `device` row as the drivers return it (PostgreSQL's `bigint` arrives as text). */
 interface DeviceRow {
@@ -236,7 +242,7 @@ export class DeviceRepository {
       // of three characters or more whose hex digits, if it is only those, are three or more. A mac
       // is then found by its hex digits alone (its text, in any case, contains them); shorter texts
       // read every device and look at the mac's text too.
-      const indexed = !isSqlite(this.dataSource.options.type) && trigrams(filter.text) && (hex === undefined || trigrams(hex));
+      const indexed = !isSqlite(this.dataSource.options.type) && trigramSearchable(filter.text);
       const identifier = indexed ? `(CASE WHEN d.mac ~ '[^0-9A-F:]' THEN LOWER(d.mac) END)` : 'LOWER(d.mac)';
       const byText = `LOWER(d.name) LIKE :name ESCAPE '\\' OR ${identifier} LIKE :name ESCAPE '\\'`;
       if (hex !== undefined) {

@@ -5,7 +5,7 @@
  * their cost shows whether a report costs the same in a small fleet and in a large one.
  */
 import { fleetDevice, type DeviceType } from './fleet.js';
-import { measureAmount, type LoadResult } from './load.js';
+import { measureAmount, type CpuWatch, type LoadResult } from './load.js';
 import type { SeededTenant } from './seed.js';
 
 /** A device that was offered a rollout: what its success report and its confirming poll send. */
@@ -31,7 +31,7 @@ export interface Confirmations {
  * @param tokens device tokens per device type (any token of the type serves any device of it).
  * @param options `before` and `after` are called right before the reports start and right after they end (e.g. to
  *   sample the database meanwhile); `failures: 'count'` reports answers that are not 200 (timeouts on an overloaded
- *   machine) in the results instead of throwing.
+ *   machine) in the results instead of throwing; `watch` counts those processes' CPU time per request.
  * @throws Error when a report or a poll is not answered 200 (unless counted), or no device is offered anything.
  */
 export async function measureConfirmations(
@@ -40,7 +40,7 @@ export async function measureConfirmations(
   tokens: Record<DeviceType, string[]>,
   wanted: number,
   connections: number,
-  options: { before?(): void; after?(): void; failures?: 'throw' | 'count' } = {},
+  options: { before?(): void; after?(): void; failures?: 'throw' | 'count'; watch?: CpuWatch } = {},
 ): Promise<Confirmations> {
   const offered = await offeredDevices(vc, tenant, tokens, wanted, connections);
   if (offered.length === 0) throw new Error('no device was offered a rollout');
@@ -62,6 +62,7 @@ export async function measureConfirmations(
     })),
     offered.length,
     connections,
+    options.watch,
   );
   options.after?.();
   const polls = await measureAmount(
@@ -69,6 +70,7 @@ export async function measureConfirmations(
     cycle((d) => ({ path: '/api/device/next/rollout', body: JSON.stringify({ mac: d.mac, firmware_version: d.version }), token: d.token })),
     offered.length,
     connections,
+    options.watch,
   );
   const checked =
     options.failures === 'count'

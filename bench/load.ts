@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { cpuMicros, postgresCpuMicros } from './processes.js';
 
 /** Settings shared by every throughput scenario, so their numbers compare. */
 export interface LoadSettings {
@@ -24,16 +25,52 @@ export interface LoadResult {
   failures: number;
   /** Status code → count, for a failure report. */
   statuses: Record<string, number>;
+  /** CPU time per request of the measured run, microseconds ({@link CpuWatch}); absent when nothing was watched. */
+  cpu?: CpuPerRequest;
+}
+
+/** Which processes' CPU time a measured run divides by its requests. */
+export interface CpuWatch {
+  /** The server under test (every thread of it). */
+  pid: number;
+  /** Also the local PostgreSQL server's processes (the scenario runs on PostgreSQL). */
+  postgres?: boolean;
+}
+
+/** CPU microseconds per request of a measured run. */
+export interface CpuPerRequest {
+  /** The server process under test. */
+  server: number;
+  /** The PostgreSQL server's processes, when watched. */
+  postgres?: number;
+}
+
+/** Starts counting the CPU time of `watch`; the returned function divides what was used since by `requests`. */
+function cpuCounter(watch: CpuWatch | undefined): (requests: number) => CpuPerRequest | undefined {
+  if (watch === undefined) return () => undefined;
+  const server = cpuMicros(watch.pid);
+  const postgres = watch.postgres ? postgresCpuMicros() : undefined;
+  return (requests) => {
+    const serverNow = cpuMicros(watch.pid);
+    if (server === undefined || serverNow === undefined || requests === 0) return undefined;
+    return {
+      server: (serverNow - server) / requests,
+      ...(postgres !== undefined ? { postgres: (postgresCpuMicros() - postgres) / requests } : {}),
+    };
+  };
 }
 
 /**
  * Drives `origin` with `settings.connections` keep-alive connections (no pipelining): a warm-up
- * run, then the measured run. Each request comes from `next`.
+ * run, then the measured run. Each request comes from `next`. With `watch`, the CPU time the
+ * watched processes used during the measured run is divided by its requests.
  */
-export async function measure(origin: string, next: NextRequest, settings: LoadSettings): Promise<LoadResult> {
+export async function measure(origin: string, next: NextRequest, settings: LoadSettings, watch?: CpuWatch): Promise<LoadResult> {
   const run = (duration: number) => drive(origin, next, settings.connections, { duration });
   if (settings.warmup > 0) await run(settings.warmup);
-  return resultOf(await run(settings.duration));
+  const counter = cpuCounter(watch);
+  const result = resultOf(await run(settings.duration));
+  return { ...result, cpu: counter(result.requests) };
 }
 
 /**
@@ -41,10 +78,18 @@ export async function measure(origin: string, next: NextRequest, settings: LoadS
  * warm-up: for requests that can be made once only (a device reports its success once). The rate
  * is the requests over the run's whole duration.
  */
-export async function measureAmount(origin: string, next: NextRequest, amount: number, connections: number): Promise<LoadResult> {
+export async function measureAmount(
+  origin: string,
+  next: NextRequest,
+  amount: number,
+  connections: number,
+  watch?: CpuWatch,
+): Promise<LoadResult> {
+  const counter = cpuCounter(watch);
   // autocannon ends a run at its next sample tick: ticks of 100 ms keep the duration within 0.1 s.
   const result = await drive(origin, next, connections, { amount, sampleInt: 100 });
-  return { ...resultOf(result), requestsPerSecond: result.requests.total / Math.max(result.duration, 1e-3) };
+  const measured = resultOf(result);
+  return { ...measured, requestsPerSecond: result.requests.total / Math.max(result.duration, 1e-3), cpu: counter(measured.requests) };
 }
 
 function drive(

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '#test/support/free-port.js';
 
 export { freePort };
@@ -32,6 +32,55 @@ export function resetPeak(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Clock ticks a second of `/proc/<pid>/stat`'s CPU times (`getconf CLK_TCK`; 100 on Linux where it cannot be asked). */
+let clockTicks: number | undefined;
+
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/**
+ * CPU time a process has used so far, all its threads, user and system (`/proc/<pid>/stat`),
+ * microseconds; resolution one clock tick (10 ms). `undefined` when the process is gone.
+ */
+export function cpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold blanks: the fields after it start past its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time used so far by every process of the machine named `postgres` (the local PostgreSQL
+ * server: its backends, which run the queries, and its background processes), microseconds.
+ */
+export function postgresCpuMicros(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!stat.includes(' (postgres) ')) continue;
+    total += cpuMicros(Number(entry)) ?? 0;
+  }
+  return total;
 }
 
 /** A server under test, running as a child process so its memory is its own. */

@@ -159,16 +159,26 @@ export function renderResults(r: Results): string {
     '',
     '## Device endpoints',
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | of ceiling | target | met |',
-    '| --- | ---: | ---: | ---: | ---: | --- | --- |',
+    '| Scenario | req/s | p50 ms | p99 ms | of ceiling | target | met | server CPU µs/req | PostgreSQL CPU µs/req |',
+    '| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |',
   );
   for (const row of r.rows) {
     const failures = row.result.failures ? ` (${n(row.result.failures)} failed)` : '';
+    const cpu = row.result.cpu;
     lines.push(
       `| ${row.scenario} | ${n(Math.round(row.result.requestsPerSecond))}${failures} | ${row.result.p50} | ${row.result.p99} | ` +
-        `${(ratio(row) * 100).toFixed(0)} % | ${targetText(row)} | ${yesNo(throughputMet(row))} |`,
+        `${(ratio(row) * 100).toFixed(0)} % | ${targetText(row)} | ${yesNo(throughputMet(row))} | ` +
+        `${cpu ? n(Math.round(cpu.server)) : '–'} | ${cpu?.postgres !== undefined ? n(Math.round(cpu.postgres)) : '–'} |`,
     );
   }
+  lines.push(
+    '',
+    'CPU per request: the CPU time (user and system, every thread) the server process used during the measured run, ' +
+      'divided by its requests; for PostgreSQL, that of every `postgres` process of the machine (its backends run the ' +
+      'queries). Requests a second depend on how the cores are shared with the load generator, PostgreSQL and the ' +
+      'machine’s other tenants; CPU per request much less. A core serves at most 1,000,000 ÷ (server + PostgreSQL µs) ' +
+      'requests a second of a scenario; the ceiling’s is what Node’s HTTP and Fastify cost alone.',
+  );
   if (r.instances) {
     const { one, two, target } = r.instances;
     lines.push(

@@ -96,7 +96,7 @@ async function shortcutComparison(dataDir: string, driver: string, fleet: Seeded
       try {
         const tokens = await typeTokens(app, fleet);
         await checkNextRollout(app, nextRolloutRequests(fleet, tokens));
-        const result = await measure(app.vc, nextRolloutRequests(fleet, tokens), settings);
+        const result = await measure(app.vc, nextRolloutRequests(fleet, tokens), settings, { pid: app.server.pid });
         measured[mode].push(result);
         log(`[${driver}] next rollout, route shortcut ${mode}: ${describe(result)}`);
       } finally {
@@ -133,7 +133,9 @@ const CONFIRMING = quick ? 1_000 : 20_000;
 
 /** Success reports and confirming polls of {@link CONFIRMING} devices, as two rows of `rows`. */
 async function confirmationRows(app: App, tenant: SeededTenant, tokens: Record<DeviceType, string[]>, engine: string, ceiling: LoadResult) {
-  const measured = await measureConfirmations(app.vc, tenant, tokens, CONFIRMING, settings.connections);
+  const measured = await measureConfirmations(app.vc, tenant, tokens, CONFIRMING, settings.connections, {
+    watch: { pid: app.server.pid, postgres: engine === 'PostgreSQL' },
+  });
   log(`[${engine}] success reports of ${measured.devices} devices: ${describe(measured.reports)}`);
   log(`[${engine}] their confirming polls: ${describe(measured.polls)}`);
   const each = `${measured.devices.toLocaleString('en')} devices, each once`;
@@ -277,7 +279,7 @@ async function nextRolloutDuringPdfReports(
     );
   }
   try {
-    const result = await measure(app.vc, nextRolloutRequests(seeded.fleet, tokens), settings);
+    const result = await measure(app.vc, nextRolloutRequests(seeded.fleet, tokens), settings, { pid: app.server.pid });
     return { result, renders: reading.length, streamed: [...streamed] };
   } finally {
     abort.abort();
@@ -316,7 +318,7 @@ async function nextRolloutDuringStart(
     }));
   }, settings.warmup * 1000);
   try {
-    const result = await measure(app.vc, nextRolloutRequests(tenant, tokens), settings);
+    const result = await measure(app.vc, nextRolloutRequests(tenant, tokens), settings, { pid: app.server.pid });
     if (start === undefined) throw new Error('the rollout did not start during the run');
     return { result, ...(await start) };
   } finally {
@@ -359,9 +361,10 @@ async function main(): Promise<void> {
       ceilingOrigin,
       () => ({ method: 'POST', path: '/ceiling', body: '{"mac":"02:B0:00:00:00:01","firmware_version":"1.0.0"}' }),
       settings,
+      { pid: ceiling.pid },
     );
     log(`ceiling POST: ${describe(ceilingPost)}`);
-    const ceilingGet = await measure(ceilingOrigin, () => ({ method: 'GET', path: '/ceiling' }), settings);
+    const ceilingGet = await measure(ceilingOrigin, () => ({ method: 'GET', path: '/ceiling' }), settings, { pid: ceiling.pid });
     log(`ceiling GET:  ${describe(ceilingGet)}`);
     await ceiling.stop();
 
@@ -381,7 +384,7 @@ async function main(): Promise<void> {
         const tokens = await typeTokens(app, seeded.fleet);
         const check = await checkNextRollout(app, nextRolloutRequests(seeded.fleet, tokens));
         log(`[${driver}] next rollout answers checked: ${check.offers} of ${check.checked} devices offered a rollout`);
-        const next = await measure(app.vc, nextRolloutRequests(seeded.fleet, tokens), settings);
+        const next = await measure(app.vc, nextRolloutRequests(seeded.fleet, tokens), settings, { pid: app.server.pid });
         log(`[${driver}] next rollout: ${describe(next)}`);
         driverResults.set(driver, next);
         rows.push({
@@ -402,12 +405,12 @@ async function main(): Promise<void> {
           ceiling: ceilingPost,
           target: { ratio: 0.4, p99: 10 },
         });
-        const device = await measure(app.vc, getDeviceRequests(seeded.fleet, tokens), settings);
+        const device = await measure(app.vc, getDeviceRequests(seeded.fleet, tokens), settings, { pid: app.server.pid });
         log(`[${driver}] GET device: ${describe(device)}`);
         rows.push({ scenario: `GET api/device/:mac (${driver})`, result: device, ceiling: ceilingGet });
         const ddiCheck = await checkDdiPoll(app, ddiPollRequests(seeded.fleet));
         log(`[${driver}] DDI poll answers checked: ${ddiCheck.actions} of ${ddiCheck.checked} devices have an open action`);
-        const ddi = await measure(app.ddi, ddiPollRequests(seeded.fleet), settings);
+        const ddi = await measure(app.ddi, ddiPollRequests(seeded.fleet), settings, { pid: app.server.pid });
         log(`[${driver}] DDI poll: ${describe(ddi)}`);
         rows.push({
           scenario: `GET DDI controller/v1/:controllerId (${driver}; gateway token)`,
@@ -415,7 +418,7 @@ async function main(): Promise<void> {
           ceiling: ceilingGet,
           target: { ratio: 0.4, p99: 10 },
         });
-        const logins = await measure(app.auth, loginRequests(seeded.fleet), settings);
+        const logins = await measure(app.auth, loginRequests(seeded.fleet), settings, { pid: app.server.pid });
         log(`[${driver}] login: ${describe(logins)}`);
         rows.push({ scenario: `POST auth/login (${driver})`, result: logins, ceiling: ceilingPost, target: { ratio: 0.25 } });
         operatorReadRows.push({ engine: `SQLite (${driver})`, reads: await operatorReads(app, seeded.fleet, driver) });
@@ -454,17 +457,18 @@ async function main(): Promise<void> {
         try {
           const tokens = await typeTokens(app, pgSeeded.fleet);
           await checkNextRollout(app, nextRolloutRequests(pgSeeded.fleet, tokens));
-          const next = await measure(app.vc, nextRolloutRequests(pgSeeded.fleet, tokens), settings);
+          const onPostgres = { pid: app.server.pid, postgres: true };
+          const next = await measure(app.vc, nextRolloutRequests(pgSeeded.fleet, tokens), settings, onPostgres);
           log(`[postgres] next rollout: ${describe(next)}`);
           rows.push({ scenario: 'POST next/rollout (PostgreSQL)', result: next, ceiling: ceilingPost, target: { ratio: 0.2, p99: 20 } });
-          const device = await measure(app.vc, getDeviceRequests(pgSeeded.fleet, tokens), settings);
+          const device = await measure(app.vc, getDeviceRequests(pgSeeded.fleet, tokens), settings, onPostgres);
           log(`[postgres] GET device: ${describe(device)}`);
           rows.push({ scenario: 'GET api/device/:mac (PostgreSQL)', result: device, ceiling: ceilingGet });
           await checkDdiPoll(app, ddiPollRequests(pgSeeded.fleet));
-          const ddi = await measure(app.ddi, ddiPollRequests(pgSeeded.fleet), settings);
+          const ddi = await measure(app.ddi, ddiPollRequests(pgSeeded.fleet), settings, onPostgres);
           log(`[postgres] DDI poll: ${describe(ddi)}`);
           rows.push({ scenario: 'GET DDI controller/v1/:controllerId (PostgreSQL; gateway token)', result: ddi, ceiling: ceilingGet });
-          const logins = await measure(app.auth, loginRequests(pgSeeded.fleet), settings);
+          const logins = await measure(app.auth, loginRequests(pgSeeded.fleet), settings, onPostgres);
           log(`[postgres] login: ${describe(logins)}`);
           rows.push({ scenario: 'POST auth/login (PostgreSQL)', result: logins, ceiling: ceilingPost });
           operatorReadRows.push({ engine: 'PostgreSQL', reads: await operatorReads(app, pgSeeded.fleet, 'postgres') });

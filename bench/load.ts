@@ -37,25 +37,46 @@ export interface CpuWatch {
   postgres?: boolean;
 }
 
-/** CPU microseconds per request of a measured run. */
+/** CPU microseconds per request of a measured run, and how busy the machine's cores were. */
 export interface CpuPerRequest {
-  /** The server process under test. */
+  /** The server process under test, every thread. */
   server: number;
+  /** Of that, its main thread, which runs the event loop (one core at most: what bounds one process). */
+  eventLoop: number;
   /** The PostgreSQL server's processes, when watched. */
   postgres?: number;
+  /** The load generator (autocannon, in this process). */
+  loadGenerator: number;
+  /** CPU time of all three over the run's wall time: cores kept busy (this machine has `os.availableParallelism()`). */
+  coresBusy: number;
 }
 
 /** Starts counting the CPU time of `watch`; the returned function divides what was used since by `requests`. */
 function cpuCounter(watch: CpuWatch | undefined): (requests: number) => CpuPerRequest | undefined {
   if (watch === undefined) return () => undefined;
+  const started = performance.now();
+  const self = process.cpuUsage();
   const server = cpuMicros(watch.pid);
+  const eventLoop = cpuMicros(watch.pid, watch.pid);
   const postgres = watch.postgres ? postgresCpuMicros() : undefined;
   return (requests) => {
     const serverNow = cpuMicros(watch.pid);
-    if (server === undefined || serverNow === undefined || requests === 0) return undefined;
+    const eventLoopNow = cpuMicros(watch.pid, watch.pid);
+    const { user, system } = process.cpuUsage(self);
+    const wallMicros = (performance.now() - started) * 1000;
+    if (server === undefined || serverNow === undefined || eventLoop === undefined || eventLoopNow === undefined) return undefined;
+    if (requests === 0) return undefined;
+    const used = {
+      server: serverNow - server,
+      postgres: postgres === undefined ? 0 : postgresCpuMicros() - postgres,
+      generator: user + system,
+    };
     return {
-      server: (serverNow - server) / requests,
-      ...(postgres !== undefined ? { postgres: (postgresCpuMicros() - postgres) / requests } : {}),
+      server: used.server / requests,
+      eventLoop: (eventLoopNow - eventLoop) / requests,
+      ...(postgres !== undefined ? { postgres: used.postgres / requests } : {}),
+      loadGenerator: used.generator / requests,
+      coresBusy: (used.server + used.postgres + used.generator) / wallMicros,
     };
   };
 }

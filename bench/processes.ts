@@ -49,12 +49,14 @@ function ticksPerSecond(): number {
 }
 
 /**
- * CPU time a process has used so far, all its threads, user and system (`/proc/<pid>/stat`),
- * microseconds; resolution one clock tick (10 ms). `undefined` when the process is gone.
+ * CPU time a process has used so far, all its threads, user and system (`/proc/<pid>/stat`), or
+ * only its thread `thread` (`/proc/<pid>/task/<thread>/stat`; a Node process's main thread, which
+ * runs its event loop, has the process's id), microseconds; resolution one clock tick (10 ms).
+ * `undefined` when the process is gone.
  */
-export function cpuMicros(pid: number): number | undefined {
+export function cpuMicros(pid: number, thread?: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     // The command name (field 2) may hold blanks: the fields after it start past its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond();

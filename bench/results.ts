@@ -159,8 +159,8 @@ export function renderResults(r: Results): string {
     '',
     '## Device endpoints',
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | of ceiling | target | met | server CPU µs/req | PostgreSQL CPU µs/req |',
-    '| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |',
+    '| Scenario | req/s | p50 ms | p99 ms | of ceiling | target | met | CPU µs/req: server | its event loop | PostgreSQL | load generator | cores busy |',
+    '| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const row of r.rows) {
     const failures = row.result.failures ? ` (${n(row.result.failures)} failed)` : '';
@@ -168,15 +168,21 @@ export function renderResults(r: Results): string {
     lines.push(
       `| ${row.scenario} | ${n(Math.round(row.result.requestsPerSecond))}${failures} | ${row.result.p50} | ${row.result.p99} | ` +
         `${(ratio(row) * 100).toFixed(0)} % | ${targetText(row)} | ${yesNo(throughputMet(row))} | ` +
-        `${cpu ? n(Math.round(cpu.server)) : '–'} | ${cpu?.postgres !== undefined ? n(Math.round(cpu.postgres)) : '–'} |`,
+        `${cpu ? n(Math.round(cpu.server)) : '–'} | ${cpu ? n(Math.round(cpu.eventLoop)) : '–'} | ${cpu?.postgres !== undefined ? n(Math.round(cpu.postgres)) : '–'} | ` +
+        `${cpu ? n(Math.round(cpu.loadGenerator)) : '–'} | ${cpu ? cpu.coresBusy.toFixed(2) : '–'} |`,
     );
   }
   lines.push(
     '',
     'CPU per request: the CPU time (user and system, every thread) the server process used during the measured run, ' +
       'divided by its requests; for PostgreSQL, that of every `postgres` process of the machine (its backends run the ' +
-      'queries). Requests a second depend on how the cores are shared with the load generator, PostgreSQL and the ' +
-      'machine’s other tenants; CPU per request much less. A core serves at most 1,000,000 ÷ (server + PostgreSQL µs) ' +
+      'queries); for the load generator, that of the bench process. The server’s event loop (its main thread) runs ' +
+      'on one core at most: 1,000,000 ÷ its µs is the most requests a second one process can answer, however many ' +
+      'cores the machine has (the rest of the server’s time is its writer thread, its other threads and the ' +
+      'kernel’s work for them). Cores busy: the three together over the run’s wall ' +
+      `time, on a machine of ${r.machine.cores} cores; near ${r.machine.cores}, the run was bound by the machine's CPU, ` +
+      'which the server shares with the load generator (and PostgreSQL). Requests a second depend on that sharing and on ' +
+      'the machine’s other tenants; CPU per request much less. A core serves at most 1,000,000 ÷ (server + PostgreSQL µs) ' +
       'requests a second of a scenario; the ceiling’s is what Node’s HTTP and Fastify cost alone.',
   );
   if (r.instances) {

@@ -4,7 +4,7 @@ import { TenantService } from '#src/domain/tenant/tenant.service.js';
 import { example, jsonOption, run, tenantId, tenantOption } from './command-kit.js';
 import { table } from './output.js';
 
-/** `firmledger device-key create|revoke|auto-accept|list`: device keys, shared by the devices of one type. */
+/** `firmledger device-key create|revoke|auto-accept|ddi-gateway|list`: device keys, shared by the devices of one type. */
 export function registerDeviceKeyCommands(program: Command): void {
   const deviceKey = example(
     program.command('device-key').description('device keys (shared by devices of one type)'),
@@ -22,22 +22,26 @@ export function registerDeviceKeyCommands(program: Command): void {
         'the key belongs to one device: each login (key, timestamp) is accepted once; without it devices sharing the key may send identical logins',
       )
       .option('--auto-accept', 'Mender devices new to the tenant that use the key as their tenant token are accepted at once, not pending')
+      .option('--ddi-gateway', 'the key is a hawkBit DDI gateway token: it speaks for every DDI device of the tenant (GatewayToken)')
       .addOption(jsonOption())
-      .action((o: { tenant: string; type: string; singleDevice?: boolean; autoAccept?: boolean; json?: boolean }) =>
+      .action((o: { tenant: string; type: string; singleDevice?: boolean; autoAccept?: boolean; ddiGateway?: boolean; json?: boolean }) =>
         run(
           async (get) =>
             get(TenantService).createDeviceKey(await tenantId(get, o.tenant), o.type, undefined, {
               singleDevice: !!o.singleDevice,
               autoAccept: !!o.autoAccept,
+              ddiGateway: !!o.ddiGateway,
             }),
           !!o.json,
           (k) =>
-            `device key ${k.id} (${k.deviceType}${k.singleDevice ? ', single device' : ''}${k.autoAccept ? ', accepts new Mender devices' : ''}): ${k.key}`,
+            `device key ${k.id} (${k.deviceType}${k.singleDevice ? ', single device' : ''}${k.autoAccept ? ', accepts new Mender devices' : ''}` +
+            `${k.ddiGateway ? ', DDI gateway token' : ''}): ${k.key}`,
           deviceKeyResponse,
         ),
       ),
     'firmledger device-key create --tenant acme --type ESP32',
     'firmledger device-key create --tenant acme --type ESP32 --single-device',
+    'firmledger device-key create --tenant acme --type pump-board --ddi-gateway',
   );
   example(
     deviceKey
@@ -74,6 +78,23 @@ export function registerDeviceKeyCommands(program: Command): void {
   );
   example(
     deviceKey
+      .command('ddi-gateway <key> <on|off>')
+      .description('whether the key (id or key) is a hawkBit DDI gateway token, speaking for every DDI device of the tenant')
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((key: string, setting: string, o: { tenant: string; json?: boolean }) => {
+        if (setting !== 'on' && setting !== 'off') throw new InvalidArgumentError('say on or off');
+        return run(
+          async (get) => get(TenantService).setDdiGateway(await tenantId(get, o.tenant), key, setting === 'on'),
+          !!o.json,
+          (k) => `device key ${k.id}: ${k.ddiGateway ? 'a DDI gateway token' : 'not a DDI gateway token'}`,
+          deviceKeyResponse,
+        );
+      }),
+    'firmledger device-key ddi-gateway 3 on --tenant acme',
+  );
+  example(
+    deviceKey
       .command('list')
       .description('device keys of a tenant by id, revoked ones included')
       .addOption(tenantOption())
@@ -83,7 +104,16 @@ export function registerDeviceKeyCommands(program: Command): void {
           async (get) => get(TenantService).listDeviceKeys(await tenantId(get, o.tenant)),
           !!o.json,
           (rows) =>
-            table(rows.map(deviceKeyResponse), ['id', 'key', 'device_type', 'single_device', 'auto_accept', 'revoked', 'created_at']),
+            table(rows.map(deviceKeyResponse), [
+              'id',
+              'key',
+              'device_type',
+              'single_device',
+              'auto_accept',
+              'ddi_gateway',
+              'revoked',
+              'created_at',
+            ]),
           (rows) => rows.map(deviceKeyResponse),
         ),
       ),

@@ -4,7 +4,13 @@ import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import { ApiJsonBodyErrors, ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
-import { CreateDeviceKeyDto, DeviceKeyPage, DeviceKeyResponse } from '#src/operator/dto/device-key.dto.js';
+import {
+  CreateDeviceKeyDto,
+  DdiGatewayDto,
+  DeviceKeyPage,
+  DeviceKeyResponse,
+  INVALID_DDI_GATEWAY,
+} from '#src/operator/dto/device-key.dto.js';
 import { AutoAcceptDto, DeviceAuthMessages } from '#src/operator/dto/device-auth.dto.js';
 import { PageQuery, sliceOf } from '#src/operator/dto/paging.dto.js';
 import { IdParamPipe } from './id-param.pipe.js';
@@ -25,9 +31,10 @@ export class OperatorDeviceKeysController {
   constructor(private readonly tenants: TenantService) {}
 
   /**
-   * `POST /tenants/:tenant/device-keys` `{device_type, single_device?, auto_accept?}` → 201 device
-   * key; 400 naming the field; 404 tenant. `single_device`: byte-identical logins are replays
-   * (docs/decisions.md §4); `auto_accept`: Mender devices new to the tenant are accepted at once (§13).
+   * `POST /tenants/:tenant/device-keys` `{device_type, single_device?, auto_accept?, ddi_gateway?}`
+   * → 201 device key; 400 naming the field; 404 tenant. `single_device`: byte-identical logins are
+   * replays (docs/decisions.md §4); `auto_accept`: Mender devices new to the tenant are accepted at
+   * once (§13); `ddi_gateway`: the key is a hawkBit DDI gateway token (§12).
    */
   @Post()
   @ApiOperation({
@@ -35,7 +42,8 @@ export class OperatorDeviceKeysController {
     description:
       'A key is shared by the devices of one type unless `single_device` is true: then a login (device key, timestamp) ' +
       'is accepted once. A Mender device uses a key as its tenant token: with `auto_accept`, one new to the tenant is accepted at ' +
-      'once instead of waiting, pending, for an operator.',
+      'once instead of waiting, pending, for an operator. Only a key with `ddi_gateway` is a hawkBit DDI gateway token ' +
+      '(`Authorization: GatewayToken`), for the DDI devices of the tenant.',
   })
   @ApiCreatedResponse({ type: DeviceKeyResponse, description: 'The new device key.' })
   @ApiJsonBodyErrors([
@@ -43,6 +51,7 @@ export class OperatorDeviceKeysController {
     OperatorExamples.deviceType,
     'single_device must be true or false',
     DeviceAuthMessages.autoAccept,
+    INVALID_DDI_GATEWAY,
   ])
   @ApiTenantNotFound()
   @ApiOperatorChange()
@@ -55,6 +64,7 @@ export class OperatorDeviceKeysController {
       await this.tenants.createDeviceKey(tenant.id, body.device_type, actor, {
         singleDevice: body.single_device,
         autoAccept: body.auto_accept,
+        ddiGateway: body.ddi_gateway,
       }),
     );
   }
@@ -80,6 +90,32 @@ export class OperatorDeviceKeysController {
     @OperatorActor() actor: Actor,
   ): Promise<DeviceKeyResponse> {
     return deviceKeyResponse(await this.tenants.setAutoAccept(tenant.id, String(id), body.auto_accept, actor));
+  }
+
+  /**
+   * `PUT /tenants/:tenant/device-keys/:id/ddi-gateway` `{ddi_gateway}` → 200 the key; 400; 404
+   * (also another tenant's). Makes the key a hawkBit DDI gateway token or stops it being one, from
+   * the next request on; recorded on the ledger (docs/decisions.md §12).
+   */
+  @Put(':id/ddi-gateway')
+  @ApiOperation({
+    summary: 'Make a device key a hawkBit DDI gateway token, or stop it',
+    description:
+      'A gateway token (`Authorization: GatewayToken <key>`) speaks for every DDI device of the tenant. Takes effect on the next ' +
+      'request. Recorded on the ledger as `device-key.ddi-gateway-set`.',
+  })
+  @ApiIdParam('Device key id.', 3)
+  @ApiOkResponse({ type: DeviceKeyResponse, description: 'The device key.' })
+  @ApiJsonBodyErrors([INVALID_DDI_GATEWAY])
+  @ApiTenantNotFound('the tenant has no device key with this id', OperatorExamples.deviceKeyNotFound)
+  @ApiOperatorChange()
+  async setDdiGateway(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: DdiGatewayDto,
+    @OperatorActor() actor: Actor,
+  ): Promise<DeviceKeyResponse> {
+    return deviceKeyResponse(await this.tenants.setDdiGateway(tenant.id, String(id), body.ddi_gateway, actor));
   }
 
   /** `GET /tenants/:tenant/device-keys?page&per_page` → 200 one page of keys by id (revoked ones included). */

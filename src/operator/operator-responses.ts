@@ -68,6 +68,7 @@ export function deviceKeyResponse(view: DeviceKeyView): DeviceKeyResponse {
     device_type: view.deviceType,
     single_device: view.singleDevice,
     auto_accept: view.autoAccept,
+    ddi_gateway: view.ddiGateway,
     revoked: view.revoked,
     created_at: view.createdAt,
   };

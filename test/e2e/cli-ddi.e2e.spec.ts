@@ -37,6 +37,37 @@ describe('firmledger CLI for hawkBit DDI devices', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('device-key create --ddi-gateway makes a gateway token, the list shows it, device-key ddi-gateway turns it on and off', async () => {
+    const gw = await app.createTenant(`cli-ddi-gw-${Date.now()}`, 'board');
+    const poll = (authorization: string) =>
+      request('GET', `${app.urls.ddi}/${gw.name}/controller/v1/cli-gw-1`, { headers: { authorization } });
+    const plain = await json<{ id: number; key: string; ddi_gateway: boolean }>(
+      'device-key',
+      'create',
+      '--tenant',
+      gw.name,
+      '--type',
+      'board',
+    );
+    assert.equal(plain.ddi_gateway, false);
+    assert.equal((await poll(`GatewayToken ${plain.key}`)).status, 401, 'a plain key is no gateway token');
+    const created = await runCli(app, 'device-key', 'create', '--tenant', gw.name, '--type', 'board', '--ddi-gateway');
+    assert.equal(created.code, 0, created.stderr);
+    const [, id, key] = /^device key (\d+) \(board, DDI gateway token\): (\w+)$/m.exec(created.stdout) ?? [];
+    assert.ok(key, created.stdout);
+    assert.equal((await poll(`GatewayToken ${key}`)).status, 200, 'registered on its first poll');
+    const listed = await runCli(app, 'device-key', 'list', '--tenant', gw.name);
+    assert.match(listed.stdout, /\bddi_gateway\b/);
+    assert.match(listed.stdout, new RegExp(`^${id}\\s+${key}\\s+board\\s+false\\s+false\\s+true\\s+false\\s`, 'm'), listed.stdout);
+    assert.match(listed.stdout, new RegExp(`^${plain.id}\\s+${plain.key}\\s+board\\s+false\\s+false\\s+false\\s`, 'm'), listed.stdout);
+    const off = await runCli(app, 'device-key', 'ddi-gateway', id, 'off', '--tenant', gw.name);
+    assert.equal(off.stdout.trim(), `device key ${id}: not a DDI gateway token`, off.stderr);
+    assert.equal((await poll(`GatewayToken ${key}`)).status, 401, 'no longer a gateway token');
+    const on = await json<{ ddi_gateway: boolean }>('device-key', 'ddi-gateway', plain.key, 'on', '--tenant', gw.name);
+    assert.equal(on.ddi_gateway, true, 'named by its key');
+    assert.equal((await poll(`GatewayToken ${plain.key}`)).status, 200);
+  });
+
   it('device create prints the target token once, and the device polls with it', async () => {
     const created = await json<{ mac: string; protocol: string; target_token: string }>(
       'device',

@@ -651,6 +651,28 @@ describe('operator console in a browser', () => {
     await page.getByRole('region', { name: 'Attributes' }).getByText('None reported.').waitFor();
   });
 
+  it('creates a hawkBit gateway key with its checkbox; the list shows which key is one, and only that key reaches DDI devices', async () => {
+    await nav('Tenants & keys');
+    await heading('Tenants & keys').waitFor();
+    await page.getByLabel('Device type of the new key').fill('pump-board');
+    await page.getByLabel('hawkBit gateway token (speaks for every DDI device of the tenant)').check();
+    await page.getByRole('button', { name: 'Create device key' }).click();
+    const shown = page.getByRole('region', { name: 'Device key for pump-board devices of acme' });
+    await shown.getByText('it speaks for every DDI device of the tenant, so give it only to the gateway', { exact: false }).waitFor();
+    const gateway = await shown.getByRole('textbox').inputValue();
+    await shown.getByRole('button', { name: 'I have kept it: close' }).click();
+    const cells = async (type: string) =>
+      (await page.getByRole('row').filter({ hasText: type }).getByRole('cell').allInnerTexts()).map((cell) => cell.trim());
+    await page.getByRole('row').filter({ hasText: 'pump-board' }).waitFor();
+    assert.deepEqual((await cells('pump-board')).slice(2, 4), ['pump-board', 'yes']);
+    assert.deepEqual((await cells('ESP32')).slice(2, 4), ['ESP32', 'no']);
+    assert.equal(await page.getByLabel('hawkBit gateway token (speaks for every DDI device of the tenant)').isChecked(), false, 'reset');
+    const poll = (authorization: string) =>
+      request('GET', `${app.urls.ddi}/acme/controller/v1/console-pump-1`, { headers: { authorization } });
+    assert.equal((await poll(`GatewayToken ${gateway}`)).status, 200, 'the gateway key reaches the DDI device');
+    assert.equal((await poll(`GatewayToken ${keys.device}`)).status, 401, 'the ESP32 fleet key does not');
+  });
+
   /**
    * Keyset paging of the device list and of a group's members (docs/decisions.md §9): the user
    * walks every page with "Next page" and back with "Previous page" and sees each item once, in the

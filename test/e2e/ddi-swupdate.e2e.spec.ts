@@ -143,7 +143,7 @@ describe('hawkBit DDI with the real SWUpdate client (docs/decisions.md §12)', (
     work = mkdtempSync(join(tmpdir(), 'firmledger-swupdate-'));
     await ok('POST', '/tenants', { name: tenant });
     await ok('PUT', `/tenants/${tenant}/ddi-polling`, { sleep: '00:00:01' });
-    gatewayToken = (await ok('POST', `/tenants/${tenant}/device-keys`, { device_type: deviceType })).key as string;
+    gatewayToken = (await ok('POST', `/tenants/${tenant}/device-keys`, { device_type: deviceType, ddi_gateway: true })).key as string;
   });
 
   after(async () => {
@@ -199,7 +199,7 @@ describe('hawkBit DDI with the real SWUpdate client (docs/decisions.md §12)', (
     assert.match(paused.pause_reason ?? '', /wave 1: 1 of 2 devices failed or fell back/);
   });
 
-  it('registers a device that first polls with a gateway token (a device key), of the key’s type, and updates it', async () => {
+  it('registers a device that first polls with a gateway token (a device key flagged ddi_gateway), of the key’s type, and updates it', async () => {
     const swu = buildSwu(work, 'gateway', '1.3.0');
     const firmwareId = await publish(swu, '1.3.0');
     const rolloutId = await rollOut('gateway', firmwareId, ['gw-pump-3']);

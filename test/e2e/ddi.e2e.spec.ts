@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
+import { post, request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import type { DeviceRolloutBody, RolloutBody } from '#test/support/rollouts.js';
 
 /**
@@ -40,7 +40,7 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
       ...(typeof body === 'string' ? { rawBody: body } : { body }),
     });
 
-  /** A tenant polling every second, with firmware `2.0.0` of type `board` (`fw-2.0.0.swu`), and a device key of that type. */
+  /** A tenant with firmware `2.0.0` of type `board` (`fw-2.0.0.swu`), and a device key of that type flagged as a gateway token. */
   const setUp = async (): Promise<{ tenant: string; firmwareId: number; bytes: Buffer; gateway: string }> => {
     const tenant = `ddi-${++counter}-${Date.now()}`;
     await operator('POST', '/tenants', { name: tenant });
@@ -55,7 +55,7 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
       },
     );
     assert.equal(published.status, 201, published.text);
-    const gateway = (await operator('POST', `/tenants/${tenant}/device-keys`, { device_type: 'board' })).key as string;
+    const gateway = (await operator('POST', `/tenants/${tenant}/device-keys`, { device_type: 'board', ddi_gateway: true })).key as string;
     return { tenant, firmwareId: (published.body as { id: number }).id, bytes, gateway };
   };
 
@@ -84,6 +84,21 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
     );
 
   const base = (tenant: string, device: string) => `/${tenant}/controller/v1/${device}`;
+
+  /**
+   * A fleet of asvin devices as the asvin interface makes one: a tenant whose device key (not a
+   * gateway token) logged a device `mac` in and registered it; and a DDI device `ddi-1` of the
+   * tenant with its own target token.
+   */
+  const asvinFleet = async (mac: string) => {
+    const fleet = await app.createTenant(`ddi-fleet-${++counter}-${Date.now()}`, 'board');
+    const registered = await post(`${app.urls.vc}/api/device/register`, { mac, firmware_version: '1.0.0' }, await app.login(fleet));
+    assert.deepEqual(registered.body, { message: 'Device inserted!' });
+    return { fleet, targetToken: await create(fleet.name, 'ddi-1') };
+  };
+
+  const refused = (answer: Answer, what: string): void =>
+    assert.deepEqual([answer.status, answer.body], [401, { message: 'A valid TargetToken or GatewayToken is required' }], what);
 
   const feedback = (execution: string, finished: string, details: string[] = []) => ({
     id: 7,
@@ -142,6 +157,64 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
         ['ddi', 'board', false, ''],
       );
       assert.ok(device.last_seen_at !== null);
+    });
+
+    it('refuses a device key that is not a gateway token (an asvin fleet key) for every device, as a failed credential', async () => {
+      const { fleet, targetToken } = await asvinFleet('AC:67:B2:0D:E0:01');
+      const gateway = `GatewayToken ${fleet.deviceKey}`;
+      refused(await ddi('GET', base(fleet.name, 'AC:67:B2:0D:E0:01'), gateway), 'the asvin device the key logged in');
+      refused(await ddi('GET', base(fleet.name, 'ac67b20de001'), gateway), 'the same, as another notation');
+      refused(await ddi('GET', base(fleet.name, 'ddi-1'), gateway), 'a DDI device');
+      refused(await ddi('GET', base(fleet.name, 'ddi-new'), gateway), 'a controller id the tenant does not know');
+      const over = await ddi('GET', base(fleet.name, 'ddi-new'), gateway);
+      assert.equal(over.status, 429, 'counted like every failed credential');
+      assert.equal((await operator('GET', `/tenants/${fleet.name}/devices?q=ddi-new`)).total, 0, 'nothing was registered');
+      const device = await operator('GET', `/tenants/${fleet.name}/devices/AC:67:B2:0D:E0:01`);
+      assert.deepEqual([device.protocol, device.firmware_version], ['asvin', '1.0.0']);
+      assert.equal((await ddi('GET', base(fleet.name, 'ddi-1'), targetToken)).status, 200, 'target tokens are unchanged');
+      const keys = (await operator('GET', `/tenants/${fleet.name}/device-keys`)) as { items: { key: string; ddi_gateway: boolean }[] };
+      assert.deepEqual(
+        keys.items.map((k) => [k.key, k.ddi_gateway]),
+        [[fleet.deviceKey, false]],
+      );
+    });
+
+    it('a gateway token speaks for every DDI device of the tenant, the target token’s too, and never for an asvin device', async () => {
+      const { fleet } = await asvinFleet('AC:67:B2:0D:E0:02');
+      const created = await operator('POST', `/tenants/${fleet.name}/device-keys`, { device_type: 'board', ddi_gateway: true });
+      assert.equal(created.ddi_gateway, true);
+      const gateway = `GatewayToken ${created.key as string}`;
+      refused(await ddi('GET', base(fleet.name, 'AC:67:B2:0D:E0:02'), gateway), 'an asvin device of the tenant');
+      refused(
+        await ddi('POST', `${base(fleet.name, 'AC:67:B2:0D:E0:02')}/deploymentBase/1/feedback`, gateway, feedback('closed', 'failure')),
+        'its feedback',
+      );
+      const device = await operator('GET', `/tenants/${fleet.name}/devices/AC:67:B2:0D:E0:02`);
+      assert.deepEqual(
+        [device.protocol, device.firmware_version, device.attributes],
+        ['asvin', '1.0.0', null],
+        'the asvin device is untouched',
+      );
+      assert.equal((await ddi('GET', base(fleet.name, 'ddi-1'), gateway)).status, 200, 'a DDI device with its own target token');
+      assert.equal((await ddi('GET', base(fleet.name, 'ddi-new'), gateway)).status, 200, 'a new controller id');
+      assert.equal((await operator('GET', `/tenants/${fleet.name}/devices/ddi-new`)).protocol, 'ddi');
+    });
+
+    it('flags an existing key as a gateway token and unflags it (PUT …/ddi-gateway), from the next request on', async () => {
+      const { fleet } = await asvinFleet('AC:67:B2:0D:E0:03');
+      const gateway = `GatewayToken ${fleet.deviceKey}`;
+      refused(await ddi('GET', base(fleet.name, 'ddi-1'), gateway), 'before it is flagged');
+      const flagged = await operator('PUT', `/tenants/${fleet.name}/device-keys/${fleet.deviceKeyId}/ddi-gateway`, { ddi_gateway: true });
+      assert.deepEqual([flagged.id, flagged.ddi_gateway], [fleet.deviceKeyId, true]);
+      assert.equal((await ddi('GET', base(fleet.name, 'ddi-1'), gateway)).status, 200, 'flagged');
+      await operator('PUT', `/tenants/${fleet.name}/device-keys/${fleet.deviceKeyId}/ddi-gateway`, { ddi_gateway: false });
+      refused(await ddi('GET', base(fleet.name, 'ddi-1'), gateway), 'unflagged');
+      const bad = await request('PUT', `${app.urls.operator}/tenants/${fleet.name}/device-keys/${fleet.deviceKeyId}/ddi-gateway`, {
+        bearer,
+        body: { ddi_gateway: 'yes' },
+      });
+      assert.deepEqual([bad.status, bad.body], [400, { message: 'ddi_gateway must be true or false', field: 'ddi_gateway' }]);
+      refused(await ddi('GET', base(fleet.name, 'ddi-1'), gateway), 'a refused change changes nothing');
     });
 
     it('rotates a target token: the old one stops working at once, the new one works', async () => {

@@ -215,6 +215,34 @@ describe(`the Mender device API over HTTP, on ${TEST_ENGINE}`, () => {
       assert.equal((await device('PUT', INVENTORY, asvin, [])).status, 401, 'an asvin device token is no Mender token');
     });
 
+    it('a tenant token is no hawkBit gateway token, and a gateway token never reaches a Mender device (docs/decisions.md §12)', async () => {
+      const d = await deviceWithRollout('gateway-probe');
+      await device('POST', NEXT_V2, d.token, { device_provides: { artifact_name: 'factory-image', device_type: deviceType } });
+      assert.equal((await stateIn(d.mac, d.rolloutId))?.state, 'offered');
+      const gateway = (await ok('POST', `/tenants/${tenant}/device-keys`, { device_type: deviceType, ddi_gateway: true })).key as string;
+      const ddiRoot = `${app.urls.ddi}/${tenant}/controller/v1/${d.mac}`;
+      const failure = {
+        id: d.rolloutId,
+        status: { execution: 'closed', result: { finished: 'failure' }, details: ['forged by a holder of the tenant token'] },
+      };
+      for (const [authorization, what] of [
+        [`GatewayToken ${tenantToken}`, 'the Mender tenant token'],
+        [`GatewayToken ${gateway}`, 'a gateway token of the tenant'],
+      ]) {
+        for (const answer of [
+          await request('GET', ddiRoot, { headers: { authorization } }),
+          await request('POST', `${ddiRoot}/deploymentBase/${d.rolloutId}/feedback`, { headers: { authorization }, body: failure }),
+        ]) {
+          assert.deepEqual([answer.status, answer.body], [401, { message: 'A valid TargetToken or GatewayToken is required' }], what);
+        }
+      }
+      const state = await stateIn(d.mac, d.rolloutId);
+      assert.deepEqual([state?.state, state?.failure_message], ['offered', null], 'the deployment is untouched');
+      assert.equal((await ok('GET', `/tenants/${tenant}/devices/${d.mac}`))['protocol'], 'mender');
+      const next = await device('POST', NEXT_V2, d.token, { device_provides: { artifact_name: 'factory-image', device_type: deviceType } });
+      assert.equal(next.status, 200, 'the device is still offered its deployment');
+    });
+
     it('answers 400 to a body that is not an authentication request, and to an identity or key that is not one', async () => {
       const id = await identity('ec');
       const send = (body: unknown) => authenticate(app.urls.mender, id, { body: Buffer.from(JSON.stringify(body)) });

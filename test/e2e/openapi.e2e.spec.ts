@@ -161,6 +161,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/device-auth-sets/{id}/reject',
       '/tenants/{tenant}/device-keys',
       '/tenants/{tenant}/device-keys/{id}/auto-accept',
+      '/tenants/{tenant}/device-keys/{id}/ddi-gateway',
       '/tenants/{tenant}/device-keys/{id}/revoke',
       '/tenants/{tenant}/devices',
       '/tenants/{tenant}/devices/import',

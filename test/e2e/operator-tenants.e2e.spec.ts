@@ -230,13 +230,23 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
       tenant = await createTenant('keyed');
     });
 
-    it('POST creates a key of a device type: 201 {id, key, device_type, single_device, auto_accept, revoked, created_at}', async () => {
+    it('POST creates a key of a device type: 201 {id, key, device_type, single_device, auto_accept, ddi_gateway, revoked, created_at}', async () => {
       const answer = await op.post(`/tenants/${tenant.id}/device-keys`, { device_type: 'ESP8266' });
       assert.equal(answer.status, 201, answer.text);
       const key = answer.body as DeviceKey;
-      assert.deepEqual(Object.keys(key), ['id', 'key', 'device_type', 'single_device', 'auto_accept', 'revoked', 'created_at']);
+      assert.deepEqual(Object.keys(key), [
+        'id',
+        'key',
+        'device_type',
+        'single_device',
+        'auto_accept',
+        'ddi_gateway',
+        'revoked',
+        'created_at',
+      ]);
       assert.equal(key.device_type, 'ESP8266');
       assert.equal(key.single_device, false, 'shared by default');
+      assert.equal(key.ddi_gateway, false, 'no DDI gateway token unless asked');
       assert.equal(key.revoked, false);
       assert.match(key.key, /^[A-Za-z0-9]{22}$/, 'at most 31 characters (the ESP8266 signing buffer)');
       assert.notEqual(key.key, tenant.customer_key);
@@ -260,6 +270,7 @@ describe('operator API: tenants and device keys (docs/decisions.md §5, §9)', (
         /single_device must be true or false/,
         'single_device',
       ],
+      ['a ddi_gateway that is not a boolean', { device_type: 'ESP32', ddi_gateway: 1 }, /ddi_gateway must be true or false/, 'ddi_gateway'],
       ['a missing device_type', {}, /device_type must be a string/, 'device_type'],
       ['an empty device_type', { device_type: '' }, /device_type must be 1 to 64/, 'device_type'],
       ['a device_type of 65 characters', { device_type: 'E'.repeat(65) }, /device_type must be 1 to 64/, 'device_type'],

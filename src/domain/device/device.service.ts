@@ -358,12 +358,19 @@ export class DeviceService {
   }
 
   /**
-   * Registers a device that polled for the first time with a gateway token (a device key of the
-   * tenant, docs/decisions.md §11): a DDI device of the key's type, named by its identifier. A
-   * device registered at the same moment by another request is found, never a 500.
-   * @returns the device, new or found.
+   * The DDI device a gateway token (a device key of the tenant flagged `ddi_gateway`,
+   * docs/decisions.md §11, §12) speaks for: the tenant's DDI device with this identifier, or one
+   * registered now, of the key's type, when the tenant has none. A device registered at the same
+   * moment by another request is found, never a 500.
+   * @returns the device, new or found; `null` when the identifier names a device of another
+   *   protocol (asvin, Mender), which a gateway token never speaks for.
    */
-  async registerByGateway(principal: DeviceKeyScope, identifier: string): Promise<Device> {
+  async registerByGateway(principal: DeviceKeyScope, identifier: string): Promise<Device | null> {
+    const device = await this.findOrRegisterByGateway(principal, identifier);
+    return device.protocol === 'ddi' ? device : null;
+  }
+
+  private async findOrRegisterByGateway(principal: DeviceKeyScope, identifier: string): Promise<Device> {
     // Every poll of a known device passes here: it is read without a transaction (a write one would queue behind the writer).
     const known = await this.devices.findByMac(principal.tenantId, identifier);
     if (known) return known;

@@ -32,6 +32,13 @@ export class DeviceKey {
   @Column({ name: 'auto_accept', type: 'boolean', default: false })
   autoAccept: boolean;
 
+  /**
+   * The key is a hawkBit DDI gateway token: `Authorization: GatewayToken <key>` admits any DDI device
+   * of the tenant (docs/decisions.md §12). Off unless the key is created or flagged as one.
+   */
+  @Column({ name: 'ddi_gateway', type: 'boolean', default: false })
+  ddiGateway: boolean;
+
   @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: epochMs })
   revokedAt: number | null;
 

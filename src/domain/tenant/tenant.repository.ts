@@ -66,11 +66,13 @@ interface DeviceKeyRow extends TokenKeyRow {
   key: string;
   single_device: boolean | number;
   auto_accept: boolean | number;
+  ddi_gateway: boolean | number;
   created_at: number | string;
 }
 
 /** The device key with this text: what a DDI gateway token names on every poll. */
-const FIND_KEY_BY_TEXT = `SELECT id, tenant_id, key, device_type, single_device, auto_accept, revoked_at, created_at FROM device_key WHERE key = $1`;
+const FIND_KEY_BY_TEXT = `SELECT id, tenant_id, key, device_type, single_device, auto_accept, ddi_gateway, revoked_at, created_at
+  FROM device_key WHERE key = $1`;
 
 /** Database access for tenants and device keys. */
 @Injectable()
@@ -139,6 +141,11 @@ export class TenantRepository {
     await manager.update(Tenant, { id }, { artifactVerifyKey: pem });
   }
 
+  /** Sets whether a device key is a DDI gateway token. */
+  async setDdiGateway(manager: EntityManager, id: number, ddiGateway: boolean): Promise<void> {
+    await manager.update(DeviceKey, { id }, { ddiGateway });
+  }
+
   /** Sets whether a device key accepts new Mender devices at once. */
   async setAutoAccept(manager: EntityManager, id: number, autoAccept: boolean): Promise<void> {
     await manager.update(DeviceKey, { id }, { autoAccept });
@@ -176,6 +183,7 @@ export class TenantRepository {
       key: row.key,
       singleDevice: row.single_device === true || row.single_device === 1,
       autoAccept: row.auto_accept === true || row.auto_accept === 1,
+      ddiGateway: row.ddi_gateway === true || row.ddi_gateway === 1,
       createdAt: Number(row.created_at),
     });
   }

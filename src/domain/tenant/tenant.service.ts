@@ -44,6 +44,8 @@ export interface DeviceKeyView {
   singleDevice: boolean;
   /** Mender devices new to the tenant that authenticate with it are accepted at once (docs/decisions.md §13). */
   autoAccept: boolean;
+  /** The key is a hawkBit DDI gateway token for the tenant's DDI devices (docs/decisions.md §12). */
+  ddiGateway: boolean;
   revoked: boolean;
   createdAt: string;
 }
@@ -209,18 +211,41 @@ export class TenantService {
     return toView({ ...key, autoAccept });
   }
 
+  /**
+   * Makes a device key a hawkBit DDI gateway token, or stops it being one (docs/decisions.md §12);
+   * recorded on the ledger. From the next request on, the key admits the tenant's DDI devices as
+   * `Authorization: GatewayToken`, or no longer does.
+   * @throws NotFoundException when the key is not the tenant's.
+   */
+  async setDdiGateway(tenantId: number, keyOrId: string, ddiGateway: boolean, actor?: Actor): Promise<DeviceKeyView> {
+    const key = await this.requireDeviceKey(tenantId, keyOrId);
+    if (key.ddiGateway === ddiGateway) return toView(key);
+    await this.unitOfWork.transaction(async (manager) => {
+      await this.tenants.setDdiGateway(manager, key.id, ddiGateway);
+      await this.ledger.append(manager, {
+        tenantId,
+        type: 'device-key.ddi-gateway-set',
+        subject: Subject.deviceKey(key.id),
+        actor,
+        state: { id: key.id, deviceType: key.deviceType, ddiGateway },
+      });
+    });
+    return toView({ ...key, ddiGateway });
+  }
+
   /** The tenant with exactly this name, or `null` (a DDI path names its tenant so, docs/decisions.md §12). */
   tenantNamed(name: string): Promise<Tenant | null> {
     return this.tenants.pollTenantByName(name);
   }
 
   /**
-   * The tenant's device key with this text, if it admits devices (not revoked): what a DDI
-   * gateway token names (docs/decisions.md §11); `null` otherwise, also for another tenant's key.
+   * The tenant's device key with this text if it is a DDI gateway token: flagged `ddi_gateway` and
+   * not revoked (docs/decisions.md §12); `null` otherwise, also for another tenant's key and for
+   * a key that is only an asvin device key or a Mender tenant token.
    */
-  async activeDeviceKey(tenantId: number, key: string): Promise<DeviceKey | null> {
+  async gatewayKey(tenantId: number, key: string): Promise<DeviceKey | null> {
     const found = await this.tenants.findDeviceKeyByKey(key);
-    return found && found.tenantId === tenantId && found.revokedAt === null ? found : null;
+    return found && found.tenantId === tenantId && found.revokedAt === null && found.ddiGateway ? found : null;
   }
 
   /**
@@ -244,15 +269,18 @@ export class TenantService {
    *   accepted once; otherwise (the default) devices sharing the key may send byte-identical logins.
    * @param options.autoAccept Mender devices new to the tenant that authenticate with it are
    *   accepted at once (docs/decisions.md §13); by default they wait, pending, for an operator.
+   * @param options.ddiGateway the key is a hawkBit DDI gateway token for the tenant's DDI devices
+   *   (docs/decisions.md §12); by default it is not.
    */
   async createDeviceKey(
     tenantId: number,
     deviceType: string,
     actor?: Actor,
-    options: { singleDevice?: boolean; autoAccept?: boolean } = {},
+    options: { singleDevice?: boolean; autoAccept?: boolean; ddiGateway?: boolean } = {},
   ): Promise<DeviceKeyView> {
     const singleDevice = options.singleDevice ?? false;
     const autoAccept = options.autoAccept ?? false;
+    const ddiGateway = options.ddiGateway ?? false;
     if (deviceType.length < 1 || deviceType.length > 64 || !NO_CONTROL.test(deviceType)) {
       throw new FieldException('device_type', 'device_type must be 1 to 64 printable characters, e.g. ESP32');
     }
@@ -263,6 +291,7 @@ export class TenantService {
         deviceType,
         singleDevice,
         autoAccept,
+        ddiGateway,
         revokedAt: null,
         createdAt: this.clock.now(),
       });
@@ -271,7 +300,14 @@ export class TenantService {
         type: 'device-key.created',
         subject: Subject.deviceKey(created.id),
         actor,
-        state: { id: created.id, deviceType, singleDevice, ...(autoAccept ? { autoAccept } : {}), revoked: false },
+        state: {
+          id: created.id,
+          deviceType,
+          singleDevice,
+          ...(autoAccept ? { autoAccept } : {}),
+          ...(ddiGateway ? { ddiGateway } : {}),
+          revoked: false,
+        },
       });
       return created;
     });
@@ -367,6 +403,7 @@ function toView(key: DeviceKey): DeviceKeyView {
     deviceType: key.deviceType,
     singleDevice: key.singleDevice,
     autoAccept: key.autoAccept,
+    ddiGateway: key.ddiGateway,
     revoked: key.revokedAt !== null,
     createdAt: new Date(key.createdAt).toISOString(),
   };

@@ -3,6 +3,15 @@ import { IsBoolean, IsString } from 'class-validator';
 import { OptionalField } from '#src/platform/common/dto-fields.js';
 import { PageOf } from './paging.dto.js';
 
+/** 400 text of a `ddi_gateway` that is not a boolean. */
+export const INVALID_DDI_GATEWAY = 'ddi_gateway must be true or false';
+
+/** What a `ddi_gateway` key may do (docs/decisions.md §12), as the API documents it. */
+const DDI_GATEWAY_DESCRIPTION =
+  'the key is a hawkBit DDI gateway token: `Authorization: GatewayToken <key>` speaks for every DDI device of the tenant and ' +
+  'registers a new controller id on its first poll (never for an asvin or a Mender device). Give it only to a gateway that ' +
+  'polls for many devices; a key without it is refused as a gateway token (docs/decisions.md §12).';
+
 /** Body of `POST /tenants/:tenant/device-keys`. */
 export class CreateDeviceKeyDto {
   @ApiProperty({
@@ -38,6 +47,19 @@ export class CreateDeviceKeyDto {
   @OptionalField()
   @IsBoolean({ message: 'auto_accept must be true or false' })
   auto_accept: boolean = false;
+
+  /** The key is a hawkBit DDI gateway token for the tenant's DDI devices (docs/decisions.md §12). */
+  @ApiPropertyOptional({ description: DDI_GATEWAY_DESCRIPTION, example: false, default: false })
+  @OptionalField()
+  @IsBoolean({ message: INVALID_DDI_GATEWAY })
+  ddi_gateway: boolean = false;
+}
+
+/** Body of `PUT /tenants/:tenant/device-keys/:id/ddi-gateway` (docs/decisions.md §12). */
+export class DdiGatewayDto {
+  @ApiProperty({ description: DDI_GATEWAY_DESCRIPTION, example: true })
+  @IsBoolean({ message: INVALID_DDI_GATEWAY })
+  ddi_gateway: boolean;
 }
 
 /** A device key (docs/decisions.md §5): shared by devices of one type; revocable. */
@@ -60,6 +82,12 @@ export class DeviceKeyResponse {
   @ApiProperty({ description: 'Mender devices new to the tenant that authenticate with it are accepted at once', example: false })
   auto_accept: boolean;
 
+  @ApiProperty({
+    description: 'the key is a hawkBit DDI gateway token for every DDI device of the tenant (docs/decisions.md §12)',
+    example: false,
+  })
+  ddi_gateway: boolean;
+
   @ApiProperty({ description: 'revoked keys log no device in, and their device tokens are refused', example: false })
   revoked: boolean;
 
@@ -77,6 +105,7 @@ export class DeviceKeyPage extends PageOf(DeviceKeyResponse, {
       device_type: 'ESP32',
       single_device: false,
       auto_accept: false,
+      ddi_gateway: false,
       revoked: false,
       created_at: '2026-11-21T10:00:00.000Z',
     },

@@ -42,9 +42,11 @@ const SCHEME = /^(TargetToken|GatewayToken) (.+)$/;
 /**
  * Admits DDI requests as hawkBit does (docs/decisions.md §11, §12): `Authorization: TargetToken
  * <token>` with the target token of the device the path names, or `Authorization: GatewayToken
- * <token>` with a device key of the tenant the path names (not revoked), for any device of the
- * tenant: a device that is not registered yet is registered on that first request, of the key's
- * device type. Anonymous requests are refused. A controller id that cannot be one is 400; every
+ * <token>` with a device key of the tenant the path names that is flagged `ddi_gateway` (not
+ * revoked), for any DDI device of the tenant: a device that is not registered yet is registered on
+ * that first request, of the key's device type; an asvin or Mender device is never reachable so,
+ * nor is any device with a key that is not flagged (an asvin fleet key, a Mender tenant token).
+ * Anonymous requests are refused. A controller id that cannot be one is 400; every
  * other refusal (unknown tenant, unknown device, wrong token, none) is the one 401
  * {@link DDI_UNAUTHORIZED}, so nothing tells a tenant or device that exists from one that does not.
  *
@@ -100,13 +102,13 @@ export class DdiAuthGuard implements CanActivate {
       const device = await this.devices.find(tenant.id, identifier);
       return device && this.devices.hasTargetToken(device, token) ? { tenant, device } : null;
     }
-    const key = await this.tenants.activeDeviceKey(tenant.id, token);
+    const key = await this.tenants.gatewayKey(tenant.id, token);
     if (key === null) return null;
     const device = await this.devices.registerByGateway(
       { tenantId: tenant.id, deviceKeyId: key.id, deviceType: key.deviceType },
       identifier,
     );
-    return { tenant, device };
+    return device === null ? null : { tenant, device };
   }
 }
 

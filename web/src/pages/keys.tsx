@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { answer, api } from '#web/api/client';
 import type { DeviceKey, TenantWithKey } from '#web/api/types';
 import { ConfirmButton } from '#web/components/confirm';
@@ -20,6 +20,9 @@ interface Shown {
 
 const CUSTOMER_KEY_USE = 'Devices sign their logins with it (it is never sent); the server keeps it only to check those signatures.';
 const DEVICE_KEY_USE = 'Devices of this type send it when they log in, with a signature made with the customer key.';
+const GATEWAY_KEY_USE =
+  'Devices of this type send it when they log in, with a signature made with the customer key. It is also a hawkBit gateway ' +
+  'token (Authorization: GatewayToken): it speaks for every DDI device of the tenant, so give it only to the gateway.';
 
 /** Tenants with their customer keys, and the device keys of the chosen tenant. */
 export function KeysPage() {
@@ -98,7 +101,11 @@ export function KeysPage() {
           tenant={tenant}
           canChange={canChange}
           onCreated={(key) =>
-            setShown({ title: `Device key for ${key.device_type} devices of ${tenant}`, secret: key.key, use: DEVICE_KEY_USE })
+            setShown({
+              title: `Device key for ${key.device_type} devices of ${tenant}`,
+              secret: key.key,
+              use: key.ddi_gateway ? GATEWAY_KEY_USE : DEVICE_KEY_USE,
+            })
           }
         />
       ) : null}
@@ -129,7 +136,10 @@ function CreateTenant({ onCreated }: { onCreated: (tenant: TenantWithKey) => voi
   );
 }
 
-/** A form of one text field that creates something: the field, its button ("Creating…" while it works) and the refusal. */
+/**
+ * A form of one text field that creates something: the field, any `options` (checkboxes) after it,
+ * its button ("Creating…" while it works) and the refusal.
+ */
 function CreateForm({
   name,
   id,
@@ -139,6 +149,7 @@ function CreateForm({
   onChange,
   create,
   button,
+  options,
 }: {
   name: string;
   id: string;
@@ -148,6 +159,7 @@ function CreateForm({
   onChange: (value: string) => void;
   create: { mutate: () => void; isPending: boolean; error: unknown };
   button: string;
+  options?: ReactNode;
 }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -159,6 +171,7 @@ function CreateForm({
         <label htmlFor={id}>{label}</label>
         <input id={id} required maxLength={maxLength} value={value} onChange={(e) => onChange(e.target.value)} />
       </div>
+      {options}
       <button type="submit" disabled={create.isPending}>
         {create.isPending ? 'Creating…' : button}
       </button>
@@ -174,6 +187,7 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
   const client = useQueryClient();
   const [page, setPage] = useState(1);
   const [deviceType, setDeviceType] = useState('ESP32');
+  const [ddiGateway, setDdiGateway] = useState(false);
   const keys = useQuery({
     queryKey: ['device-keys', tenant, page],
     queryFn: () => answer(api.GET('/tenants/{tenant}/device-keys', { params: { path: { tenant }, query: { page, per_page: 50 } } })),
@@ -182,8 +196,14 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
   const refresh = () => client.invalidateQueries({ queryKey: ['device-keys', tenant] });
   const create = useMutation({
     mutationFn: () =>
-      answer(api.POST('/tenants/{tenant}/device-keys', { params: { path: { tenant } }, body: { device_type: deviceType } })),
+      answer(
+        api.POST('/tenants/{tenant}/device-keys', {
+          params: { path: { tenant } },
+          body: { device_type: deviceType, ddi_gateway: ddiGateway },
+        }),
+      ),
     onSuccess: (key) => {
+      setDdiGateway(false);
       void refresh();
       onCreated(key);
     },
@@ -202,6 +222,12 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
           onChange={setDeviceType}
           create={create}
           button="Create device key"
+          options={
+            <div className="check">
+              <input id="device-key-ddi-gateway" type="checkbox" checked={ddiGateway} onChange={(e) => setDdiGateway(e.target.checked)} />
+              <label htmlFor="device-key-ddi-gateway">hawkBit gateway token (speaks for every DDI device of the tenant)</label>
+            </div>
+          }
         />
       ) : null}
       <PagedList list={keys} what="device keys" empty="No device key yet." page={page} perPage={50} onPage={setPage}>
@@ -212,6 +238,7 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
                 <th scope="col">Id</th>
                 <th scope="col">Key</th>
                 <th scope="col">Device type</th>
+                <th scope="col">DDI gateway</th>
                 <th scope="col">State</th>
                 <th scope="col">Created</th>
                 {canChange ? <th scope="col">Action</th> : null}
@@ -223,6 +250,7 @@ function DeviceKeys({ tenant, canChange, onCreated }: { tenant: string; canChang
                   <td>{key.id}</td>
                   <td className="mono">{maskedKey(key.key)}</td>
                   <td>{key.device_type}</td>
+                  <td>{key.ddi_gateway ? 'yes' : 'no'}</td>
                   <td>
                     {key.revoked ? (
                       <span className="badge badge-cancelled">revoked</span>

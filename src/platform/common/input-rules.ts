@@ -39,9 +39,9 @@ export function unstorableField(value: unknown, field: string, options: { keys?:
     if (typeof item === 'string') {
       if (!isStorableText(item)) return name;
     } else if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], name]);
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i] as unknown, name]);
     } else if (typeof item === 'object' && item !== null) {
-      const entries = Object.entries(item);
+      const entries = Object.entries(item as Record<string, unknown>);
       if (options.keys && entries.some(([key]) => !isStorableText(key))) return name === '' ? 'body keys' : `${name} keys`;
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i];

@@ -36,6 +36,7 @@ import { DeviceCounts1765800000000 } from '#src/app/migrations/1765800000000-Dev
 import { DeviceSearch1765900000000 } from '#src/app/migrations/1765900000000-DeviceSearch.js';
 import { DeviceVersionTypeIndex1765910000000 } from '#src/app/migrations/1765910000000-DeviceVersionTypeIndex.js';
 import { DeviceKeyGateway1766000000000 } from '#src/app/migrations/1766000000000-DeviceKeyGateway.js';
+import { DeviceIdentifierLength1766010000000 } from '#src/app/migrations/1766010000000-DeviceIdentifierLength.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -82,6 +83,7 @@ export const MIGRATIONS = [
   DeviceSearch1765900000000,
   DeviceVersionTypeIndex1765910000000,
   DeviceKeyGateway1766000000000,
+  DeviceIdentifierLength1766010000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import type { Clock } from '#src/platform/common/clock.js';
+import { PATH_PARAM_MAX_LENGTH } from '#src/platform/common/device-identifier.js';
 import { answerFrameworkError } from '#src/platform/http/http-error.filter.js';
 import { DEVICE_BODY_LIMIT_BYTES, installJsonBodyParser } from '#src/platform/http/json-body.js';
 import { installRouteShortcuts } from '#src/platform/http/route-shortcut.js';
@@ -61,7 +62,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // fastify takes a hop count too; its option type omits it.
     trustProxy: ready.trustProxy as boolean | string,
     bodyLimit: DEVICE_BODY_LIMIT_BYTES,
-    routerOptions: { ...routerOptions, ignoreTrailingSlash: true },
+    routerOptions: { ...routerOptions, ignoreTrailingSlash: true, maxParamLength: PATH_PARAM_MAX_LENGTH },
     frameworkErrors: answerFrameworkError,
     // A request that arrives on an open keep-alive connection while closing is still served (the
     // database closes after the listeners), rather than answered with fastify's own 503 body.

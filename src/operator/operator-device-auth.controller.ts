@@ -13,7 +13,7 @@ import {
   identityNotFound,
   ONE_IDENTITY,
 } from '#src/domain/identity/device-identity.service.js';
-import { INVALID_PUBLIC_KEY } from '#src/domain/identity/device-public-key.js';
+import { INVALID_PUBLIC_KEY, PRIVATE_KEY_SENT } from '#src/domain/identity/device-public-key.js';
 import { INVALID_ID_DATA } from '#src/domain/identity/identity-data.js';
 import type { Actor } from '#src/domain/ledger/ledger-actor.js';
 import type { Tenant } from '#src/domain/tenant/tenant.entity.js';
@@ -79,6 +79,7 @@ export class OperatorDeviceAuthController {
     INVALID_MAC,
     INVALID_ID_DATA,
     INVALID_PUBLIC_KEY.replace(/^pubkey/, 'public_key'),
+    PRIVATE_KEY_SENT.replace(/^pubkey/, 'public_key'),
   ])
   @ApiTenantNotFound()
   @ApiMessageResponse(409, 'The device already authenticates with this key.', alreadyAccepted('02:00:00:00:00:01'))

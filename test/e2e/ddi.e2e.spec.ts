@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { post, request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import type { DeviceRolloutBody, RolloutBody } from '#test/support/rollouts.js';
+import { JSON_MAX_DEPTH, JsonTextMessages } from '#src/platform/common/json-text.js';
 
 /**
  * The DDI component over plain HTTP (docs/decisions.md §11, §12): the status codes, bodies,
@@ -547,6 +548,124 @@ describe('hawkBit DDI component (docs/decisions.md §12)', () => {
       }
       const typed = await create(tenant, 'art-other-type', 'another-board');
       assert.equal((await ddi('GET', `${base(tenant, 'art-other-type')}/softwaremodules/${firmwareId}/artifacts`, typed)).status, 404);
+    });
+  });
+
+  describe('hostile bodies and the longest controller ids (docs/decisions.md §3, §11)', () => {
+    /** A device `installed` in a started rollout: polled, downloaded, and reported installing. */
+    const installed = async (controllerId: string) => {
+      const { tenant, firmwareId } = await setUp();
+      const token = await create(tenant, controllerId);
+      const id = await rollOut(tenant, firmwareId, [controllerId]);
+      assert.equal((await ddi('GET', base(tenant, controllerId), token)).status, 200);
+      const artifact = await ddi('GET', `${base(tenant, controllerId)}/softwaremodules/${firmwareId}/artifacts/fw-2.0.0.swu`, token);
+      assert.equal(artifact.status, 200);
+      const feedbackPath = `${base(tenant, controllerId)}/deploymentBase/${id}/feedback`;
+      assert.equal((await ddi('POST', feedbackPath, token, feedback('proceeding', 'none'))).status, 200);
+      assert.equal((await stateIn(tenant, controllerId, id))?.state, 'installed');
+      return { tenant, token, id, feedbackPath };
+    };
+
+    it('refuses JSON nested past the limit on feedback, cancel feedback and configData with 400, and keeps serving', async () => {
+      const { tenant, token, id, feedbackPath } = await installed('deep-1');
+      const deep = (depth: number) => `{"status":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      for (const path of [feedbackPath, `${base(tenant, 'deep-1')}/cancelAction/${id}/feedback`, `${base(tenant, 'deep-1')}/configData`]) {
+        for (const depth of [JSON_MAX_DEPTH, 5000]) {
+          const answer = await ddi(path.endsWith('configData') ? 'PUT' : 'POST', path, token, deep(depth));
+          assert.deepEqual([answer.status, answer.body], [400, { message: JsonTextMessages.tooDeep }], `${path} ${depth}`);
+        }
+      }
+      assert.equal((await ddi('GET', base(tenant, 'deep-1'), token)).status, 200, 'the server still serves');
+      assert.equal((await stateIn(tenant, 'deep-1', id))?.state, 'installed');
+    });
+
+    it('never reads a refused feedback by pattern: a __proto__ key or JSON broken beyond repair is 400 and confirms nothing', async () => {
+      const { tenant, token, id, feedbackPath } = await installed('proto-1');
+      const closedSuccess = '{"execution": "closed", "result": {"finished": "success"}}';
+      for (const [body, message] of [
+        [`{"status": {"__proto__": ${closedSuccess}}}`, JsonTextMessages.prototypeKey],
+        [`{"__proto__": {"status": ${closedSuccess}}}`, JsonTextMessages.prototypeKey],
+        [`{"status": {"constructor": {"prototype": ${closedSuccess}}}}`, JsonTextMessages.prototypeKey],
+        [
+          '{ "status": { "result": { "finished": "success" }, "execution": "closed", "details": [ "say "done"" ] } }',
+          'Body is not valid JSON',
+        ],
+        ['{ "status": { "result": { "finished": "success" }, "execution": "closed" ', 'Body is not valid JSON'],
+      ]) {
+        const answer = await ddi('POST', feedbackPath, token, body);
+        assert.deepEqual([answer.status, answer.body], [400, { message }], body);
+      }
+      assert.equal((await stateIn(tenant, 'proto-1', id))?.state, 'installed', 'not confirmed');
+      assert.notEqual((await operator('GET', `/tenants/${tenant}/devices/proto-1`)).firmware_version, '2.0.0');
+      // SWUpdate's raw line feeds are still repaired, and its closing feedback confirms.
+      const swupdate = '{ "status": { "result": { "finished": "success" }, "execution": "closed", "details": [ "Update\nInstalled." ] } }';
+      assert.equal((await ddi('POST', feedbackPath, token, swupdate)).status, 200);
+      assert.equal((await stateIn(tenant, 'proto-1', id))?.state, 'confirmed');
+    });
+
+    it('refuses a lone surrogate in a feedback or configData with 400 naming the field', async () => {
+      const { tenant, token, id, feedbackPath } = await installed('surrogate-1');
+      const answers = [
+        [await ddi('POST', feedbackPath, token, feedback('closed', 'failure', ['\ud800'])), 'status.details'],
+        [
+          await ddi(
+            'POST',
+            feedbackPath,
+            token,
+            '{"status":{"execution":"closed","result":{"finished":"failure"},"details":["x\\udc00"]}}',
+          ),
+          'status.details',
+        ],
+        [await ddi('PUT', `${base(tenant, 'surrogate-1')}/configData`, token, { data: { serial: '\udbff' } }), 'data.serial'],
+        [await ddi('PUT', `${base(tenant, 'surrogate-1')}/configData`, token, '{"data":{"\\ud800":"x"}}'), 'data keys'],
+      ] as const;
+      for (const [answer, field] of answers) {
+        assert.deepEqual(
+          [answer.status, answer.body],
+          [400, { message: `${field} must be valid Unicode text without NUL characters` }],
+          field,
+        );
+      }
+      assert.equal((await stateIn(tenant, 'surrogate-1', id))?.state, 'installed');
+    });
+
+    it('serves controller ids of 1 to 256 characters on every route, created by an operator or a gateway poll; 257 is 400', async () => {
+      const longest = `${'c'.repeat(250)}-@:~!$`;
+      assert.equal(longest.length, 256);
+      const { tenant, token, id, feedbackPath } = await installed(longest);
+      assert.equal((await operator('GET', `/tenants/${tenant}/devices/${encodeURIComponent(longest)}`)).mac, longest);
+      const config = await ddi('PUT', `${base(tenant, longest)}/configData`, token, { data: { serial: 'SN-256' } });
+      assert.deepEqual([config.status, config.text], [200, '']);
+      assert.equal((await ddi('GET', `${base(tenant, longest)}/deploymentBase/${id}`, token)).status, 200);
+      assert.equal((await ddi('POST', feedbackPath, token, feedback('closed', 'success'))).status, 200);
+      assert.equal((await stateIn(tenant, longest, id))?.state, 'confirmed');
+      assert.equal((await ddi('GET', `${base(tenant, longest)}/installedBase/${id}`, token)).status, 200);
+
+      const { tenant: other, gateway } = await setUp();
+      const polled = `${'g'.repeat(255)}1`;
+      const first = await ddi('GET', base(other, polled), `GatewayToken ${gateway}`);
+      assert.equal(first.status, 200, first.text);
+      assert.equal((await operator('GET', `/tenants/${other}/devices/${polled}`)).protocol, 'ddi');
+      const shortest = await ddi('GET', base(other, 'x'), `GatewayToken ${gateway}`);
+      assert.equal(shortest.status, 200);
+
+      const tooLong = 'c'.repeat(257);
+      for (const path of [base(tenant, tooLong), `${base(tenant, tooLong)}/deploymentBase/${id}`, `${base(tenant, tooLong)}/configData`]) {
+        const answer = await ddi(
+          path.endsWith('configData') ? 'PUT' : 'GET',
+          path,
+          token,
+          path.endsWith('configData') ? { data: { a: 'b' } } : undefined,
+        );
+        assert.equal(answer.status, 400, `${path.slice(-40)}: ${answer.text}`);
+        assert.match((answer.body as { message: string }).message, /^controllerId must be 1 to 256/);
+      }
+      const created = await request('POST', `${app.urls.operator}/tenants/${tenant}/devices`, {
+        bearer,
+        body: { controller_id: tooLong, device_type: 'board' },
+      });
+      assert.equal(created.status, 400, created.text);
+      assert.match((created.body as { message: string }).message, /^controller_id must be 1 to 256/);
     });
   });
 });

@@ -9,6 +9,9 @@ import { authBody, authenticate, chunkedRequest, menderSignature, menderToken, t
 import { buildArtifact, deviceKeyPair, type BuiltArtifact, type DeviceKeyType } from '#test/support/mender-client.js';
 import { runCli } from '#test/support/operator.js';
 import type { DeviceRolloutBody } from '#test/support/rollouts.js';
+import { JsonTextMessages } from '#src/platform/common/json-text.js';
+import { PRIVATE_KEY_SENT } from '#src/domain/identity/device-public-key.js';
+import { INVALID_ID_DATA } from '#src/domain/identity/identity-data.js';
 
 const DEVICES = '/api/devices';
 const NEXT_V2 = `${DEVICES}/v2/deployments/device/deployments/next`;
@@ -269,6 +272,102 @@ describe(`the Mender device API over HTTP, on ${TEST_ENGINE}`, () => {
       }
       const notJson = await authenticate(app.urls.mender, id, { body: Buffer.from('{"id_data"') });
       assert.deepEqual([notJson.status, notJson.body], [400, { message: 'Body is not valid JSON' }]);
+    });
+  });
+
+  describe('hostile bodies (docs/decisions.md §3, §13)', () => {
+    it('refuses JSON nested past the limit on authentication, inventory, next, status and log with 400, and keeps serving', async () => {
+      const d = await deviceWithRollout('release-deep');
+      const deep = (member: string) => `{"${member}":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      const answers = [
+        await authenticate(app.urls.mender, d, { body: Buffer.from(deep('id_data')) }),
+        await chunkedRequest('PUT', `${app.urls.mender}${INVENTORY}`, d.token, `[${'['.repeat(5000)}${']'.repeat(5000)}]`, 4096),
+        await chunkedRequest(
+          'PATCH',
+          `${app.urls.mender}${INVENTORY}`,
+          d.token,
+          `[{"name":"a","value":${'['.repeat(100)}${']'.repeat(100)}}]`,
+        ),
+        await chunkedRequest('POST', `${app.urls.mender}${NEXT_V2}`, d.token, deep('device_provides'), 4096),
+        await chunkedRequest('PUT', `${app.urls.mender}${deployment(d.rolloutId)}/status`, d.token, deep('status'), 4096),
+        await chunkedRequest('PUT', `${app.urls.mender}${deployment(d.rolloutId)}/log`, d.token, deep('messages'), 4096),
+      ];
+      for (const [i, answer] of answers.entries()) {
+        const body = 'body' in answer ? answer.body : (JSON.parse(answer.text) as unknown);
+        assert.deepEqual([answer.status, body], [400, { message: JsonTextMessages.tooDeep }], `request ${i}`);
+      }
+      assert.equal((await device('PUT', INVENTORY, d.token, [{ name: 'kernel', value: '6.1' }])).status, 200, 'the server still serves');
+      assert.equal((await authenticate(app.urls.mender, d)).status, 200);
+    });
+
+    it('refuses a lone surrogate in id_data, escaped in the identity or in the body, and a __proto__ key, with 400', async () => {
+      const id = await identity('ec');
+      const send = (idData: string) =>
+        authenticate(app.urls.mender, id, {
+          body: Buffer.from(`${JSON.stringify({ id_data: idData, tenant_token: tenantToken, pubkey: id.key.publicKey })}\n`),
+        });
+      for (const idData of ['{"mac":"\\ud800"}', '{"serial":["a","\\udc00"]}', '{"\\udbff":"x"}', '{"__proto__":{"mac":"x"}}']) {
+        const answer = await send(idData);
+        assert.deepEqual([answer.status, answer.body], [400, { message: INVALID_ID_DATA }], idData);
+      }
+      const outer = await send('{"mac":"\ud800"}');
+      assert.deepEqual([outer.status, outer.body], [400, { message: 'id_data must be valid Unicode text without NUL characters' }]);
+      const inventory = await device('PATCH', INVENTORY, await menderToken(app.urls.mender, await identity()), [
+        { name: 'x', value: '\udfff' },
+      ]);
+      assert.equal(inventory.status, 400, inventory.text);
+      const token = await menderToken(app.urls.mender, await identity());
+      const proto = await chunkedRequest('PATCH', `${app.urls.mender}${INVENTORY}`, token, '{"__proto__":[{"name":"a","value":"b"}]}');
+      assert.deepEqual([proto.status, JSON.parse(proto.text) as unknown], [400, { message: JsonTextMessages.prototypeKey }]);
+    });
+
+    it('refuses a private key sent as pubkey with 400, signed or not, and keeps nothing of it', async () => {
+      for (const type of ['rsa', 'ec', 'ed25519'] as const) {
+        const key = deviceKeyPair(type);
+        const leaked = { mac: nextMac(), idData: {}, key: { ...key, publicKey: key.privateKey }, tenantToken };
+        leaked.idData = { mac: leaked.mac };
+        const answer = await authenticate(app.urls.mender, leaked);
+        assert.deepEqual([answer.status, answer.body], [400, { message: PRIVATE_KEY_SENT }], type);
+        const sets = (await ok('GET', `/tenants/${tenant}/device-auth-sets`)) as unknown as { items?: { identifier: string }[] };
+        assert.ok(!JSON.stringify(sets).includes(leaked.mac), `${type}: no auth set recorded`);
+      }
+      const preauthorized = await operator('POST', `/tenants/${tenant}/device-auth-sets`, {
+        mac: nextMac(),
+        public_key: deviceKeyPair('ec').privateKey,
+      });
+      assert.deepEqual([preauthorized.status, preauthorized.body], [400, { message: PRIVATE_KEY_SENT.replace(/^pubkey/, 'public_key') }]);
+    });
+
+    it('keeps at most 100 inventory attributes, dropping the rest rather than refusing: PUT the first by name, PATCH the device’s own first', async () => {
+      const id = await identity();
+      const token = await menderToken(app.urls.mender, id);
+      const named = (prefix: string, count: number) =>
+        Array.from({ length: count }, (_, i) => ({ name: `${prefix}${String(i).padStart(3, '0')}`, value: `v${i}` }));
+      const shown = async () => (await ok('GET', `/tenants/${tenant}/devices/${id.mac}`))['attributes'] as Record<string, string>;
+
+      const put = await device('PUT', INVENTORY, token, [...named('b', 120), { name: 'artifact_name', value: 'release-big' }]);
+      assert.deepEqual([put.status, put.text], [200, '']);
+      let kept = await shown();
+      assert.equal(Object.keys(kept).length, 100);
+      assert.equal(kept['artifact_name'], 'release-big', 'the first 100 by name');
+      assert.equal(kept['b098'], 'v98');
+      assert.equal(kept['b099'], undefined);
+      assert.equal((await ok('GET', `/tenants/${tenant}/devices/${id.mac}`))['firmware_version'], 'release-big');
+
+      const patch = await device('PATCH', INVENTORY, token, [...named('a', 5), { name: 'b000', value: 'changed' }]);
+      assert.deepEqual([patch.status, patch.text], [200, '']);
+      kept = await shown();
+      assert.equal(Object.keys(kept).length, 100, 'still 100');
+      assert.equal(kept['b000'], 'changed', 'an attribute it keeps is changed');
+      assert.equal(kept['a000'], undefined, 'no room for new ones');
+      assert.equal(kept['b098'], 'v98', 'the ones it had stay');
+
+      const replaced = await device('PUT', INVENTORY, token, named('c', 3));
+      assert.equal(replaced.status, 200);
+      await device('PATCH', INVENTORY, token, named('a', 150));
+      kept = await shown();
+      assert.equal(Object.keys(kept).length, 100);
+      assert.deepEqual([kept['c000'], kept['c002'], kept['a096'], kept['a097']], ['v0', 'v2', 'v96', undefined]);
     });
   });
 

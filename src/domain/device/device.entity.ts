@@ -23,7 +23,11 @@ export class Device {
   @Column({ type: 'varchar', length: 256 })
   mac: string;
 
-  @Column({ type: 'varchar', length: 128 })
+  /**
+   * Its name: the one an operator gave (1 to 128 characters), else its identifier (up to 256,
+   * docs/decisions.md §11).
+   */
+  @Column({ type: 'varchar', length: 256 })
   name: string;
 
   @Column({ name: 'firmware_version', type: 'varchar', length: 64 })

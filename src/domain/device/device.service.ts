@@ -456,21 +456,40 @@ export class DeviceService {
 
   /**
    * Records the attributes a device reports about itself (DDI `configData`, docs/decisions.md
-   * §11): `merge` (the default) adds and replaces keys, `replace` keeps only the reported ones,
-   * `remove` drops the reported keys. Written, with a ledger entry, only when they change; the
-   * device counts as seen.
-   * @throws BadRequestException when the result would hold more than {@link MAX_ATTRIBUTES} keys.
+   * §11; Mender inventory, §13): `merge` (the default) adds and replaces keys, `replace` keeps only
+   * the reported ones, `remove` drops the reported keys. Written, with a ledger entry, only when
+   * they change; the device counts as seen. A result of more than {@link MAX_ATTRIBUTES} keys is
+   * refused (`beyondLimit` `refuse`, DDI as hawkBit), or (`drop`, Mender, whose client never gives
+   * up on a refused inventory) cut to them: the kept attributes the report does not replace stay,
+   * and the reported ones fill the room left, first by name.
+   * @returns the names of the reported attributes dropped (empty unless `drop`).
+   * @throws BadRequestException when the result would hold more than {@link MAX_ATTRIBUTES} keys and `beyondLimit` is `refuse`.
    */
-  async reportAttributes(device: Device, data: Record<string, string>, mode: AttributesMode = 'merge'): Promise<void> {
+  async reportAttributes(
+    device: Device,
+    data: Record<string, string>,
+    mode: AttributesMode = 'merge',
+    beyondLimit: 'refuse' | 'drop' = 'refuse',
+  ): Promise<string[]> {
     const current = attributesOf(device) ?? {};
     let next: Record<string, string>;
     if (mode === 'replace') next = { ...data };
     else if (mode === 'remove') next = Object.fromEntries(Object.entries(current).filter(([key]) => !(key in data)));
     else next = { ...current, ...data };
-    if (Object.keys(next).length > MAX_ATTRIBUTES) throw new BadRequestException(`a device keeps at most ${MAX_ATTRIBUTES} attributes`);
+    let dropped: string[] = [];
+    if (Object.keys(next).length > MAX_ATTRIBUTES) {
+      if (beyondLimit === 'refuse') throw new BadRequestException(`a device keeps at most ${MAX_ATTRIBUTES} attributes`);
+      const kept = new Set(mode === 'replace' ? [] : Object.keys(current).filter((key) => key in next));
+      const added = Object.keys(next)
+        .filter((key) => !kept.has(key))
+        .sort();
+      const room = Math.max(0, MAX_ATTRIBUTES - kept.size);
+      dropped = added.slice(room);
+      for (const key of dropped) delete next[key];
+    }
     const text = attributesText(next);
     this.lastSeen.seen(device.id, this.clock.now());
-    if (text === device.attributes) return;
+    if (text === device.attributes) return dropped;
     await this.unitOfWork.transaction(async (manager) => {
       await this.devices.setAttributes(manager, device.id, text);
       await this.ledger.append(manager, {
@@ -481,6 +500,7 @@ export class DeviceService {
       });
     });
     await this.changes.changed(device.tenantId, [device.mac]);
+    return dropped;
   }
 
   /**

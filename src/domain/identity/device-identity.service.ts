@@ -18,7 +18,14 @@ import type { Device } from '#src/domain/device/device.entity.js';
 import { DeviceService } from '#src/domain/device/device.service.js';
 import type { AuthSetStatus, DeviceAuthSet } from './device-auth-set.entity.js';
 import { DeviceAuthRepository, type AuthSetWithKey } from './device-auth.repository.js';
-import { INVALID_PUBLIC_KEY, readDevicePublicKey, verifiesDeviceSignature, type DevicePublicKey } from './device-public-key.js';
+import {
+  INVALID_PUBLIC_KEY,
+  isPrivateKeyPem,
+  PRIVATE_KEY_SENT,
+  readDevicePublicKey,
+  verifiesDeviceSignature,
+  type DevicePublicKey,
+} from './device-public-key.js';
 import { canonicalIdentityData, identityIdentifier, INVALID_ID_DATA, parseIdentityData, type IdentityData } from './identity-data.js';
 
 /** What a device presents to authenticate (Mender `auth_requests`, docs/decisions.md §13), read from the wire by its adapter. */
@@ -133,7 +140,7 @@ export class DeviceIdentityService {
 
   /**
    * A device asks to be admitted (docs/decisions.md §13). In this order: its identity and key must
-   * be ones ({@link INVALID_ID_DATA}, {@link INVALID_PUBLIC_KEY}: 400); the signature must verify
+   * be ones ({@link INVALID_ID_DATA}, {@link INVALID_PUBLIC_KEY}, {@link PRIVATE_KEY_SENT}: 400); the signature must verify
    * over the exact request bytes and the tenant token must be a device key of a tenant, not revoked
    * (else refused); then its auth set (identity and key) decides:
    * - unknown: recorded `pending` and refused, or `accepted` at once when its device key accepts
@@ -148,7 +155,7 @@ export class DeviceIdentityService {
     const identity = parseIdentityData(claim.idData);
     if (identity === null) throw new BadRequestException(INVALID_ID_DATA);
     const publicKey = readDevicePublicKey(claim.publicKey);
-    if (publicKey === null) throw new BadRequestException(INVALID_PUBLIC_KEY);
+    if (publicKey === null) throw new BadRequestException(isPrivateKeyPem(claim.publicKey) ? PRIVATE_KEY_SENT : INVALID_PUBLIC_KEY);
     if (claim.signature === null || !verifiesDeviceSignature(publicKey, claim.message, claim.signature)) {
       return { admitted: false, reason: 'the signature does not verify with the key in the request' };
     }
@@ -247,7 +254,10 @@ export class DeviceIdentityService {
   async preauthorize(request: Preauthorization): Promise<AuthSetView> {
     const identity = preauthorizedIdentity(request);
     const publicKey = readDevicePublicKey(request.publicKey);
-    if (publicKey === null) throw new BadRequestException(INVALID_PUBLIC_KEY.replace(/^pubkey/, 'public_key'));
+    if (publicKey === null) {
+      const message = isPrivateKeyPem(request.publicKey) ? PRIVATE_KEY_SENT : INVALID_PUBLIC_KEY;
+      throw new BadRequestException(message.replace(/^pubkey/, 'public_key'));
+    }
     const identifier = identityIdentifier(identity);
     const idData = canonicalIdentityData(identity);
     const now = this.clock.now();

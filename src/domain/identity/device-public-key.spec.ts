@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import { readDevicePublicKey, verifiesDeviceSignature } from './device-public-key.js';
+import { isPrivateKeyPem, readDevicePublicKey, verifiesDeviceSignature } from './device-public-key.js';
 
 const pem = (key: { export(options: { type: 'spki'; format: 'pem' }): string | Buffer }) =>
   key.export({ type: 'spki', format: 'pem' }) as string;
@@ -39,6 +39,24 @@ describe(readDevicePublicKey.name, () => {
       '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n',
     ];
     for (const text of refused) assert.equal(readDevicePublicKey(text), null, text.slice(0, 40));
+  });
+
+  it('refuses a private key of every form, though node:crypto derives its public half from it', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+    const ed = generateKeyPairSync('ed25519').privateKey;
+    const privates = [
+      rsa.export({ type: 'pkcs8', format: 'pem' }) as string,
+      rsa.export({ type: 'pkcs1', format: 'pem' }) as string,
+      ec.export({ type: 'sec1', format: 'pem' }) as string,
+      ed.export({ type: 'pkcs8', format: 'pem' }) as string,
+      ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }) as string,
+    ];
+    for (const text of privates) {
+      assert.equal(isPrivateKeyPem(text), true, text.slice(0, 40));
+      assert.equal(readDevicePublicKey(text), null, text.slice(0, 40));
+    }
+    assert.equal(isPrivateKeyPem(pem(generateKeyPairSync('ed25519').publicKey)), false);
   });
 });
 

@@ -1,4 +1,4 @@
-import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { constants, createHash, createPrivateKey, createPublicKey, verify, type KeyObject } from 'node:crypto';
 
 /**
  * The public key a Mender device authenticates with (docs/decisions.md §13): the client sends it
@@ -27,9 +27,15 @@ const PEM_MAX_LENGTH = 8192;
 /** The curves accepted for ECDSA device keys. */
 const CURVES = ['prime256v1', 'secp384r1', 'secp521r1'];
 
-/** Reads a device public key from PEM, or `null` when it is not one {@link INVALID_PUBLIC_KEY} allows. */
+/** 400 text of a private key sent where the public key belongs (it is neither kept nor logged). */
+export const PRIVATE_KEY_SENT = 'pubkey must be the public key: a private key was sent; it is not kept, and should be replaced';
+
+/**
+ * Reads a device public key from PEM, or `null` when it is not one {@link INVALID_PUBLIC_KEY} allows.
+ * A private key is refused too (see {@link isPrivateKeyPem}), though node:crypto would derive its public half.
+ */
 export function readDevicePublicKey(pem: string): DevicePublicKey | null {
-  if (pem.length > PEM_MAX_LENGTH || !pem.includes('-----BEGIN')) return null;
+  if (pem.length > PEM_MAX_LENGTH || !pem.includes('-----BEGIN') || isPrivateKeyPem(pem)) return null;
   let key: KeyObject;
   try {
     key = createPublicKey(pem);
@@ -52,6 +58,20 @@ export function readDevicePublicKey(pem: string): DevicePublicKey | null {
     fingerprint: createHash('sha256').update(der).digest('hex'),
     type,
   };
+}
+
+/**
+ * Whether PEM text holds a private key (PKCS #8, PKCS #1, SEC 1, encrypted or not): node:crypto
+ * reads it as one, or its label says so (an encrypted key it cannot read without the passphrase).
+ */
+export function isPrivateKeyPem(pem: string): boolean {
+  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) return true;
+  try {
+    createPrivateKey(pem);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

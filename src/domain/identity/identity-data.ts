@@ -1,5 +1,6 @@
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
+import { readJsonText } from '#src/platform/common/json-text.js';
 import { canonicalMac } from '#src/platform/common/mac.js';
 
 /**
@@ -14,23 +15,22 @@ export const ID_DATA_MAX_LENGTH = 4096;
 
 /** 400 text of `id_data` that is not an identity. */
 export const INVALID_ID_DATA =
-  'id_data must be a JSON object of at most 4096 characters whose values are strings or lists of strings, with at least one attribute';
+  'id_data must be a JSON object of at most 4096 characters whose values are strings or lists of strings, with at least one attribute, ' +
+  'all valid Unicode text without NUL characters';
 
 /** Prefix of the identifier of a device whose identity has no usable `mac`. */
 export const DIGEST_PREFIX = 'mender-';
 
 /**
- * The identity an `id_data` text holds, or `null` when it is not one (not JSON, not an object,
- * no attribute, a value that is neither a string nor a list of strings, too long).
+ * The identity an `id_data` text holds, or `null` when it is not one (not JSON as the body reader
+ * reads it, `readJsonText`: no prototype-poisoning key, no lone surrogate or NUL in a key or value;
+ * not an object, no attribute, a value that is neither a string nor a list of strings, too long).
  */
 export function parseIdentityData(text: string): IdentityData | null {
   if (text.length > ID_DATA_MAX_LENGTH) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
+  const read = readJsonText(text);
+  if ('refused' in read) return null;
+  const value = read.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return null;

@@ -11,6 +11,14 @@ import { canonicalMac } from './mac.js';
 export const IDENTIFIER_MAX_LENGTH = 256;
 
 /**
+ * Longest path parameter the router matches, characters as sent: an identifier of
+ * {@link IDENTIFIER_MAX_LENGTH} even with every character percent-encoded (`%40` for `@`), so a
+ * controller id of any allowed length reaches its route (fastify's default, 100, answered 414),
+ * and one that is too long gets the route's 400 naming the parameter. Longer segments are 414.
+ */
+export const PATH_PARAM_MAX_LENGTH = 3 * IDENTIFIER_MAX_LENGTH;
+
+/**
  * A controller id: 1 to 256 characters (hawkBit's `JpaTarget.controllerId`: `@Size(min = 1, max =
  * 256)`, `@Pattern("[\\S]*")`, no whitespace), further kept to what an update client can paste
  * into a URL path unencoded (SWUpdate builds `{url}/{tenant}/controller/v1/{id}` with `asprintf`

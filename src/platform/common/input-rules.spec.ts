@@ -23,6 +23,19 @@ describe(unstorableField.name, () => {
     assert.equal(unstorableField({ page: 1, filter: { group: '\udfff' } }, ''), 'filter.group');
     assert.equal(unstorableField({ page: 1, per_page: 50, group: undefined }, ''), undefined);
   });
+
+  it('names the first in document order, and keys only when asked', () => {
+    assert.equal(unstorableField({ a: [{ b: 'ok' }, { c: '\ud800' }], d: '\u0000' }, ''), 'a.c');
+    assert.equal(unstorableField({ status: { '\udc00': 'x' } }, ''), undefined);
+    assert.equal(unstorableField({ status: { '\udc00': 'x' } }, '', { keys: true }), 'status keys');
+    assert.equal(unstorableField({ 'a\u0000': 1 }, '', { keys: true }), 'body keys');
+  });
+
+  it('walks any nesting without overflowing the stack', () => {
+    let deep: unknown = '\ud800';
+    for (let i = 0; i < 100_000; i++) deep = i % 2 === 0 ? [deep] : { x: deep };
+    assert.equal(unstorableField(deep, '')?.startsWith('x'), true);
+  });
 });
 
 describe(isStoredId.name, () => {

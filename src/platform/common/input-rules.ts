@@ -28,21 +28,25 @@ export function unstorableTextMessage(field: string): string {
 /**
  * The first text inside `value` (a string, or the strings of arrays and plain objects within it)
  * that breaks {@link isStorableText}, as the name of the field holding it: `field` itself for a
- * string or an array of strings, `field.key` inside an object. `undefined` when all text is storable.
+ * string or an array of strings, `field.key` inside an object. With `keys`, the keys of objects
+ * are checked too, a key being named as `field keys`. `undefined` when all text is storable.
+ * Walks without recursion, so no nesting can overflow the stack.
  */
-export function unstorableField(value: unknown, field: string): string | undefined {
-  if (typeof value === 'string') return isStorableText(value) ? undefined : field;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const found = unstorableField(item, field);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const found = unstorableField(item, field === '' ? key : `${field}.${key}`);
-      if (found !== undefined) return found;
+export function unstorableField(value: unknown, field: string, options: { keys?: boolean } = {}): string | undefined {
+  const pending: [unknown, string][] = [[value, field]];
+  while (pending.length > 0) {
+    const [item, name] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (!isStorableText(item)) return name;
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i] as unknown, name]);
+    } else if (typeof item === 'object' && item !== null) {
+      const entries = Object.entries(item as Record<string, unknown>);
+      if (options.keys && entries.some(([key]) => !isStorableText(key))) return name === '' ? 'body keys' : `${name} keys`;
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i];
+        pending.push([child, name === '' ? key : `${name}.${key}`]);
+      }
     }
   }
   return undefined;

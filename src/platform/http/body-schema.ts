@@ -2,8 +2,8 @@ import { BadRequestException, createParamDecorator, type ExecutionContext } from
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { ErrorMessages, FieldException } from './http-error.filter.js';
-import { MALFORMED_JSON } from './json-body.js';
+import { FieldException } from './http-error.filter.js';
+import { RefusedJson, refusedBody } from './json-body.js';
 
 /** 400 texts of a body that is not a JSON object at all (the same as the validation pipe's). */
 export const BodyMessages = {
@@ -54,8 +54,9 @@ export function bodySchema<S extends TObject, T>(
   const made: BodySchema<S, T> = {
     schema,
     validate(body: unknown): BodyOutcome<T> {
+      // A refused body is an object too: told apart before a schema of optional fields could pass it.
+      if (body instanceof RefusedJson) return { error: refusedBody(body) };
       if (compiled.Check(body)) return { value: shape(body) };
-      if (body === MALFORMED_JSON) return { error: new BadRequestException(ErrorMessages.malformedJson) };
       if (body === undefined || body === null) return { error: new BadRequestException(BodyMessages.missing) };
       if (typeof body !== 'object' || Array.isArray(body)) return { error: new BadRequestException(BodyMessages.notObject) };
       let first: { field: string; keyword: string } | undefined;

@@ -3,12 +3,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentName } from '#src/platform/config/components.js';
 import { pathOf, routeComponent } from '#src/platform/logging/request-observer.js';
 import type { FieldMessageResponse, MessageResponse } from '#src/platform/common/dto/message.dto.js';
+import { JsonTextMessages } from '#src/platform/common/json-text.js';
 
 /** Texts of the framework-level errors (docs/decisions.md §3). */
 export const ErrorMessages = {
   notFound: 'Not Found',
   serverError: 'Error on server',
-  malformedJson: 'Body is not valid JSON',
+  malformedJson: JsonTextMessages.malformed,
   tooLarge: 'Body is too large',
   unsupportedMediaType: 'Body must be application/json',
   tooManyRequests: 'Too many requests in this time frame',

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
-import { installJsonBodyParser, jsonNumberLiteral, MALFORMED_JSON } from './json-body.js';
+import { JsonTextMessages } from '#src/platform/common/json-text.js';
+import { installJsonBodyParser, jsonNumberLiteral, MALFORMED_JSON, RefusedJson } from './json-body.js';
 
 /** Parses `text` with the server's body parser, as a request body. */
 async function parse(text: string): Promise<unknown> {
@@ -49,5 +50,13 @@ describe(jsonNumberLiteral.name, () => {
 
   it('hands malformed JSON on as the marker', async () => {
     assert.equal(await parse('{"timestamp":'), MALFORMED_JSON);
+  });
+
+  it('hands a body refused for its nesting, a prototype key or unstorable text on as a marker with its message', async () => {
+    assert.deepEqual(await parse(`${'['.repeat(5000)}${']'.repeat(5000)}`), new RefusedJson(JsonTextMessages.tooDeep));
+    assert.deepEqual(await parse('{"__proto__":{"x":1}}'), new RefusedJson(JsonTextMessages.prototypeKey));
+    const refused = await parse('{"name":"\\ud800"}');
+    assert.ok(refused instanceof RefusedJson);
+    assert.equal(refused.field, 'name');
   });
 });

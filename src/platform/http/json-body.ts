@@ -1,60 +1,44 @@
+import { BadRequestException } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import secureJsonParse from 'secure-json-parse';
+import { JsonTextMessages, readJsonText } from '#src/platform/common/json-text.js';
+import { FieldException } from './http-error.filter.js';
 
 /**
- * Parsed body of a request whose `application/json` body is not valid JSON. The parser hands
- * this marker on instead of failing, so guards (the login rate limit) still run and the
- * validation pipe answers 400 (docs/decisions.md §3, §4: every login answer carries rate-limit headers).
+ * Parsed body of a request whose `application/json` body was refused ({@link readJsonText}: not
+ * JSON, nested too deep, a prototype-poisoning key, text no engine stores): its 400 text, and the
+ * field it names. The parser hands this marker on instead of failing, so guards (the login rate
+ * limit, a protocol's credentials) still answer first and the validation pipe or the body schema
+ * answers 400 (docs/decisions.md §3, §4: every login answer carries rate-limit headers).
  */
-export const MALFORMED_JSON = Symbol('malformed JSON');
+export class RefusedJson {
+  constructor(
+    readonly message: string,
+    readonly field?: string,
+  ) {}
+}
+
+/** The 400 of a body the JSON parser refused: a {@link FieldException} when it names a field. */
+export function refusedBody(refused: RefusedJson): BadRequestException {
+  return refused.field === undefined ? new BadRequestException(refused.message) : new FieldException(refused.field, refused.message);
+}
+
+/** The {@link RefusedJson} of a body that is not JSON. */
+export const MALFORMED_JSON = new RefusedJson(JsonTextMessages.malformed);
 
 /** The JSON text a parsed body object was read from (see {@link jsonNumberLiteral}). */
 const SOURCE = Symbol('JSON source');
 
-/** Route config key that marks a route as taking JSON leniently (see {@link LenientJsonBody}). */
-const LENIENT_JSON = 'firmledgerLenientJson';
+/** Route config key of a route that repairs raw control characters (see {@link RepairsControlCharacters}). */
+const REPAIR_CONTROL_CHARACTERS = 'firmledgerRepairControlCharacters';
 
 /**
  * Marks a route whose clients are known to send JSON with raw control characters (a line feed)
- * inside strings, such as SWUpdate's DDI feedback (docs/decisions.md §12): such a body is parsed
- * with those characters escaped, and a body that is still not JSON reaches the handler as
- * {@link UnparsedJson} instead of a 400, for it to read what it can.
+ * inside strings, such as SWUpdate's DDI feedback (docs/decisions.md §12): they are escaped where
+ * they stand inside a string, then the body is read as strictly as any other; what is still
+ * refused is a 400 like on every route.
  */
-export const LenientJsonBody = (): MethodDecorator => RouteConfig({ [LENIENT_JSON]: true });
-
-/** The text of an `application/json` body of a {@link LenientJsonBody} route that is not JSON even leniently. */
-export class UnparsedJson {
-  constructor(readonly text: string) {}
-}
-
-/**
- * Parses JSON text whose strings may hold raw control characters (U+0000 to U+001F), which
- * `JSON.parse` refuses: they are escaped (`\n`, `\u0001`) where they stand inside a string, then
- * the text is parsed as usual, prototype-poisoning keys refused.
- * @throws SyntaxError when the text is not JSON even so.
- */
-export function parseLenientJson(text: string): unknown {
-  let repaired = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') {
-        repaired += char + (text[i + 1] ?? '');
-        i++;
-        continue;
-      }
-      if (char === '"') inString = false;
-      const code = char.charCodeAt(0);
-      repaired += code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-      continue;
-    }
-    if (char === '"') inString = true;
-    repaired += char;
-  }
-  return secureJsonParse.parse(repaired, undefined, { protoAction: 'error', constructorAction: 'error' });
-}
+export const RepairsControlCharacters = (): MethodDecorator => RouteConfig({ [REPAIR_CONTROL_CHARACTERS]: true });
 
 /** Body limit of device endpoints, bytes (docs/decisions.md §3). */
 export const DEVICE_BODY_LIMIT_BYTES = 16 * 1024;
@@ -65,30 +49,24 @@ const BODY_LIMIT = 'firmledgerBodyLimit';
 /**
  * Gives a route a JSON body limit of its own instead of {@link DEVICE_BODY_LIMIT_BYTES}, for the
  * few device bodies that are larger by nature (a Mender client's deployment log,
- * docs/decisions.md §13). Not combinable with {@link LenientJsonBody} on one route.
+ * docs/decisions.md §13).
  */
 export const JsonBodyLimit = (bytes: number): MethodDecorator => RouteConfig({ [BODY_LIMIT]: bytes });
 
 /**
  * Replaces fastify's parsers with one for `application/json` (any charset parameter): other
- * media types answer 415. Prototype-poisoning keys are rejected like malformed JSON.
+ * media types answer 415. Every body is read by {@link readJsonText} with its limits; a refused
+ * one reaches the route as a {@link RefusedJson}.
  */
 export function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: DEVICE_BODY_LIMIT_BYTES }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    let parsed: unknown;
-    try {
-      parsed = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-    } catch {
-      if (!isLenientRoute(request)) return done(null, MALFORMED_JSON);
-      try {
-        parsed = parseLenientJson(text);
-      } catch {
-        return done(null, new UnparsedJson(text));
-      }
-    }
+    const read = readJsonText(text, { repairControlCharacters: repairsControlCharacters(request) });
+    if ('refused' in read)
+      return done(null, read.refused === JsonTextMessages.malformed ? MALFORMED_JSON : new RefusedJson(read.refused, read.field));
+    const parsed = read.value;
     // Non-enumerable: validation, logs and serializers never see it.
     if (typeof parsed === 'object' && parsed !== null) Object.defineProperty(parsed, SOURCE, { value: text });
     done(null, parsed);
@@ -99,8 +77,8 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
   });
 }
 
-function isLenientRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[LENIENT_JSON] === true;
+function repairsControlCharacters(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[REPAIR_CONTROL_CHARACTERS] === true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ErrorMessages, FieldException } from './http-error.filter.js';
+import { FieldException } from './http-error.filter.js';
 import { unstorableField, unstorableTextMessage } from '#src/platform/common/input-rules.js';
-import { MALFORMED_JSON } from './json-body.js';
+import { RefusedJson, refusedBody } from './json-body.js';
 import { BodyMessages } from './body-schema.js';
 
 /**
@@ -44,7 +44,8 @@ export function printableAscii(value: unknown, min: number, max: number): value 
 }
 
 /**
- * The global validation pipe (docs/decisions.md §3): malformed JSON and a missing body are 400;
+ * The global validation pipe (docs/decisions.md §3): a body the JSON parser refused (malformed,
+ * nested too deep, a prototype-poisoning key, text no engine stores) and a missing body are 400;
  * a missing, mistyped or out-of-bounds field is 400 with a message that names the field, and so
  * is text that is not valid Unicode or holds a NUL, in a body field, a query parameter or a path
  * parameter; unknown extra fields are dropped, never rejected (old clients send extra fields).
@@ -67,9 +68,9 @@ export class RequestValidationPipe extends ValidationPipe {
     // was sent as: ValidationPipe would turn `1e3` into 1000 before that pipe could refuse it.
     if (metadata.type === 'param' && metadata.data !== undefined) return storableText(value, metadata.data);
     if (metadata.type === 'body') {
+      if (value instanceof RefusedJson) throw refusedBody(value);
       const dto = shortcutDto(metadata.metatype, value);
       if (dto) return dto;
-      if (value === MALFORMED_JSON) throw new BadRequestException(ErrorMessages.malformedJson);
       if (metadata.metatype && metadata.metatype !== Object && (value === undefined || value === null)) {
         throw new BadRequestException(BodyMessages.missing);
       }

@@ -1,11 +1,10 @@
-import { UnparsedJson } from '#src/platform/http/json-body.js';
 import { isAttributes, MAX_ATTRIBUTES } from '#src/domain/device/device.service.js';
 
 /**
- * Reading what DDI clients send (docs/decisions.md §12): leniently, because real clients send
- * numeric ids, times without a zone, progress whose `cnt` exceeds `of`, and (SWUpdate) raw line
- * feeds inside strings. A body whose JSON cannot be repaired is still read for its `execution` and
- * `finished` values: a 400 would never be retried, and the action would hang.
+ * Reading what DDI clients send (docs/decisions.md §12): what hawkBit requires, nothing more, since
+ * real clients send numeric ids, times without a zone and progress whose `cnt` exceeds `of`. The
+ * JSON itself is read strictly by the body parser (SWUpdate's raw line feeds inside strings are
+ * repaired first): a body it refuses never gets here.
  */
 
 /** `status.execution` values (hawkBit `DdiStatus.ExecutionStatus`). */
@@ -39,11 +38,10 @@ export const ConfigDataMessages = {
 } as const;
 
 /**
- * A feedback body as the JSON parser handed it (an object, or {@link UnparsedJson}).
+ * A feedback body as the JSON parser handed it.
  * @returns the feedback, or the 400 text of what is missing or wrong.
  */
 export function readFeedback(body: unknown): DdiFeedback | { error: string } {
-  if (body instanceof UnparsedJson) return readUnparsed(body.text);
   const status = objectOf(objectOf(body)?.['status']);
   const result = objectOf(status?.['result']);
   if (!status || !result) return { error: FeedbackMessages.status };
@@ -56,20 +54,6 @@ export function readFeedback(body: unknown): DdiFeedback | { error: string } {
     return { error: FeedbackMessages.details };
   }
   return { execution, finished, details: details ?? [] };
-}
-
-/**
- * A feedback whose JSON is broken beyond repair: its `execution` and `finished` values found by
- * pattern, its details as whatever quoted strings follow `"details"`.
- */
-function readUnparsed(text: string): DdiFeedback | { error: string } {
-  const execution = /"execution"\s*:\s*"([a-z]+)"/.exec(text)?.[1];
-  const finished = /"finished"\s*:\s*"([a-z]+)"/.exec(text)?.[1];
-  if (!isOneOf(execution, DDI_EXECUTIONS)) return { error: FeedbackMessages.execution };
-  if (!isOneOf(finished, DDI_FINISHED)) return { error: FeedbackMessages.finished };
-  const list = text.indexOf('"details"') < 0 ? -1 : text.indexOf('[', text.indexOf('"details"'));
-  const details = list < 0 ? [] : [...text.slice(list).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1].replace(/\\(.)/g, '$1'));
-  return { execution, finished, details };
 }
 
 /** A configData body as the component uses it. */
@@ -85,7 +69,7 @@ export interface DdiConfigDataBody {
  * @returns the body, or the 400 text of what is wrong.
  */
 export function readConfigData(body: unknown): DdiConfigDataBody | { error: string } {
-  const object = objectOf(body instanceof UnparsedJson ? undefined : body);
+  const object = objectOf(body);
   const data = objectOf(object?.['data']);
   // The one rule of what a device may keep as attributes (docs/decisions.md §11), and at least one.
   if (!data || Object.keys(data).length === 0 || !isAttributes(data)) return { error: ConfigDataMessages.data };

@@ -3,13 +3,14 @@ import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, Ap
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { controllerIdMessage } from '#src/platform/common/device-identifier.js';
+import { JsonTextMessages } from '#src/platform/common/json-text.js';
 
 /** 400 text of a `controllerId` path parameter that cannot be one. */
 const INVALID_CONTROLLER_ID = controllerIdMessage('controllerId');
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
 import { ErrorMessages } from '#src/platform/http/http-error.filter.js';
-import { LenientJsonBody } from '#src/platform/http/json-body.js';
+import { RepairsControlCharacters } from '#src/platform/http/json-body.js';
 import { normalizePrefix } from '#src/platform/listeners/listener-plan.js';
 import { ApiMessageResponse, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { FIRMWARE_NOT_FOUND } from '#src/domain/firmware/firmware.service.js';
@@ -79,13 +80,17 @@ function ApiActionHistoryQuery(): MethodDecorator {
   );
 }
 
+/** The 400 texts of a body the JSON parser refuses (docs/decisions.md §3). */
+const JSON_REFUSALS = [ErrorMessages.malformedJson, JsonTextMessages.tooDeep, JsonTextMessages.prototypeKey];
+
 /** A feedback body: its documentation and the errors of reading it. */
 function ApiFeedbackBody(): MethodDecorator {
   return applyDecorators(
     ApiBody({ type: DdiActionFeedback }),
-    ApiMessageResponse(400, 'The ids cannot be ones, or the body lacks what hawkBit requires too.', [
+    ApiMessageResponse(400, 'The ids cannot be ones, the body is not JSON the server reads, or it lacks what hawkBit requires too.', [
       INVALID_CONTROLLER_ID,
       INVALID_ACTION_ID,
+      ...JSON_REFUSALS,
       FeedbackMessages.status,
       FeedbackMessages.execution,
       FeedbackMessages.finished,
@@ -155,13 +160,13 @@ export class DdiController {
   /** `POST …/deploymentBase/{actionId}/feedback` → 200; 400; 404; 410. */
   @Post(`${CONTROLLER}/deploymentBase/:actionId/feedback`)
   @HttpCode(200)
-  @LenientJsonBody()
+  @RepairsControlCharacters()
   @ApiOperation({
     summary: 'Feedback on an action: progress, closed with success or failure',
     description:
       '`closed`/`success` confirms the device (it reports it after booting the new image), `closed`/`failure` fails it with ' +
       'the details as its message, `proceeding` after the download makes it installed (the action stays offered until ' +
-      'it closes). Raw line feeds inside strings are accepted.',
+      'it closes). Raw line feeds inside strings are accepted; JSON that is still not valid is 400.',
   })
   @ApiDdiRoute()
   @ApiParam({ name: 'actionId', description: 'the action id: the rollout id', example: '7' })
@@ -186,7 +191,7 @@ export class DdiController {
   /** `POST …/cancelAction/{actionId}/feedback` → 200; 400; 404. */
   @Post(`${CONTROLLER}/cancelAction/:actionId/feedback`)
   @HttpCode(200)
-  @LenientJsonBody()
+  @RepairsControlCharacters()
   @ApiOperation({
     summary: 'Feedback on a cancellation',
     description: '`closed` with `success` acknowledges it: the device is pending again, offered the rollout if it resumes.',
@@ -203,7 +208,7 @@ export class DdiController {
   /** `PUT …/configData` → 200; 400. */
   @Put(`${CONTROLLER}/configData`)
   @HttpCode(200)
-  @LenientJsonBody()
+  @RepairsControlCharacters()
   @ApiOperation({
     summary: 'The device’s attributes (serial number, hardware revision…)',
     description: 'Kept and shown to operators; `mode` merge (the default), replace or remove.',
@@ -211,11 +216,11 @@ export class DdiController {
   @ApiDdiRoute()
   @ApiBody({ type: DdiConfigData })
   @ApiResponse({ status: 200, description: 'Kept (no body).' })
-  @ApiMessageResponse(400, 'The controller id cannot be one, or the body is not attributes within hawkBit’s limits.', [
-    INVALID_CONTROLLER_ID,
-    ConfigDataMessages.data,
-    ConfigDataMessages.mode,
-  ])
+  @ApiMessageResponse(
+    400,
+    'The controller id cannot be one, the body is not JSON the server reads, or not attributes within hawkBit’s limits.',
+    [INVALID_CONTROLLER_ID, ...JSON_REFUSALS, ConfigDataMessages.data, ConfigDataMessages.mode],
+  )
   @ApiMessageResponse(404, 'An empty path segment: no route.', ErrorMessages.notFound)
   @ApiMessageResponse(413, 'The body is over the device body limit (16 KiB).', ErrorMessages.tooLarge)
   @ApiMessageResponse(415, 'The body is not `application/json`.', ErrorMessages.unsupportedMediaType)

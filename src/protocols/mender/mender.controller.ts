@@ -31,13 +31,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
+import { JsonTextMessages } from '#src/platform/common/json-text.js';
 import { ErrorMessages } from '#src/platform/http/http-error.filter.js';
 import { JsonBodyLimit } from '#src/platform/http/json-body.js';
 import { normalizePrefix } from '#src/platform/listeners/listener-plan.js';
 import { ApiMessageResponse, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { RANGE_NOT_SATISFIABLE } from '#src/domain/delivery/firmware-download.service.js';
 import { FIRMWARE_NOT_FOUND } from '#src/domain/firmware/firmware.service.js';
-import { INVALID_PUBLIC_KEY } from '#src/domain/identity/device-public-key.js';
+import { INVALID_PUBLIC_KEY, PRIVATE_KEY_SENT } from '#src/domain/identity/device-public-key.js';
 import type { IdentifiedDevice } from '#src/domain/identity/device-identity.service.js';
 import { INVALID_ID_DATA } from '#src/domain/identity/identity-data.js';
 import { MENDER_UNAUTHORIZED, MenderAuthGuard, MenderCaller } from './mender-auth.guard.js';
@@ -81,7 +82,12 @@ function ApiDeviceRoute(): MethodDecorator {
 /** The errors of reading a JSON body. */
 function ApiJsonBody(messages: string[], limit = '16 KiB'): MethodDecorator {
   return applyDecorators(
-    ApiMessageResponse(400, 'The body is not what the client sends.', [ErrorMessages.malformedJson, ...messages]),
+    ApiMessageResponse(400, 'The body is not what the client sends.', [
+      ErrorMessages.malformedJson,
+      JsonTextMessages.tooDeep,
+      JsonTextMessages.prototypeKey,
+      ...messages,
+    ]),
     ApiMessageResponse(413, `The body is over its limit (${limit}).`, ErrorMessages.tooLarge),
     ApiMessageResponse(415, 'The body is not `application/json`.', ErrorMessages.unsupportedMediaType),
   );
@@ -143,7 +149,7 @@ export class MenderController {
       'application/jwt': { schema: { type: 'string', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhdXRoLXNldDo3In0.c2ln' } },
     },
   })
-  @ApiJsonBody([MenderMessages.authRequest, INVALID_ID_DATA, INVALID_PUBLIC_KEY])
+  @ApiJsonBody([MenderMessages.authRequest, INVALID_ID_DATA, INVALID_PUBLIC_KEY, PRIVATE_KEY_SENT])
   @ApiMessageResponse(
     401,
     'Not admitted: pending, rejected or decommissioned, a signature that does not verify, no valid tenant token.',

@@ -95,19 +95,22 @@ export class MenderService {
 
   /**
    * The device's inventory: its attributes are kept (`replace` for PUT, `merge` for PATCH), at
-   * most {@link MAX_ATTRIBUTES} (the first by name; a client's inventory is never refused, or it
-   * would retry forever and never ask for updates); its `artifact_name` is the version it runs.
+   * most {@link MAX_ATTRIBUTES}: beyond them, reported attributes are dropped with a warning (PUT
+   * keeps the first 100 by name; PATCH keeps the device's other attributes and adds the reported
+   * ones, first by name, while there is room), never refused: a refused inventory would be retried
+   * forever and the client would never ask for updates (docs/decisions.md §13). Its `artifact_name`
+   * is the version it runs.
    * @throws BadRequestException for a body that is not `[{"name", "value"}]`.
    */
   async inventory(caller: IdentifiedDevice, body: unknown, mode: 'replace' | 'merge'): Promise<void> {
     const attributes = readInventory(body);
     if ('error' in attributes) throw new BadRequestException(attributes.error);
-    const names = Object.keys(attributes).sort();
-    if (names.length > MAX_ATTRIBUTES) {
-      this.logger.warn(`device ${caller.device.mac} sent ${names.length} attributes; the first ${MAX_ATTRIBUTES} by name are kept`);
+    const dropped = await this.devices.reportAttributes(caller.device, attributes, mode, 'drop');
+    if (dropped.length > 0) {
+      this.logger.warn(
+        `device ${caller.device.mac} keeps at most ${MAX_ATTRIBUTES} attributes: ${dropped.length} of its inventory dropped`,
+      );
     }
-    const kept = Object.fromEntries(names.slice(0, MAX_ATTRIBUTES).map((name) => [name, attributes[name]]));
-    await this.devices.reportAttributes(caller.device, kept, mode);
     const version = attributes['artifact_name'];
     if (version !== undefined && isVersionText(version)) await this.deviceRollouts.versionReported(caller.device, version);
   }

@@ -196,6 +196,11 @@ export interface TestAppOptions {
    * a 4xx), and closing the app fails the spec with the cause the server logged.
    */
   allowServerErrors?: boolean;
+  /**
+   * The `DATABASE_URL` the server gets in place of the test database's own (PostgreSQL): e.g. the
+   * same database through a `TcpForwarder` (tcp-forwarder.ts) a spec can cut.
+   */
+  databaseUrl?: (url: string) => string;
 }
 
 /**
@@ -354,6 +359,9 @@ async function startOnFreePorts(
     LOG_LEVEL: 'error',
     LOGIN_RATE_LIMIT: '1000',
     ...database.env,
+    ...(database.env.DATABASE_URL !== undefined && options.databaseUrl
+      ? { DATABASE_URL: options.databaseUrl(database.env.DATABASE_URL) }
+      : {}),
     ...env,
   });
   // Redis keys of apps on different databases must not meet (device key ids repeat across

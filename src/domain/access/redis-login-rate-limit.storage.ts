@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '#src/platform/common/clock.js';
+import type { RedisFallback } from '#src/platform/redis/redis-fallback.js';
 import { LoginRateLimitStorage, rateRecord, type LoginRateRecord } from './login-rate-limit.storage.js';
 
 /**
@@ -58,5 +59,34 @@ export class RedisLoginRateLimitStorage extends LoginRateLimitStorage {
     const [hits, msLeft] = await this.read(`${this.prefix}login-rate:${key}`);
     const now = this.clock.now();
     return Number(msLeft) > 0 ? rateRecord(Number(hits), now + Number(msLeft), now, limit) : rateRecord(0, now + ttl, now, limit);
+  }
+}
+
+/**
+ * Counters in Redis while it answers, in the database ({@link database}) while it does not
+ * ({@link RedisFallback}, docs/deployment.md "Outages"). The two do not see each other's counts:
+ * a counter starts afresh in the other store when Redis goes away or comes back.
+ */
+export class FallbackLoginRateLimitStorage extends LoginRateLimitStorage {
+  constructor(
+    private readonly fallback: RedisFallback,
+    private readonly redis: LoginRateLimitStorage,
+    private readonly database: LoginRateLimitStorage,
+  ) {
+    super();
+  }
+
+  override increment(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
+    return this.fallback.run(
+      () => this.redis.increment(key, ttl, limit),
+      () => this.database.increment(key, ttl, limit),
+    );
+  }
+
+  override peek(key: string, ttl: number, limit: number): Promise<LoginRateRecord> {
+    return this.fallback.run(
+      () => this.redis.peek(key, ttl, limit),
+      () => this.database.peek(key, ttl, limit),
+    );
   }
 }

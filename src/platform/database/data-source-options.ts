@@ -9,6 +9,14 @@ export interface DatabaseSchema {
 }
 
 /**
+ * How long a request waits for a PostgreSQL connection, milliseconds: a new one to be made, or one
+ * of the pool's to come free. Past it the request is answered 503 `Database unavailable, retry
+ * later` (docs/deployment.md "Outages") instead of waiting for a server that does not answer
+ * (a refused or reset connection fails at once anyway).
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 3000;
+
+/**
  * TypeORM options: PostgreSQL (`pg`) when `DATABASE_URL` is set, else the embedded default,
  * SQLite in WAL mode under the data directory through the configured `SQLITE_DRIVER`
  * (`better-sqlite3` unless told otherwise). The same migrations run at start on either engine;
@@ -29,7 +37,13 @@ export function dataSourceOptions(
     logging: false,
   } as const;
   if (config.databaseUrl !== undefined) {
-    return { type: 'postgres', url: config.databaseUrl, applicationName: 'firmledger', ...common };
+    return {
+      type: 'postgres',
+      url: config.databaseUrl,
+      applicationName: 'firmledger',
+      connectTimeoutMS: POSTGRES_CONNECT_TIMEOUT_MS,
+      ...common,
+    };
   }
   const sqlite =
     config.sqliteDriver === 'sqlite3'

@@ -28,7 +28,8 @@ export interface WriteBehindOptions<V> {
  *
  * The one failure rule: the values of a slice that could not be written stay held (merged with any
  * that came in meanwhile) and are written by the next flush, which is scheduled at once; the flush
- * that failed rejects with the cause. Values still held when the process dies without a shutdown
+ * that failed rejects with the cause. Through a database outage they are retried every
+ * {@link WriteBehindOptions.flushMs} until written (logged at the first failure and once written again). Values still held when the process dies without a shutdown
  * are lost: at most {@link WriteBehindOptions.flushMs} of them (the README says what that means
  * for each kind).
  */
@@ -37,6 +38,8 @@ export class WriteBehind<V> {
   private readonly held = new Map<string, V>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** Writes that failed in a row (a database outage): logged at the first, and when one succeeds again. */
+  private failures = 0;
 
   constructor(
     private readonly writer: BackgroundWriter,
@@ -97,8 +100,18 @@ export class WriteBehind<V> {
       } catch (error) {
         for (const value of slices.slice(index).flat()) this.hold(value, true);
         this.schedule();
+        // Once per failure streak, not every flushMs through a database outage.
+        if (this.failures++ === 0) {
+          this.logger.error(
+            `writing behind failed, ${this.held.size} value(s) held, retrying every ${this.options.flushMs} ms: ${errorMessage(error)}`,
+          );
+        }
         throw error;
       }
+    }
+    if (this.failures > 0) {
+      this.logger.log(`writing behind works again, after ${this.failures} failed attempt(s)`);
+      this.failures = 0;
     }
   }
 
@@ -113,7 +126,8 @@ export class WriteBehind<V> {
   private schedule(): void {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.flush().catch((error: unknown) => this.logger.error(`writing behind failed, retrying: ${errorMessage(error)}`));
+      // A failure is logged by write(), once per streak; its values stay held and are retried.
+      this.flush().catch(() => undefined);
     }, this.options.flushMs).unref();
   }
 }

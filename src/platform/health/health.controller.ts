@@ -2,7 +2,7 @@ import { Controller, Get, Header, type Type } from '@nestjs/common';
 import { UnavailableException } from '#src/platform/http/http-error.filter.js';
 import type { ComponentName } from '#src/platform/config/components.js';
 import { componentMarker } from '#src/platform/listeners/listener-routing.js';
-import { HealthService } from './health.service.js';
+import { HealthService, type Degraded } from './health.service.js';
 
 /** Body of a passing `/healthz`. */
 export interface LiveBody {
@@ -12,6 +12,8 @@ export interface LiveBody {
 /** Body of a passing `/readyz`. */
 export interface ReadyBody {
   status: 'ready';
+  /** What the process serves without meanwhile (Redis unreachable), when anything. */
+  message?: Degraded;
 }
 
 /**
@@ -32,18 +34,20 @@ export function healthControllerFor(component: ComponentName): Type {
     }
 
     /**
-     * Readiness: 200 `{"status":"ready"}` when the database answers `SELECT 1`; 503
-     * `{"message":"Database unreachable"}` when it does not (within 2 s), 503
-     * `{"message":"Shutting down"}` once a graceful shutdown has begun (the body written by the
-     * exception filter, as every error body).
+     * Readiness: 200 `{"status":"ready"}` when the database answers `SELECT 1`, with
+     * `"message":"Redis unreachable, logins use the database"` beside it while Redis (`REDIS_URL`)
+     * does not answer; 503 `{"message":"Database unreachable"}` (`"Database and Redis
+     * unreachable"`) when the database does not (within 2 s), 503 `{"message":"Shutting down"}`
+     * once a graceful shutdown has begun (the body written by the exception filter, as every
+     * error body). docs/deployment.md "Outages".
      * @throws UnavailableException with the reason when not ready.
      */
     @Get('readyz')
     @Header('Cache-Control', 'no-store')
     async ready(): Promise<ReadyBody> {
-      const reason = await this.health.notReady();
-      if (reason !== null) throw new UnavailableException(reason);
-      return { status: 'ready' };
+      const readiness = await this.health.readiness();
+      if (!readiness.ready) throw new UnavailableException(readiness.reason);
+      return readiness.degraded ? { status: 'ready', message: readiness.degraded } : { status: 'ready' };
     }
   }
   Object.defineProperty(HealthController, 'name', { value: `HealthController(${component})` });

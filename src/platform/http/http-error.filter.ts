@@ -4,6 +4,8 @@ import type { ComponentName } from '#src/platform/config/components.js';
 import { pathOf, routeComponent } from '#src/platform/logging/request-observer.js';
 import type { FieldMessageResponse, MessageResponse } from '#src/platform/common/dto/message.dto.js';
 import { JsonTextMessages } from '#src/platform/common/json-text.js';
+import { isDatabaseUnreachable } from '#src/platform/common/dependency-unreachable.js';
+import { errorMessage } from '#src/platform/logging/error-message.js';
 
 /** Texts of the framework-level errors (docs/decisions.md §3). */
 export const ErrorMessages = {
@@ -13,7 +15,17 @@ export const ErrorMessages = {
   tooLarge: 'Body is too large',
   unsupportedMediaType: 'Body must be application/json',
   tooManyRequests: 'Too many requests in this time frame',
+  databaseUnavailable: 'Database unavailable, retry later',
 } as const;
+
+/**
+ * `Retry-After` of a 503 for an unreachable database, seconds: the server reconnects by itself
+ * on the next request once the database answers again (docs/deployment.md "Outages").
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Least time between two log lines about requests answered 503 for an unreachable database, milliseconds. */
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 /**
  * An error answer that carries headers beside its `{"message": ...}` body, such as the
@@ -116,7 +128,8 @@ const errorLogger = new Logger('HttpError');
  * The one error path: answers `error` as {@link HttpErrorFilter} does, for code that serves a
  * request before Nest's pipeline (a route shortcut that refuses the request).
  */
-export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+export function answerError(thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const error = outageOf(thrown) ?? thrown;
   const [status, message] = describe(error, request);
   if (status >= 500 && !isDeliberate(error)) {
     // The path only: a query string may carry a token.
@@ -136,6 +149,26 @@ export function answerError(error: unknown, request: FastifyRequest, reply: Fast
             ...((error as FieldException).errors ? { errors: (error as FieldException).errors } : {}),
           },
     );
+}
+
+const outageLog = { logger: new Logger('Database'), lastAt: -Infinity, answered: 0 };
+
+/**
+ * The 503 for an error that says the database is unreachable ({@link isDatabaseUnreachable}):
+ * `Database unavailable, retry later` with `Retry-After`, answered at once; `undefined` for any
+ * other error. Logged as a warning with its cause, at most once per {@link OUTAGE_LOG_INTERVAL_MS}
+ * with the number of such answers since, not once per request.
+ */
+function outageOf(error: unknown): RetryLaterException | undefined {
+  if (!isDatabaseUnreachable(error)) return undefined;
+  outageLog.answered += 1;
+  const now = performance.now();
+  if (now - outageLog.lastAt >= OUTAGE_LOG_INTERVAL_MS) {
+    outageLog.logger.warn(`database unreachable, ${outageLog.answered} request(s) answered 503: ${errorMessage(error)}`);
+    outageLog.lastAt = now;
+    outageLog.answered = 0;
+  }
+  return new RetryLaterException(503, ErrorMessages.databaseUnavailable, DATABASE_RETRY_AFTER_SECONDS);
 }
 
 /** The field a {@link FieldException} names, when the route's component answers with it. */

@@ -2,26 +2,24 @@ import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '
 import { Redis } from 'ioredis';
 import type { AppConfig } from '#src/platform/config/app-config.js';
 import { APP_CONFIG } from '#src/platform/config/config.module.js';
+import { Clock } from '#src/platform/common/clock.js';
 import { errorMessage } from '#src/platform/logging/error-message.js';
+import { REDIS_OPTIONS, RedisFallback } from './redis-fallback.js';
 
 /** Injection token of the Redis connection: a connected `Redis`, or `null` without `REDIS_URL`. */
 export const REDIS = Symbol('REDIS');
 
 /**
- * Connects to `REDIS_URL` before the server accepts requests.
- * @throws Error when Redis cannot be reached (the URL is not repeated: it may hold a password).
+ * Connects to `REDIS_URL` before the server accepts requests. Later outages are {@link RedisFallback}'s
+ * to handle (and log): the connection comes back by itself.
+ * @throws Error when Redis cannot be reached at start (the URL is not repeated: it may hold a password).
  */
 async function connectRedis(url: string): Promise<Redis> {
   const logger = new Logger('Redis');
-  // A few quick retries per command, so a Redis outage fails a login (500) instead of holding it.
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000 });
+  const redis = new Redis(url, { lazyConnect: true, ...REDIS_OPTIONS });
   let lastError = '';
-  redis.on('error', (error: Error) => {
-    if (error.message === lastError) return; // reconnect attempts repeat the same error
-    lastError = error.message;
-    logger.warn(`connection error: ${error.message}`);
-  });
-  redis.on('ready', () => (lastError = ''));
+  // Keeps errors from going unhandled; what they say is in the line of an outage (RedisFallback).
+  redis.on('error', (error: Error) => (lastError = error.message));
   try {
     await redis.connect();
   } catch (error) {
@@ -47,7 +45,10 @@ class RedisShutdown implements OnApplicationShutdown {
   }
 }
 
-/** The optional Redis connection (`REDIS_URL`), closed with the application. */
+/**
+ * The optional Redis connection (`REDIS_URL`), closed with the application, and its
+ * {@link RedisFallback} (`null` without `REDIS_URL`): one per process, so an outage is logged once.
+ */
 @Module({
   providers: [
     {
@@ -55,8 +56,13 @@ class RedisShutdown implements OnApplicationShutdown {
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): Promise<Redis> | null => (config.redisUrl === undefined ? null : connectRedis(config.redisUrl)),
     },
+    {
+      provide: RedisFallback,
+      inject: [REDIS, Clock],
+      useFactory: (redis: Redis | null, clock: Clock): RedisFallback | null => (redis ? new RedisFallback(redis, clock) : null),
+    },
     RedisShutdown,
   ],
-  exports: [REDIS],
+  exports: [REDIS, RedisFallback],
 })
 export class RedisModule {}

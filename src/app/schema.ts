@@ -35,6 +35,7 @@ import { GroupMemberCounts1765700000000 } from '#src/app/migrations/176570000000
 import { DeviceCounts1765800000000 } from '#src/app/migrations/1765800000000-DeviceCounts.js';
 import { DeviceSearch1765900000000 } from '#src/app/migrations/1765900000000-DeviceSearch.js';
 import { DeviceVersionTypeIndex1765910000000 } from '#src/app/migrations/1765910000000-DeviceVersionTypeIndex.js';
+import { RolloutOfferWhen1766020000000 } from '#src/app/migrations/1766020000000-RolloutOfferWhen.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -80,6 +81,7 @@ export const MIGRATIONS = [
   DeviceCounts1765800000000,
   DeviceSearch1765900000000,
   DeviceVersionTypeIndex1765910000000,
+  RolloutOfferWhen1766020000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

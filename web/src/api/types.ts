@@ -44,6 +44,8 @@ export type RolloutStatus = Rollout['status'];
 export type Approval = Rollout['approval'];
 /** hawkBit's action types of a rollout for DDI devices (docs/decisions.md §12). */
 export type DdiActionType = Rollout['ddi_action_type'];
+/** Which targets a rollout offers its firmware to (docs/decisions.md §10.5). */
+export type OfferWhen = Rollout['offer_when'];
 /** `POST …/rollouts/:id/retry`. */
 export type RetryResult = Schemas['RetryResponse'];
 /** A targeted device of a rollout: `GET …/rollouts/:id/devices`. */

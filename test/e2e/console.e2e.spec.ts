@@ -16,7 +16,18 @@ const WAVE_1 = FLEET / 4;
 /** What the simulator's failing devices report. */
 const FAILURE = 'simulated: the new image failed its self-test';
 /** Counts of no device in any state. */
-const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 };
+const NONE = {
+  targeted: 0,
+  pending: 0,
+  offered: 0,
+  downloading: 0,
+  installed: 0,
+  confirmed: 0,
+  failed: 0,
+  fell_back: 0,
+  timed_out: 0,
+  skipped: 0,
+};
 type Counts = typeof NONE;
 /** A rollout as the operator API answers it, the fields this spec reads. */
 interface RolloutAnswer {

@@ -17,9 +17,11 @@ const ROLLOUT_KEYS = [
   'priority',
   'start_date',
   'downgrade',
+  'offer_when',
   'targeted',
   'confirmed',
   'unsettled',
+  'skipped',
   'not_applicable',
   'not_registered',
   'updated',
@@ -57,6 +59,7 @@ const NO_DEVICES = {
   failed: 0,
   fell_back: 0,
   timed_out: 0,
+  skipped: 0,
 };
 
 type State = 'draft' | 'active' | 'paused' | 'finished' | 'cancelled';

@@ -98,6 +98,7 @@ describe('rollout waves and thresholds (docs/decisions.md §10)', () => {
       failed: 0,
       fell_back: 21,
       timed_out: 0,
+      skipped: 0,
     });
     assert.equal(now.waves[2].status, 'waiting');
     assert.equal(await next(f, wave2[30]), null, 'a paused rollout is offered to nobody');

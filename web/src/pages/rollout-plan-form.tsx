@@ -345,7 +345,12 @@ export function PlanRollout({ tenant }: { tenant: string }) {
         </div>
         <div className="field">
           <label htmlFor="rollout-offer-when">Offer it to</label>
-          <select id="rollout-offer-when" value={plan.offer_when} onChange={set('offer_when')} {...described('offer_when', 'rollout-offer-when-help')}>
+          <select
+            id="rollout-offer-when"
+            value={plan.offer_when}
+            onChange={set('offer_when')}
+            {...described('offer_when', 'rollout-offer-when-help')}
+          >
             <option value="newer">devices on an older version (anti-rollback)</option>
             <option value="different">every device not already running it</option>
           </select>

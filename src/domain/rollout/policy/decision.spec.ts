@@ -83,7 +83,11 @@ describe(decide.name, () => {
 
   it('waits until the start date', () => {
     const start = NOW + 3_600_000;
-    assert.deepEqual(decide(device(), rollout({ startDate: start }), NOW), { kind: 'wait', reason: 'the rollout starts later', until: start });
+    assert.deepEqual(decide(device(), rollout({ startDate: start }), NOW), {
+      kind: 'wait',
+      reason: 'the rollout starts later',
+      until: start,
+    });
   });
 
   it('waits for its wave, or for the approval that starts it', () => {

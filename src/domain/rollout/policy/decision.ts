@@ -160,7 +160,8 @@ function wait(reason: string, until: number | null): Decision {
 }
 
 function offerReason(state: DeviceState | null): string {
-  if (state === 'offered' || state === 'downloading') return `offered: the device is ${state === 'offered' ? 'to fetch' : 'fetching'} the firmware`;
+  if (state === 'offered' || state === 'downloading')
+    return `offered: the device is ${state === 'offered' ? 'to fetch' : 'fetching'} the firmware`;
   return 'to be offered at its next request';
 }
 

@@ -413,7 +413,9 @@ describe('operator console in a browser', () => {
       return (await list.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t'));
     };
     const failed = await rowsOf('failed', wave1.failed);
-    for (const row of failed) assert.deepEqual([row[2], row[3], row[4], row[6]], ['1', 'failed', '1', FAILURE], row.join(' | '));
+    // The Why column: the decision of a settled device names its state and what it reported.
+    for (const row of failed)
+      assert.deepEqual([row[2], row[3], row[4], row[6]], ['1', 'failed', '1', `failed: ${FAILURE}`], row.join(' | '));
     failedMac = failed[0][0];
     const fellBack = await rowsOf('fell_back', wave1.fell_back);
     for (const row of fellBack) assert.deepEqual([row[2], row[3]], ['1', 'fell back'], row.join(' | '));

@@ -37,7 +37,8 @@ export class DecisionResponse {
   reason: string;
 
   @ApiProperty({
-    description: 'when the wait ends (a window opens, the start date, the next ramp minute), ISO 8601 UTC; null when not known or not waiting',
+    description:
+      'when the wait ends (a window opens, the start date, the next ramp minute), ISO 8601 UTC; null when not known or not waiting',
     type: String,
     nullable: true,
     example: '2026-12-08T02:00:00.000Z',
@@ -59,7 +60,15 @@ export class DeviceDecisionsResponse {
   @ApiProperty({
     type: [DeviceDecisionResponse],
     description: 'by rollout id; empty when no running rollout names a group of the device',
-    example: [{ rollout_id: 3, rollout_name: '2.0.0 to the field', kind: 'wait', reason: 'outside the maintenance windows', until: '2026-12-08T02:00:00.000Z' }],
+    example: [
+      {
+        rollout_id: 3,
+        rollout_name: '2.0.0 to the field',
+        kind: 'wait',
+        reason: 'outside the maintenance windows',
+        until: '2026-12-08T02:00:00.000Z',
+      },
+    ],
   })
   items: DeviceDecisionResponse[];
 }
@@ -82,7 +91,11 @@ export class RolloutDeviceResponse {
 
   @RolloutDeviceField.failureMessage() failure_message: string | null;
 
-  @ApiProperty({ type: DecisionResponse, description: 'what the rollout does for it now and why (windows and waves included; the ramp not)' })
+  @ApiProperty({
+    type: DecisionResponse,
+    description: 'what the rollout does for it now and why (windows and waves included; the ramp not)',
+    example: { kind: 'settled', reason: 'confirmed: runs the new version', until: null },
+  })
   decision: DecisionResponse;
 }
 

@@ -100,7 +100,18 @@ export class WaveResponse {
   @ApiProperty({
     type: DeviceStateCounts,
     description: 'its devices per state',
-    example: { targeted: 100, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 85, failed: 5, fell_back: 10, timed_out: 0, skipped: 0 },
+    example: {
+      targeted: 100,
+      pending: 0,
+      offered: 0,
+      downloading: 0,
+      installed: 0,
+      confirmed: 85,
+      failed: 5,
+      fell_back: 10,
+      timed_out: 0,
+      skipped: 0,
+    },
   })
   devices: DeviceStateCounts;
 }

@@ -37,6 +37,7 @@ import { DeviceSearch1765900000000 } from '#src/app/migrations/1765900000000-Dev
 import { DeviceVersionTypeIndex1765910000000 } from '#src/app/migrations/1765910000000-DeviceVersionTypeIndex.js';
 import { DeviceKeyGateway1766000000000 } from '#src/app/migrations/1766000000000-DeviceKeyGateway.js';
 import { DeviceIdentifierLength1766010000000 } from '#src/app/migrations/1766010000000-DeviceIdentifierLength.js';
+import { RolloutOfferWhen1766020000000 } from '#src/app/migrations/1766020000000-RolloutOfferWhen.js';
 
 /** Every entity of the app's modules: each module names its own. */
 export const ENTITIES: NonNullable<DatabaseSchema['entities']> = (
@@ -84,6 +85,7 @@ export const MIGRATIONS = [
   DeviceVersionTypeIndex1765910000000,
   DeviceKeyGateway1766000000000,
   DeviceIdentifierLength1766010000000,
+  RolloutOfferWhen1766020000000,
 ];
 
 /** The app's database schema: what the server, the CLI and the TypeORM CLI open. */

@@ -7,7 +7,9 @@ import { canonicalIdentifier, INVALID_IDENTIFIER } from '#src/platform/common/de
 import { DeviceService, type DeviceView, type DeviceWithToken } from '#src/domain/device/device.service.js';
 import { DeviceLabelService, labelTexts } from '#src/domain/device/device-labels.service.js';
 import { FleetService } from '#src/domain/rollout/fleet.service.js';
+import type { Decision } from '#src/domain/rollout/policy/decision.js';
 import {
+  deviceDecisionsResponse,
   deviceDetailResponse,
   deviceImportResponse,
   deviceSummaryResponse,
@@ -170,6 +172,28 @@ export function registerDeviceCommands(program: Command): void {
   );
   example(
     device
+      .command('why <device>')
+      .description(
+        'why a device (controller id or mac) gets, waits for or skips each active or paused rollout of its groups: ' +
+          'offer, wait (and until when), skip or settled, with the reason',
+      )
+      .addOption(tenantOption())
+      .addOption(jsonOption())
+      .action((ref: string, o: { tenant: string; json?: boolean }) =>
+        run(
+          async (get) => get(FleetService).decisions(await tenantId(get, o.tenant), identifierOf(ref)),
+          !!o.json,
+          (decisions) =>
+            decisions.length === 0
+              ? '(no active or paused rollout names a group of this device)'
+              : decisions.map((d) => `rollout ${d.rolloutId} "${d.rolloutName}": ${decisionText(d.decision)}`).join('\n'),
+          deviceDecisionsResponse,
+        ),
+      ),
+    'firmledger device why AC:67:B2:01:02:03 --tenant acme',
+  );
+  example(
+    device
       .command('label <device...>')
       .description('add labels (key=value or a plain word) to devices and remove label keys (docs/decisions.md §10.3)')
       .addOption(tenantOption())
@@ -329,4 +353,9 @@ async function importTargets(
     if (created.length % 100 === 0) note(`imported ${created.length} of ${targets.length}`);
   }
   return { created, skipped };
+}
+
+/** A decision in words: its kind, reason and, for a wait that ends, when (`wait: outside the maintenance windows, until 2026-12-08T02:00:00.000Z`). */
+function decisionText(decision: Decision): string {
+  return `${decision.kind}: ${decision.reason}${decision.until === null ? '' : `, until ${new Date(decision.until).toISOString()}`}`;
 }

@@ -7,6 +7,7 @@ import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js'
 import { RolloutProgressService, type RolloutView } from '#src/domain/rollout/rollout-progress.service.js';
 import { DDI_ACTION_TYPES, ROLLOUT_APPROVALS, type DdiActionType, type RolloutApproval } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES } from '#src/domain/rollout/policy/device-states.js';
+import { OFFER_WHEN, type OfferWhen } from '#src/domain/rollout/policy/decision.js';
 import { ABORT_ACTIONS, ABORT_FAILURES } from '#src/domain/rollout/policy/abort.js';
 import { ROLLBACK_SCOPES } from '#src/domain/rollout/policy/rollback.js';
 import { TIMED_STATES } from '#src/domain/rollout/policy/timeouts.js';
@@ -79,7 +80,10 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 function showRollout(r: RolloutView): string {
   const lines = [
     `rollout ${r.id} "${r.name}": ${r.status}, firmware ${r.firmwareId}, group ${r.groupId}, priority ${r.priority}, start ${r.startDate}`,
-    `targeted ${r.targeted}, confirmed ${r.confirmed}, unsettled ${r.unsettled}, last activity ${r.lastActivity ?? 'none'}`,
+    `targeted ${r.targeted}, confirmed ${r.confirmed}, unsettled ${r.unsettled}, skipped ${r.skipped}, last activity ${r.lastActivity ?? 'none'}`,
+    r.offerWhen === 'different'
+      ? 'offered to every target not already running its version (offer when different)'
+      : `offered to targets on an older version${r.downgrade ? ' or a newer one (downgrade)' : ' (offer when newer: anti-rollback)'}`,
     ...(r.notApplicable + r.notRegistered > 0
       ? [`not targeted: not applicable ${r.notApplicable} (other device type), not registered ${r.notRegistered}`]
       : []),
@@ -224,6 +228,14 @@ export function registerRolloutCommands(program: Command): void {
       .option('--priority <n>', '1 is most urgent', positiveInt('--priority'), 1)
       .requiredOption('--start <date>', 'start date, "YYYY-MM-DD HH:MM:SS" UTC')
       .option('--downgrade', 'offer even to devices on a newer version')
+      .addOption(
+        new Option(
+          '--offer-when <rule>',
+          'which targets are offered it: newer (only devices on an older version) or different (every device not running it)',
+        )
+          .choices(OFFER_WHEN)
+          .default('newer'),
+      )
       .option(
         '--wave <bound>',
         'a cumulative wave bound, "10%" or a number of devices (repeat: --wave 10% --wave 30% --wave 100%)',
@@ -301,6 +313,7 @@ export function registerRolloutCommands(program: Command): void {
           priority: number;
           start: string;
           downgrade?: boolean;
+          offerWhen: OfferWhen;
           wave?: string[];
           successThreshold?: number;
           errorThreshold?: number;
@@ -332,6 +345,7 @@ export function registerRolloutCommands(program: Command): void {
                   priority: o.priority,
                   startDate: o.start,
                   downgrade: !!o.downgrade,
+                  offerWhen: o.offerWhen,
                   waves: o.wave,
                   successThreshold: o.successThreshold,
                   errorThreshold: o.errorThreshold,

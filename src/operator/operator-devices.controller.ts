@@ -37,7 +37,7 @@ import {
   DevicePage,
   DeviceWithTokenResponse,
 } from '#src/operator/dto/fleet.dto.js';
-import { DeviceRolloutStateResponse } from '#src/operator/dto/rollout-device.dto.js';
+import { DeviceDecisionsResponse, DeviceRolloutStateResponse } from '#src/operator/dto/rollout-device.dto.js';
 import { ApiListQueryErrors, ApiOperatorChange, ApiTenantNotFound, ApiTenantParam, OperatorExamples } from './operator-docs.js';
 import { INVALID_OPERATOR_TOKEN, OperatorActor, OperatorTokenGuard } from './operator-token.guard.js';
 import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
@@ -45,6 +45,7 @@ import { TenantPipe } from './tenant.pipe.js';
 import {
   deviceDetailResponse,
   deviceImportResponse,
+  deviceDecisionsResponse,
   deviceRolloutStateResponse,
   deviceSummaryResponse,
   deviceWithTokenResponse,
@@ -290,6 +291,23 @@ export class OperatorDevicesController {
   @ApiDeviceNotFound()
   async get(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', IdentifierParamPipe) mac: string): Promise<DeviceDetailResponse> {
     return deviceDetailResponse(await this.fleet.describeDevice(tenant.id, mac));
+  }
+
+  /**
+   * `GET /tenants/:tenant/devices/:mac/decisions` → 200 `{"items": [{rollout_id, rollout_name, kind, reason, until}]}`:
+   * what each rollout that is active or paused and names a group of the device does for it now, and
+   * why (docs/decisions.md §10.5); 400 bad identifier; 404.
+   */
+  @Get(':mac/decisions')
+  @ApiOperation({
+    summary: 'Why a device gets (or does not get) each running rollout of its groups: offer, wait (until when), skip or settled, with the reason',
+  })
+  @ApiDeviceParam()
+  @ApiOkResponse({ type: DeviceDecisionsResponse, description: 'One item per active or paused rollout naming a group of the device, by rollout id.' })
+  @ApiMessageResponse(400, 'The path parameter is not a device identifier.', INVALID_IDENTIFIER)
+  @ApiDeviceNotFound()
+  async decisions(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', IdentifierParamPipe) mac: string): Promise<DeviceDecisionsResponse> {
+    return deviceDecisionsResponse(await this.fleet.decisions(tenant.id, mac));
   }
 
   /**

@@ -9,7 +9,14 @@ import type { DeviceImportResponse } from '#src/operator/dto/device-import.dto.j
 import { formatPollingSleep } from '#src/domain/tenant/ddi-polling.js';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';
 import type { GroupDetail, GroupView } from '#src/domain/group/group.service.js';
-import type { DeviceDetail, DeviceRolloutHistory, DeviceRolloutView, FleetSummary } from '#src/domain/rollout/fleet.service.js';
+import type {
+  DeviceDecision,
+  DeviceDetail,
+  DeviceRolloutHistory,
+  DeviceRolloutView,
+  FleetSummary,
+} from '#src/domain/rollout/fleet.service.js';
+import type { Decision } from '#src/domain/rollout/policy/decision.js';
 import type { MenderArtifactInfo } from '#src/domain/firmware/mender-artifact.js';
 import type { AuthSetView } from '#src/domain/identity/device-identity.service.js';
 import type { AuthSetResponse } from '#src/operator/dto/device-auth.dto.js';
@@ -28,7 +35,12 @@ import type {
 import type { GroupDetailResponse, GroupResponse } from '#src/operator/dto/group.dto.js';
 import type { LedgerEntryResponse, LedgerVerifyResponse } from '#src/operator/dto/ledger.dto.js';
 import { pageOf, type Page, type PageQuery } from '#src/operator/dto/paging.dto.js';
-import type { DeviceRolloutStateResponse, RolloutDeviceResponse } from '#src/operator/dto/rollout-device.dto.js';
+import type {
+  DecisionResponse,
+  DeviceDecisionsResponse,
+  DeviceRolloutStateResponse,
+  RolloutDeviceResponse,
+} from '#src/operator/dto/rollout-device.dto.js';
 import type { OperatorRolloutResponse } from '#src/operator/dto/rollout.dto.js';
 import type { RolloutDeviceRow } from '#src/domain/rollout/device-state.repository.js';
 import type { TenantResponse, TenantWithKeyResponse } from '#src/operator/dto/tenant.dto.js';
@@ -242,9 +254,11 @@ export function rolloutResponse(view: RolloutView): OperatorRolloutResponse {
     priority: view.priority,
     start_date: view.startDate,
     downgrade: view.downgrade,
+    offer_when: view.offerWhen,
     targeted: view.targeted,
     confirmed: view.confirmed,
     unsettled: view.unsettled,
+    skipped: view.skipped,
     not_applicable: view.notApplicable,
     not_registered: view.notRegistered,
     updated: view.updated,
@@ -305,7 +319,7 @@ export function deviceRolloutStateResponse(row: DeviceRolloutHistory): DeviceRol
 }
 
 /** Wire shape of a row of a rollout's device list. */
-export function rolloutDeviceResponse(row: RolloutDeviceRow): RolloutDeviceResponse {
+export function rolloutDeviceResponse(row: RolloutDeviceRow & { decision: Decision }): RolloutDeviceResponse {
   return {
     mac: row.mac,
     name: row.name,
@@ -314,6 +328,19 @@ export function rolloutDeviceResponse(row: RolloutDeviceRow): RolloutDeviceRespo
     attempts: row.attempts,
     updated_at: new Date(row.updatedAt).toISOString(),
     failure_message: row.failureMessage,
+    decision: decisionResponse(row.decision),
+  };
+}
+
+/** Wire shape of a decision (policy/decision.ts): its kind, reason and end of a wait as ISO 8601 UTC. */
+export function decisionResponse(decision: Decision): DecisionResponse {
+  return { kind: decision.kind, reason: decision.reason, until: decision.until === null ? null : new Date(decision.until).toISOString() };
+}
+
+/** Wire shape of a device's decisions (`GET /tenants/:tenant/devices/:mac/decisions`). */
+export function deviceDecisionsResponse(decisions: readonly DeviceDecision[]): DeviceDecisionsResponse {
+  return {
+    items: decisions.map((d) => ({ rollout_id: d.rolloutId, rollout_name: d.rolloutName, ...decisionResponse(d.decision) })),
   };
 }
 

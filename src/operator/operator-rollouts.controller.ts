@@ -59,7 +59,7 @@ export class OperatorRolloutsController {
   ) {}
 
   /**
-   * `POST /tenants/:tenant/rollouts` {name, firmware_id, group, priority?, start_date, downgrade?, waves?, …,
+   * `POST /tenants/:tenant/rollouts` {name, firmware_id, group, priority?, start_date, downgrade?, offer_when?, waves?, …,
    * windows?, ramp?}
    * → 201 {@link OperatorRolloutResponse} in state `draft`; 400 naming the field; 404 unknown tenant,
    * `Firmware not found`, `Group "x" not found`.
@@ -74,6 +74,7 @@ export class OperatorRolloutsController {
     RolloutFieldMessages.priority.max,
     RolloutFieldMessages.startDateUtc,
     RolloutFieldMessages.downgradeBoolean,
+    RolloutFieldMessages.offerWhen,
     'wave 2 ("abc") is neither a share like "10%" nor a whole number of devices like 50',
     RolloutFieldMessages.successThreshold,
     RolloutFieldMessages.approval,
@@ -97,6 +98,7 @@ export class OperatorRolloutsController {
       priority: body.priority,
       startDate: body.start_date,
       downgrade: body.downgrade,
+      offerWhen: body.offer_when,
       waves: body.waves,
       successThreshold: body.success_threshold,
       errorThreshold: body.error_threshold,

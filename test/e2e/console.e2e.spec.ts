@@ -16,7 +16,18 @@ const WAVE_1 = FLEET / 4;
 /** What the simulator's failing devices report. */
 const FAILURE = 'simulated: the new image failed its self-test';
 /** Counts of no device in any state. */
-const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 };
+const NONE = {
+  targeted: 0,
+  pending: 0,
+  offered: 0,
+  downloading: 0,
+  installed: 0,
+  confirmed: 0,
+  failed: 0,
+  fell_back: 0,
+  timed_out: 0,
+  skipped: 0,
+};
 type Counts = typeof NONE;
 /** A rollout as the operator API answers it, the fields this spec reads. */
 interface RolloutAnswer {
@@ -402,7 +413,9 @@ describe('operator console in a browser', () => {
       return (await list.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t'));
     };
     const failed = await rowsOf('failed', wave1.failed);
-    for (const row of failed) assert.deepEqual([row[2], row[3], row[4], row[6]], ['1', 'failed', '1', FAILURE], row.join(' | '));
+    // The Why column: the decision of a settled device names its state and what it reported.
+    for (const row of failed)
+      assert.deepEqual([row[2], row[3], row[4], row[6]], ['1', 'failed', '1', `failed: ${FAILURE}`], row.join(' | '));
     failedMac = failed[0][0];
     const fellBack = await rowsOf('fell_back', wave1.fell_back);
     for (const row of fellBack) assert.deepEqual([row[2], row[3]], ['1', 'fell back'], row.join(' | '));

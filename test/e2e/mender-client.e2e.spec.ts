@@ -112,7 +112,7 @@ describe('Mender devices with the real mender-client 3.4 (docs/decisions.md §13
   const device = (
     mac: string,
     key: DeviceKeyPair | undefined,
-    extra: { token?: string; modules?: Record<string, string> } = {},
+    extra: { token?: string; modules?: Record<string, string>; artifactName?: string } = {},
   ): MenderClient => {
     const name = mac.replaceAll(':', '');
     const client = startMenderClient({
@@ -124,6 +124,7 @@ describe('Mender devices with the real mender-client 3.4 (docs/decisions.md §13
       inventory: { hostname: `board-${name}`, kernel: 'test' },
       privateKey: key?.privateKey,
       modules: extra.modules,
+      artifactName: extra.artifactName,
       logFile: join(work, `${name}.log`),
     });
     running.add(client);
@@ -192,6 +193,26 @@ describe('Mender devices with the real mender-client 3.4 (docs/decisions.md §13
       { ...sets.find((s) => s.identifier === mac), status: 'accepted', id_data: { mac, serial: 'SN-024D00000001' } },
       'accepted on its first request, with the identity the device sent',
     );
+  });
+
+  it('a device on an artifact name that orders after the new one is skipped by default, and updates under offer_when different', async () => {
+    const mac = '02:4D:00:00:00:08';
+    const key = deviceKeyPair('ec');
+    await ok('POST', `/tenants/${tenant}/device-auth-sets`, { mac, public_key: key.publicKey });
+    const artifact = buildArtifact(work, { name: 'fw-2.0', deviceTypes: [deviceType] });
+    const firmwareId = await publish(artifact);
+    // `fw-2.0` orders before `harness-initial-1.0` (by code points): anti-rollback skips the device.
+    const newer = await rollOut('names-newer', firmwareId, [mac]);
+    const client = device(mac, key, { artifactName: 'harness-initial-1.0' });
+    const skipped = await reaches(mac, newer, 'skipped', client);
+    assert.match(skipped.failure_message ?? '', /anti-rollback: runs harness-initial-1\.0, which orders after fw-2\.0/);
+    assert.equal((await rollout(newer)).status, 'finished', 'a skipped device does not hold the rollout open');
+
+    const different = await rollOut('names-different', firmwareId, [mac], { offer_when: 'different' });
+    await reaches(mac, different, 'confirmed', client);
+    await stop(client);
+    assert.equal(readFileSync(client.opt('fw/fw-2.0.txt')).toString('utf8'), artifact.payload.toString('utf8'), 'the payload is installed');
+    assert.equal((await rollout(different)).status, 'finished');
   });
 
   it('a pending device waits, is accepted in the console where its key fingerprint is shown, then updates', async () => {

@@ -167,6 +167,7 @@ describe('OpenAPI on separate listeners (no path prefixes)', () => {
       '/tenants/{tenant}/devices/import',
       '/tenants/{tenant}/devices/labels',
       '/tenants/{tenant}/devices/{mac}',
+      '/tenants/{tenant}/devices/{mac}/decisions',
       '/tenants/{tenant}/devices/{mac}/decommission',
       '/tenants/{tenant}/devices/{mac}/labels',
       '/tenants/{tenant}/devices/{mac}/rollouts',

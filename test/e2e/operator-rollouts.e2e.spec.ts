@@ -17,9 +17,11 @@ const ROLLOUT_KEYS = [
   'priority',
   'start_date',
   'downgrade',
+  'offer_when',
   'targeted',
   'confirmed',
   'unsettled',
+  'skipped',
   'not_applicable',
   'not_registered',
   'updated',
@@ -57,6 +59,7 @@ const NO_DEVICES = {
   failed: 0,
   fell_back: 0,
   timed_out: 0,
+  skipped: 0,
 };
 
 type State = 'draft' | 'active' | 'paused' | 'finished' | 'cancelled';
@@ -135,6 +138,9 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
   /** A new rollout of group `solo` brought to `state` through the API (and the device API for `finished`). */
   async function rolloutIn(state: State): Promise<number> {
     const { id } = await created({ name: `in ${state}` });
+    // The solo device runs 1.0.0 again (it says so): a device already on 2.0.0 would count as
+    // confirmed at the start (docs/decisions.md §10.5), and the rollout would finish at once.
+    await offered(await app.login(acme), SOLO_MAC);
     const steps: Record<State, Action[]> = {
       draft: [],
       active: ['start'],
@@ -189,9 +195,11 @@ describe('operator API: rollouts (docs/decisions.md §8, §9)', () => {
           priority: 3,
           start_date: '2026-12-01 08:00:00',
           downgrade: true,
+          offer_when: 'newer',
           targeted: 3,
           confirmed: 0,
           unsettled: 3,
+          skipped: 0,
           not_applicable: 0,
           not_registered: 0,
           updated: 0,

@@ -5,7 +5,18 @@ import { DeviceStateService } from '#src/domain/rollout/device-state.service.js'
 import { post, request, startTestApp, type Answer, type TestApp } from '#test/support/harness.js';
 import { rolloutDriver, type Fleet } from '#test/support/rollouts.js';
 
-const NONE = { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 };
+const NONE = {
+  targeted: 0,
+  pending: 0,
+  offered: 0,
+  downloading: 0,
+  installed: 0,
+  confirmed: 0,
+  failed: 0,
+  fell_back: 0,
+  timed_out: 0,
+  skipped: 0,
+};
 
 /**
  * Per-device rollout states (docs/decisions.md §10), driven over HTTP as the field devices

@@ -228,12 +228,17 @@ describe('rollout endpoints (docs/decisions.md §6, §8)', () => {
       assert.equal((answer.body as { version: string }).version, '1.2');
     });
 
-    it('does not offer the version the device already runs', async () => {
+    it('does not offer the version the device already runs: it counts as confirmed there (docs/decisions.md §10.5)', async () => {
       const mac = 'AC:67:B2:10:00:0F';
       const { f, fw } = await deviceInGroup(mac);
       const rollout = await app.createRollout(f.tenant, { firmwareId: fw.id, group: 'g' });
       assert.equal(await offered(f, mac, '2.0'), null);
-      assert.equal(await offered(f, mac, '1.0'), String(rollout.id));
+      const states = await app.database.query<{ state: string; failure_message: string }>(
+        'SELECT s.state, s.failure_message FROM rollout_device_state s JOIN device d ON d.id = s.device_id WHERE s.rollout_id = $1 AND d.mac = $2',
+        [rollout.id, mac],
+      );
+      assert.deepEqual(states, [{ state: 'confirmed', failure_message: 'already runs 2.0' }]);
+      assert.equal(await offered(f, mac, '1.0'), null, 'settled: a confirmed device is not offered the rollout again');
     });
 
     it('picks the lowest priority number first', async () => {

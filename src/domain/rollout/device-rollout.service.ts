@@ -6,7 +6,7 @@ import type { Device, DeviceVersion } from '#src/domain/device/device.entity.js'
 import { DeviceService } from '#src/domain/device/device.service.js';
 import { DeviceStateService, type TrackedDevice } from './device-state.service.js';
 import { DeviceStateRepository, type InstalledRollout } from './device-state.repository.js';
-import { chooseNextRollout, type RolloutCandidate } from './policy/next-rollout.js';
+import { candidateDecision, chooseNextRollout, type RolloutCandidate } from './policy/next-rollout.js';
 import { chooseAction, isAborted, isOpenAction, WITHDRAWN_FROM, type ActionRollout, type DeviceAction } from './policy/device-actions.js';
 import type { DeploymentLogLine } from './deployment-log.entity.js';
 import { DeploymentLogRepository } from './deployment-log.repository.js';
@@ -72,6 +72,7 @@ export class DeviceRolloutService {
   async poll(poll: DevicePoll, runningVersion: string): Promise<RolloutCandidate | null> {
     await this.devices.reportVersion(poll.device, runningVersion);
     if (poll.installed.length > 0) await this.states.versionSeen(poll.device, runningVersion, poll.installed);
+    await this.settleSkips(poll.device, poll.candidates, runningVersion);
     const chosen = chooseNextRollout(poll.candidates, runningVersion);
     if (chosen === null || !this.windowOf(chosen).open) return null;
     if (isNewOffer(chosen)) {
@@ -79,6 +80,20 @@ export class DeviceRolloutService {
       this.states.offered(chosen.id, poll.device, chosen.waveCount);
     }
     return chosen;
+  }
+
+  /**
+   * Settles the device in the candidates that will never update it, running `version` (a `skip`
+   * decision, policy/decision.ts, docs/decisions.md §10.5): `confirmed` where it already runs the
+   * firmware's version, `skipped` where anti-rollback keeps it from being offered; the rollouts
+   * then wait for it no more. Nothing is written for the others.
+   */
+  private async settleSkips(device: TrackedDevice, candidates: readonly RolloutCandidate[], version: string): Promise<void> {
+    for (const candidate of candidates) {
+      const decision = candidateDecision(candidate, version);
+      if (decision.kind !== 'skip') continue;
+      await this.states.skipped(candidate.id, device, decision.settleAs, version, decision.reason, candidate.waveCount);
+    }
   }
 
   /**
@@ -114,6 +129,7 @@ export class DeviceRolloutService {
    */
   async pollAction(device: TrackedDevice, view: ActionView): Promise<DeviceAction | null> {
     this.devices.seen(device);
+    await this.settleSkips(device, activeOf(view.rollouts), view.device.firmwareVersion);
     const action = chooseAction(view.rollouts, view.device.firmwareVersion);
     if (action?.kind === 'deploy' && isNewOffer(action.rollout)) {
       if (!(await this.takeOffer(action.rollout))) return null;
@@ -137,6 +153,7 @@ export class DeviceRolloutService {
   async pollDeployment(device: Device, runningVersion: string): Promise<ActionRollout | null> {
     await this.versionReported(device, runningVersion);
     const view = await this.actionView(device.tenantId, device.mac);
+    if (view !== null) await this.settleSkips(device, activeOf(view.rollouts), runningVersion);
     const action = view === null ? null : chooseAction(view.rollouts, runningVersion);
     if (action === null) return null;
     if (action.kind === 'cancel') {
@@ -309,6 +326,11 @@ export class DeviceRolloutService {
   failure({ rollout, device }: ReportedRollout, version: string, message: string | null): Promise<boolean> {
     return this.states.failureReported(rollout, device, version, message, wavesOf(rollout).length);
   }
+}
+
+/** The active rollouts among those a device that reports per action sees. */
+function activeOf(rollouts: readonly ActionRollout[]): ActionRollout[] {
+  return rollouts.filter((rollout) => rollout.status === 'active');
 }
 
 /** Whether offering the rollout to the device is a new offer (the device has no state there or is `pending`): what a ramp limits. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { isSqlite, query } from '#src/platform/database/sql.js';
 import { Device } from '#src/domain/device/device.entity.js';
 import { Firmware } from '#src/domain/firmware/firmware.entity.js';
@@ -21,6 +21,8 @@ const TIME_COLUMN: Record<Exclude<DeviceState, 'pending'>, keyof RolloutDeviceSt
   failed: 'failedAt',
   fell_back: 'failedAt',
   timed_out: 'failedAt',
+  // `failed_at` is when an attempt ended without confirming; a skip is such an end.
+  skipped: 'failedAt',
 };
 
 /** Rows inserted per statement. */
@@ -77,6 +79,8 @@ export interface RolloutDeviceRow {
   /** Epoch ms. */
   updatedAt: number;
   failureMessage: string | null;
+  /** The version the device runs (`''`: never reported). */
+  firmwareVersion: string;
 }
 
 /** Database access for the state of each targeted device in each rollout, and its transitions. */
@@ -188,6 +192,61 @@ export class DeviceStateRepository {
       [rolloutId, version],
     );
     return rows.map((row) => Number(row.device_id));
+  }
+
+  /** The message kept with the device's state in each of `rolloutIds` that has one, by rollout id. */
+  async messagesOf(deviceId: number, rolloutIds: readonly number[]): Promise<Map<number, string>> {
+    if (rolloutIds.length === 0) return new Map();
+    const rows = await this.dataSource
+      .getRepository(RolloutDeviceState)
+      .findBy({ deviceId, rolloutId: In([...rolloutIds]) });
+    return new Map(rows.filter((row) => row.failureMessage !== null).map((row) => [row.rolloutId, row.failureMessage!]));
+  }
+
+  /** The versions the devices `pending` in the rollout run, each once (a fleet runs few; `''`: never reported). */
+  async pendingVersions(manager: EntityManager, rolloutId: number): Promise<string[]> {
+    const rows = await query<{ version: string }[]>(
+      manager,
+      `SELECT DISTINCT d.firmware_version AS version FROM rollout_device_state s JOIN device d ON d.id = s.device_id
+        WHERE s.rollout_id = $1 AND s.state = 'pending'`,
+      [rolloutId],
+    );
+    return rows.map((row) => row.version);
+  }
+
+  /**
+   * Settles the devices `pending` in the rollout that run `version` as `to` (`confirmed`: they run
+   * the firmware's version already; `skipped`: the rollout will never update them,
+   * policy/decision.ts), with `message` kept and in their history. The kept counts follow (triggers).
+   * @returns how many devices moved.
+   */
+  async settleOnVersion(
+    manager: EntityManager,
+    rolloutId: number,
+    version: string,
+    to: 'confirmed' | 'skipped',
+    now: number,
+    message: string,
+  ): Promise<number> {
+    const column = to === 'confirmed' ? 'confirmed_at' : 'failed_at';
+    const result = await query<unknown[]>(
+      manager,
+      `UPDATE rollout_device_state SET state = $3, updated_at = $4, ${column} = $4, reported_version = $2, failure_message = $5
+        WHERE rollout_id = $1 AND state = 'pending'
+          AND EXISTS (SELECT 1 FROM device d WHERE d.id = rollout_device_state.device_id AND d.firmware_version = $2)
+        RETURNING device_id`,
+      [rolloutId, version, to, now, message],
+    );
+    const rows = (Array.isArray(result[0]) ? result[0] : result) as { device_id: unknown }[];
+    const ids = rows.map((row) => Number(row.device_id));
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      await manager.insert(
+        RolloutDeviceTransition,
+        chunk.map((deviceId) => ({ rolloutId, deviceId, state: to, at: now, message })),
+      );
+    }
+    return ids.length;
   }
 
   /**
@@ -518,7 +577,8 @@ export class DeviceStateRepository {
     if (filter.wave !== undefined) base.andWhere('s.wave = :wave', { wave: filter.wave });
     const total = await base.clone().select('COUNT(*)', 'n').getRawOne<{ n: unknown }>();
     const rows = await base
-      .select(['d.mac AS mac', 'd.name AS name', 's.wave AS wave', 's.state AS state', 's.attempts AS attempts'])
+      .select(['d.mac AS mac', 'd.name AS name', 'd.firmware_version AS "firmwareVersion"', 's.wave AS wave', 's.state AS state'])
+      .addSelect('s.attempts AS attempts')
       .addSelect(['s.updated_at AS "updatedAt"', 's.failure_message AS "failureMessage"'])
       .orderBy('s.wave', 'ASC')
       .addOrderBy('s.device_id', 'ASC')
@@ -534,6 +594,7 @@ export class DeviceStateRepository {
         attempts: Number(row.attempts),
         updatedAt: Number(row.updatedAt),
         failureMessage: (row.failureMessage as string | null) ?? null,
+        firmwareVersion: String(row.firmwareVersion),
       })),
       Number(total?.n ?? 0),
     ];

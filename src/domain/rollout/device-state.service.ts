@@ -7,7 +7,7 @@ import { LedgerService, Subject } from '#src/domain/ledger/ledger.service.js';
 import { UnitOfWork } from '#src/platform/database/unit-of-work.js';
 import { DeviceVersionReports } from '#src/domain/device/device-version-reports.js';
 import { GroupChanges, type MembersChange } from '#src/domain/group/group-changes.js';
-import { afterInstalled, afterSuccessReport, type DeviceState } from './policy/device-states.js';
+import { afterInstalled, afterSuccessReport, REACHED_FROM, type DeviceState } from './policy/device-states.js';
 import { INSTALLING_FROM, WITHDRAWN_FROM } from './policy/device-actions.js';
 import { timeoutMessage } from './policy/timeouts.js';
 import { DeviceStateRepository, type InstalledRollout, type MoveDetails } from './device-state.repository.js';
@@ -16,6 +16,9 @@ import { RolloutPlanService } from './rollout-plan.service.js';
 import type { Rollout } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
 import { errorMessage } from '#src/platform/logging/error-message.js';
+
+/** States a skip decision settles a device from: its attempt has not reached `installed`. */
+const SKIPPED_FROM = REACHED_FROM.skipped;
 
 /** Most devices the confirmation sweep moves per round. */
 const SWEEP_BATCH = 500;
@@ -158,6 +161,33 @@ export class DeviceStateService implements OnModuleInit, OnApplicationShutdown {
       const now = this.clock.now();
       await this.states.ensure(manager, rollout.id, device.id, lastWave, now);
       return this.states.move(manager, rollout.id, device.id, 'downloading', now);
+    });
+  }
+
+  /**
+   * The rollout will never update the device (a `skip` decision, policy/decision.ts,
+   * docs/decisions.md §10.5): `confirmed` there when it already runs the firmware's version, else
+   * `skipped`, from `pending`, `offered` or `downloading` (or no state: a late joiner), with the
+   * decision's reason as its message; the rollout then settles (it may finish).
+   * @param version the version the device reports running.
+   * @returns whether the device moved.
+   */
+  async skipped(
+    rolloutId: number,
+    device: TrackedDevice,
+    to: 'confirmed' | 'skipped',
+    version: string,
+    reason: string,
+    lastWave: number,
+  ): Promise<boolean> {
+    await this.flushOffers();
+    return this.unitOfWork.transaction(async (manager) => {
+      const now = this.clock.now();
+      await this.states.ensure(manager, rolloutId, device.id, lastWave, now);
+      const details = { reportedVersion: version, message: reason };
+      const moved = await this.states.move(manager, rolloutId, device.id, to, now, details, SKIPPED_FROM);
+      if (moved) await this.afterMove(manager, rolloutId, device, to, version);
+      return moved;
     });
   }
 

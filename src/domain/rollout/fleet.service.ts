@@ -11,6 +11,10 @@ import type { DeploymentLogLine } from './deployment-log.entity.js';
 import { DeploymentLogRepository } from './deployment-log.repository.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RolloutRepository } from './rollout.repository.js';
+import { decide, type Decision } from './policy/decision.js';
+import { minuteOf, rampAllowance, storedRampOf } from './policy/ramp.js';
+import { storedWindowsOf } from './policy/windows.js';
+import { wavesOf } from './rollout-snapshot.js';
 
 /** Operator filters of a device list (docs/decisions.md §9). */
 export interface FleetFilter {
@@ -79,6 +83,13 @@ export interface DeviceRolloutHistory extends DeviceRolloutState {
   log: { receivedAt: number; lines: DeploymentLogLine[] } | null;
 }
 
+/** What one rollout that is active or paused and names a device's group does for the device now (policy/decision.ts). */
+export interface DeviceDecision {
+  rolloutId: number;
+  rolloutName: string;
+  decision: Decision;
+}
+
 /** 404 text of the operator device lookup. */
 export const deviceNotFound = (mac: string): string => `Device "${mac}" not found`;
 
@@ -101,6 +112,43 @@ export class FleetService {
    * history (docs/decisions.md §10) and the log it sent about a failed attempt there.
    * @throws NotFoundException `Device "mac" not found`, also for another tenant's device.
    */
+  /**
+   * Why the device gets what it gets (docs/decisions.md §10.5): the decision ({@link decide}) of every
+   * rollout of the tenant that is active or paused and names a group the device is a member of, by
+   * rollout id, at this instant (maintenance windows and the ramp's allowance of the current minute
+   * included). A skipped or settled device keeps the reason kept with its state.
+   * @throws NotFoundException {@link deviceNotFound} for a device the tenant does not have.
+   */
+  async decisions(tenantId: number, mac: string): Promise<DeviceDecision[]> {
+    const device = await this.devices.find(tenantId, mac);
+    if (!device) throw new NotFoundException(deviceNotFound(mac));
+    await this.offers.flush();
+    const now = this.clock.now();
+    const running = await this.rollouts.runningNaming(tenantId, device.id, device.mac);
+    const ramps = running.some(({ rollout }) => rollout.ramp !== null) ? await this.rollouts.rampCountsOfRunning(minuteOf(now)) : null;
+    const messages = await this.states.messagesOf(device.id, running.map(({ rollout }) => rollout.id));
+    return running.map(({ rollout, version, deviceType, state, wave }) => {
+      const ramp = storedRampOf(rollout.ramp);
+      const counts = ramps?.get(rollout.id);
+      const decision = decide(
+        { version: device.firmwareVersion, deviceType: device.deviceType, state, wave },
+        {
+          ...rollout,
+          version,
+          deviceType,
+          waveCount: wavesOf(rollout).length,
+          windows: storedWindowsOf(rollout.windows),
+          rampSpent: ramp !== null && counts !== undefined && counts.thisMinute >= rampAllowance(ramp, counts),
+        },
+        now,
+      );
+      // A settled device: the reason its state was reached with (a skip's, a failure's) says more.
+      const kept = messages.get(rollout.id);
+      const explained = decision.kind === 'settled' && kept ? { ...decision, reason: `${state}: ${kept}` } : decision;
+      return { rolloutId: rollout.id, rolloutName: rollout.name, decision: explained };
+    });
+  }
+
   async deviceRollouts(tenantId: number, mac: string): Promise<DeviceRolloutHistory[]> {
     const device = await this.devices.find(tenantId, mac);
     if (!device) throw new NotFoundException(deviceNotFound(mac));

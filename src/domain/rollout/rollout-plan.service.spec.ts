@@ -33,6 +33,7 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
     startDate: 0,
     status: 'active',
     downgrade: false,
+    offerWhen: 'newer',
     createdAt: 0,
     waves: '["50%","100%"]',
     successThreshold: 0.9,

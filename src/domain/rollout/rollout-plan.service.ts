@@ -26,6 +26,7 @@ import {
   type RollbackPolicy,
 } from './policy/rollback.js';
 import { parseTimeouts } from './policy/timeouts.js';
+import { versionSkip, type OfferWhen } from './policy/decision.js';
 import { DeviceStateRepository } from './device-state.repository.js';
 import { DDI_ACTION_TYPES, type DdiActionType, type Rollout, type RolloutApproval } from './rollout.entity.js';
 import { RolloutRepository } from './rollout.repository.js';
@@ -48,6 +49,8 @@ export interface PlanRollout {
   startDate: string;
   /** Offer even when the target version is not newer. */
   downgrade?: boolean;
+  /** Which targets are offered the firmware (policy/decision.ts); default `newer`. */
+  offerWhen?: OfferWhen;
   /** Cumulative wave bounds (`"10%"` or a whole number of devices); default one wave `100%` (see waves.ts). */
   waves?: readonly (string | number)[];
   /** Confirmed share of a wave (0 to 1) that lets the next wave start; default {@link DEFAULT_SUCCESS_THRESHOLD}. */
@@ -159,6 +162,7 @@ export class RolloutPlanService {
         startDate,
         status: 'draft',
         downgrade: plan.downgrade ?? false,
+        offerWhen: plan.offerWhen ?? 'newer',
         createdAt: this.clock.now(),
         waves: JSON.stringify(waves),
         successThreshold,
@@ -199,7 +203,10 @@ export class RolloutPlanService {
       if (action === 'resume') changed.pauseReason = null;
       // Targets first, while the rollout is still a draft: on SQLite requests are served between
       // slices of them, inside this transaction, and must not find it active before it is whole.
-      if (action === 'start') await this.placeDevices(manager, changed, true);
+      if (action === 'start') {
+        await this.placeDevices(manager, changed, true);
+        await this.settleUnoffered(manager, changed);
+      }
       await this.rollouts.update(manager, id, { status: next, pauseReason: changed.pauseReason });
       await this.record(manager, changed, `rollout.${next === 'active' && action === 'start' ? 'started' : pastTense(action)}`, actor);
       if (action === 'start') await this.startWave(manager, changed, 1, actor);
@@ -380,6 +387,7 @@ export class RolloutPlanService {
       startDate: now,
       status: 'active',
       downgrade: true,
+      offerWhen: 'newer',
       createdAt: now,
       waves: JSON.stringify(['100%']),
       successThreshold: DEFAULT_SUCCESS_THRESHOLD,
@@ -418,6 +426,21 @@ export class RolloutPlanService {
       });
     }
     await this.settle(manager, created.id, created.tenantId);
+  }
+
+  /**
+   * Settles, when the rollout starts, the targets its version rule will never offer it to, by the
+   * version they run (policy/decision.ts {@link versionSkip}, docs/decisions.md §10.5): `confirmed`
+   * when they already run the firmware's version, `skipped` (anti-rollback) when they run one that
+   * orders after it; each with the decision's reason. A fleet runs few versions: one statement each.
+   */
+  private async settleUnoffered(manager: EntityManager, rollout: Rollout): Promise<void> {
+    const firmware = await this.firmware.require(rollout.tenantId, rollout.firmwareId, manager);
+    const now = this.clock.now();
+    for (const running of await this.states.pendingVersions(manager, rollout.id)) {
+      const skip = versionSkip(running, { version: firmware.version, downgrade: rollout.downgrade, offerWhen: rollout.offerWhen });
+      if (skip !== null) await this.states.settleOnVersion(manager, rollout.id, running, skip.settleAs, now, skip.reason);
+    }
   }
 
   /**

@@ -1,7 +1,8 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Clock } from '#src/platform/common/clock.js';
 import type { Counted, Slice } from '#src/platform/common/paging.js';
-import type { DeviceState, StateCounts } from './policy/device-states.js';
+import { SETTLED_STATES, type DeviceState, type StateCounts } from './policy/device-states.js';
+import { decide, type Decision, type OfferWhen } from './policy/decision.js';
 import { sumCounts } from './policy/next-step.js';
 import { judgeWave, type WaveBound } from './policy/waves.js';
 import { storedWindowsOf, windowAt, type MaintenanceWindow } from './policy/windows.js';
@@ -34,8 +35,12 @@ export interface RolloutView extends RolloutSnapshot {
   targeted: number;
   /** Targets that reported running the target version. */
   confirmed: number;
-  /** Targets the rollout still waits for: not confirmed, failed, fell back or timed out. */
+  /** Targets the rollout still waits for: not confirmed, failed, fell back, timed out or skipped. */
   unsettled: number;
+  /** Targets it will never update (policy/decision.ts): counted apart, never waited for (docs/decisions.md §10.5). */
+  skipped: number;
+  /** Which targets are offered the firmware (docs/decisions.md §10.5). */
+  offerWhen: OfferWhen;
   /** Registered members of its group of another device type: never offered it, never waited for. */
   notApplicable: number;
   /** Members of its group no registered device has the identifier of: not waited for. */
@@ -101,11 +106,20 @@ export class RolloutProgressService {
     id: number,
     filter: { state?: DeviceState; wave?: number },
     slice: Slice,
-  ): Promise<Counted<RolloutDeviceRow>> {
+  ): Promise<Counted<RolloutDeviceRow & { decision: Decision }>> {
     const rollout = await this.rollouts.findRollout(tenantId, id);
     if (!rollout) throw new NotFoundException('Rollout not found');
     await this.offers.flush();
-    const [items, total] = await this.states.pageDevices(id, filter, slice.offset, slice.limit);
+    const [rows, total] = await this.states.pageDevices(id, filter, slice.offset, slice.limit);
+    const version = await this.rollouts.targetVersion(rollout.firmwareId);
+    const plan = { ...rollout, version, waveCount: wavesOf(rollout).length, windows: storedWindowsOf(rollout.windows) };
+    const now = this.clock.now();
+    const items = rows.map((row) => {
+      const decision = decide({ version: row.firmwareVersion, state: row.state, wave: row.wave }, plan, now);
+      // A skipped or settled device: the reason kept with its state says more than the state's name.
+      const explained = decision.kind === 'settled' && row.failureMessage ? { ...decision, reason: `${row.state}: ${row.failureMessage}` } : decision;
+      return { ...row, decision: explained };
+    });
     return { items, total };
   }
 
@@ -123,7 +137,7 @@ export class RolloutProgressService {
     const { waves: counts, notApplicable, notRegistered } = await this.states.progress(rollout.id, bounds.length);
     const lastActivity = await this.states.lastChange(rollout.id);
     const devices = sumCounts(counts);
-    const unsettled = devices.targeted - devices.confirmed - devices.failed - devices.fell_back - devices.timed_out;
+    const unsettled = devices.targeted - SETTLED_STATES.reduce((n, state) => n + devices[state], 0);
     const starts = JSON.parse(rollout.waveStarts) as number[];
     const started = rollout.status !== 'draft';
     const windows = storedWindowsOf(rollout.windows);
@@ -144,6 +158,8 @@ export class RolloutProgressService {
       targeted: devices.targeted,
       confirmed: devices.confirmed,
       unsettled,
+      skipped: devices.skipped,
+      offerWhen: rollout.offerWhen,
       notApplicable,
       notRegistered,
       updated: devices.confirmed,

@@ -5,6 +5,7 @@ import { storedRampOf, type RampPlan } from './policy/ramp.js';
 import { criterionWire, storedAbortCriteriaOf } from './policy/abort.js';
 import { rollbackWire, storedRollbackOf } from './policy/rollback.js';
 import type { RolloutTimeouts } from './policy/timeouts.js';
+import type { OfferWhen } from './policy/decision.js';
 import type { DdiActionType, Rollout, RolloutApproval } from './rollout.entity.js';
 
 /** A rollout's wave bounds (one wave `100%` when it has none). */
@@ -45,8 +46,8 @@ export function timeoutsOf(rollout: Pick<Rollout, 'timeoutOffered' | 'timeoutDow
 }
 
 /**
- * The windows, ramp, abort criteria, timeouts and rollback policy of a rollout for the ledger, only where it has
- * them (entries of rollouts without stay as they were).
+ * The windows, ramp, abort criteria, timeouts, rollback policy and an `offer_when` other than `newer` of a
+ * rollout for the ledger, only where it has them (entries of rollouts without stay as they were).
  */
 export function planned(rollout: Rollout): {
   windows?: MaintenanceWindow[];
@@ -55,6 +56,7 @@ export function planned(rollout: Rollout): {
   timeouts?: RolloutTimeouts;
   rollback?: ReturnType<typeof rollbackWire>;
   rollbackOf?: number;
+  offerWhen?: OfferWhen;
 } {
   const windows = storedWindowsOf(rollout.windows);
   const ramp = storedRampOf(rollout.ramp);
@@ -68,6 +70,7 @@ export function planned(rollout: Rollout): {
     ...(Object.values(timeouts).some((t) => t !== null) ? { timeouts } : {}),
     ...(rollback !== null ? { rollback: rollbackWire(rollback) } : {}),
     ...(rollout.rollbackOf != null ? { rollbackOf: rollout.rollbackOf } : {}),
+    ...(rollout.offerWhen === 'different' ? { offerWhen: rollout.offerWhen } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { epochMs } from '#src/platform/database/columns.js';
-
+import type { OfferWhen } from './policy/decision.js';
 import type { DdiActionType, RolloutApproval, RolloutStatus } from './policy/lifecycle.js';
 
 export {
@@ -44,6 +44,10 @@ export class Rollout {
   /** Offered even when the target version does not order after the device's. */
   @Column({ type: 'boolean', default: false })
   downgrade: boolean;
+
+  /** Which targets are offered the firmware: `newer` (anti-rollback) or `different` (policy/decision.ts, docs/decisions.md §10.5). */
+  @Column({ name: 'offer_when', type: 'varchar', length: 16, default: 'newer' })
+  offerWhen: OfferWhen;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;

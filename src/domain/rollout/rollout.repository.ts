@@ -11,6 +11,7 @@ import type { RolloutCandidate } from './policy/next-rollout.js';
 import { Rollout, RolloutSuccess, type DdiActionType, type RolloutStatus } from './rollout.entity.js';
 import type { ActionRollout } from './policy/device-actions.js';
 import type { DeviceState } from './policy/device-states.js';
+import type { OfferWhen } from './policy/decision.js';
 import { targetCondition } from './policy/targets.js';
 import { storedWindowsOf } from './policy/windows.js';
 import { storedRampOf } from './policy/ramp.js';
@@ -54,7 +55,7 @@ const ROLLOUT_COLUMNS = `r.id AS r_id, r.name AS r_name, r.priority AS r_priorit
     s.state AS s_state, s.wave AS s_wave`;
 
 const NEXT_ROLLOUT_COLUMNS = `k.tenant_id AS key_tenant_id, k.revoked_at AS key_revoked_at, d.id AS device_id, d.firmware_version AS device_version,
-    ${ROLLOUT_COLUMNS}, r.windows AS r_windows, r.ramp AS r_ramp`;
+    ${ROLLOUT_COLUMNS}, r.windows AS r_windows, r.ramp AS r_ramp, r.offer_when AS r_offer_when`;
 
 /**
  * Everything a next-rollout request reads, in one statement (the hot path of devices): the
@@ -66,7 +67,7 @@ const NEXT_ROLLOUT_COLUMNS = `k.tenant_id AS key_tenant_id, k.revoked_at AS key_
  * not confirmed (state `installed`, whatever the rollout's status: the version it reports now
  * confirms the update or shows it fell back). Each with the device's state and wave in it (NULL
  * when it has none) and the rollout's waves; NULL columns when there is none. Whether a rollout
- * may be offered (its state and wave) is decided by `mayOffer` (device-state.ts). No row: the
+ * may be offered (its state, wave and version) is decided by `decide` (policy/decision.ts). No row: the
  * key is gone. One statement instead of three: one round trip on
  * PostgreSQL, one batched call on SQLite. Columns in the order of {@link NextRolloutViewRow}.
  *
@@ -94,7 +95,8 @@ const NEXT_ROLLOUT_VIEW = `SELECT ${NEXT_ROLLOUT_COLUMNS}
   WHERE k.id = $1 AND NOT (r.status = 'active' AND ${offerableWhenActive('$4')})`;
 
 const ACTION_COLUMNS = `d.id AS device_id, d.firmware_version AS device_version,
-    ${ROLLOUT_COLUMNS}, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type, r.windows AS r_windows, r.ramp AS r_ramp`;
+    ${ROLLOUT_COLUMNS}, r.status AS r_status, r.ddi_action_type AS r_ddi_action_type, r.windows AS r_windows, r.ramp AS r_ramp,
+    r.offer_when AS r_offer_when`;
 
 /**
  * What a device that reports per action (hawkBit DDI) is asked when it polls, in one statement:
@@ -145,6 +147,7 @@ type ActionViewRow = [
   ddiActionType: DdiActionType | null,
   windows: string | null,
   ramp: string | null,
+  offerWhen: OfferWhen | null,
 ];
 
 /**
@@ -170,6 +173,7 @@ type NextRolloutViewRow = [
   wave: number | string | null,
   windows: string | null,
   ramp: string | null,
+  offerWhen: OfferWhen | null,
 ];
 
 const waveCounts = new Map<string, number>();
@@ -233,7 +237,7 @@ export class RolloutRepository {
     const ddiActionTypes = new Map<number, DdiActionType>();
     for (const row of rows) {
       const [, , id, name, priority, startDate, downgrade, firmwareId, version, waves, currentWave, state, wave, status, type] = row;
-      const [windows, ramp] = [row[15], row[16]];
+      const [windows, ramp, offerWhen] = [row[15], row[16], row[17]];
       if (id === null) continue;
       rollouts.push({
         id: Number(id),
@@ -249,6 +253,7 @@ export class RolloutRepository {
         waveCount: waveCount(waves!),
         windows: storedWindowsOf(windows),
         ramp: storedRampOf(ramp),
+        offerWhen: offerWhen!,
         status: status!,
       });
       ddiActionTypes.set(Number(id), type!);
@@ -296,6 +301,7 @@ export class RolloutRepository {
       wave,
       windows,
       ramp,
+      offerWhen,
     ] of rows) {
       if (id === null) continue;
       if (state === 'installed') {
@@ -316,6 +322,7 @@ export class RolloutRepository {
         waveCount: waveCount(waves!),
         windows: storedWindowsOf(windows),
         ramp: storedRampOf(ramp),
+        offerWhen: offerWhen!,
       });
     }
     const key = { tenantId: Number(keyTenantId), revokedAt: keyRevokedAt === null ? null : Number(keyRevokedAt) };
@@ -375,6 +382,38 @@ export class RolloutRepository {
       [rolloutId, minute, allowance],
     );
     return Array.isArray(rows) && rows.length > 0;
+  }
+
+  /**
+   * The tenant's active and paused rollouts that name a group the device `mac` is a member of, by id,
+   * each with its firmware's version and device type and the device's (`deviceId`) state and wave
+   * there (`null` when it has none): what the decisions of a device are read from.
+   */
+  async runningNaming(
+    tenantId: number,
+    deviceId: number,
+    mac: string,
+  ): Promise<{ rollout: Rollout; version: string; deviceType: string; state: DeviceState | null; wave: number | null }[]> {
+    const rows = await query<{ id: unknown; version: string; device_type: string; state: DeviceState | null; wave: unknown }[]>(
+      this.dataSource.manager,
+      `SELECT r.id AS id, f.version AS version, f.device_type AS device_type, s.state AS state, s.wave AS wave
+         FROM rollout r
+         JOIN firmware f ON f.id = r.firmware_id
+         LEFT JOIN rollout_device_state s ON s.rollout_id = r.id AND s.device_id = $2
+        WHERE r.tenant_id = $1 AND r.status IN ('active', 'paused')
+          AND EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = r.group_id AND m.mac = $3)
+        ORDER BY r.id`,
+      [tenantId, deviceId, mac],
+    );
+    if (rows.length === 0) return [];
+    const rollouts = await this.dataSource.getRepository(Rollout).findBy({ id: In(rows.map((row) => Number(row.id))) });
+    return rows.map((row) => ({
+      rollout: rollouts.find((r) => r.id === Number(row.id))!,
+      version: row.version,
+      deviceType: row.device_type,
+      state: row.state,
+      wave: row.wave === null ? null : Number(row.wave),
+    }));
   }
 
   /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */

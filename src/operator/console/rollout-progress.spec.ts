@@ -28,6 +28,7 @@ const counts: StateCounts = {
   confirmed: 80,
   failed: 6,
   fell_back: 2,
+  skipped: 0,
   timed_out: 1,
 };
 
@@ -118,11 +119,11 @@ describe(barSegments.name, () => {
   it('puts the confirmed devices first and the failures last; the legend keeps the counting order', () => {
     assert.deepEqual(
       barSegments(counts).map((s) => s.key),
-      ['confirmed', 'installed', 'downloading', 'offered', 'pending', 'timed_out', 'fell_back', 'failed'],
+      ['confirmed', 'skipped', 'installed', 'downloading', 'offered', 'pending', 'timed_out', 'fell_back', 'failed'],
     );
     assert.deepEqual(
       legendSegments(counts).map((s) => `${s.label} ${s.count}`),
-      ['pending 99', 'offered 5', 'downloading 4', 'installed 3', 'confirmed 80', 'failed 6', 'fell back 2', 'timed out 1'],
+      ['pending 99', 'offered 5', 'downloading 4', 'installed 3', 'confirmed 80', 'failed 6', 'fell back 2', 'timed out 1', 'skipped 0'],
     );
   });
 });

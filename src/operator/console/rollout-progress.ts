@@ -42,6 +42,7 @@ export const STATE_LABELS: Record<DeviceState, string> = {
   failed: 'failed',
   fell_back: 'fell back',
   timed_out: 'timed out',
+  skipped: 'skipped',
 };
 
 /** What each state means, in a sentence (shown as help beside the legend). */
@@ -54,6 +55,7 @@ export const STATE_MEANINGS: Record<DeviceState, string> = {
   failed: 'reported a failure, or fell silent after reporting success',
   fell_back: 'came back on its old version after reporting success',
   timed_out: 'stayed offered, downloading or installed longer than the rollout’s timeout of that state',
+  skipped: 'runs a version the rollout will not replace (anti-rollback): never offered, not waited for',
 };
 
 /**
@@ -62,6 +64,7 @@ export const STATE_MEANINGS: Record<DeviceState, string> = {
  */
 export const BAR_ORDER: readonly DeviceState[] = [
   'confirmed',
+  'skipped',
   'installed',
   'downloading',
   'offered',

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLLOUT_STATUSES, type RolloutStatus } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
+import { DECISION_KINDS, type DecisionKind } from '#src/domain/rollout/policy/decision.js';
 import { PageOf } from './paging.dto.js';
 
 /**
@@ -21,6 +22,57 @@ const RolloutDeviceField = {
     }),
 };
 
+/** What a rollout does for a device now, and why (policy/decision.ts, docs/decisions.md §10.5). */
+export class DecisionResponse {
+  @ApiProperty({
+    description:
+      '`offer`: it is (or is about to be) offered the rollout; `wait`: not now, see `reason` and `until`; `skip`: never ' +
+      '(another device type, already runs the version, or anti-rollback), not waited for; `settled`: its attempt is over',
+    enum: DECISION_KINDS,
+    example: 'wait',
+  })
+  kind: DecisionKind;
+
+  @ApiProperty({ description: 'why, in words', example: 'outside the maintenance windows' })
+  reason: string;
+
+  @ApiProperty({
+    description:
+      'when the wait ends (a window opens, the start date, the next ramp minute), ISO 8601 UTC; null when not known or not waiting',
+    type: String,
+    nullable: true,
+    example: '2026-12-08T02:00:00.000Z',
+  })
+  until: string | null;
+}
+
+/** A decision of one rollout for a device (`GET /tenants/:tenant/devices/:mac/decisions`). */
+export class DeviceDecisionResponse extends DecisionResponse {
+  @ApiProperty({ description: 'the rollout', example: 3 })
+  rollout_id: number;
+
+  @ApiProperty({ example: '2.0.0 to the field' })
+  rollout_name: string;
+}
+
+/** Every rollout that is active or paused and names a group of the device, with what it does for the device now. */
+export class DeviceDecisionsResponse {
+  @ApiProperty({
+    type: [DeviceDecisionResponse],
+    description: 'by rollout id; empty when no running rollout names a group of the device',
+    example: [
+      {
+        rollout_id: 3,
+        rollout_name: '2.0.0 to the field',
+        kind: 'wait',
+        reason: 'outside the maintenance windows',
+        until: '2026-12-08T02:00:00.000Z',
+      },
+    ],
+  })
+  items: DeviceDecisionResponse[];
+}
+
 /** A targeted device's state in a rollout. */
 export class RolloutDeviceResponse {
   @ApiProperty({ description: 'canonical mac', example: 'AC:67:B2:01:02:03' })
@@ -38,6 +90,13 @@ export class RolloutDeviceResponse {
   @RolloutDeviceField.updatedAt() updated_at: string;
 
   @RolloutDeviceField.failureMessage() failure_message: string | null;
+
+  @ApiProperty({
+    type: DecisionResponse,
+    description: 'what the rollout does for it now and why (windows and waves included; the ramp not)',
+    example: { kind: 'settled', reason: 'confirmed: runs the new version', until: null },
+  })
+  decision: DecisionResponse;
 }
 
 /** One page of `GET /tenants/:tenant/rollouts/:id/devices`, by wave then device id. */
@@ -52,6 +111,7 @@ export class RolloutDevicePage extends PageOf(RolloutDeviceResponse, {
       attempts: 1,
       updated_at: '2026-12-01T09:30:00.000Z',
       failure_message: null,
+      decision: { kind: 'settled', reason: 'confirmed: runs the new version', until: null },
     },
   ],
 }) {}

@@ -28,6 +28,7 @@ import {
   type RolloutStatus,
 } from '#src/domain/rollout/rollout.entity.js';
 import { DEVICE_STATES, type DeviceState } from '#src/domain/rollout/policy/device-states.js';
+import { OFFER_WHEN, type OfferWhen } from '#src/domain/rollout/policy/decision.js';
 import { MAX_WAVES, parseWavePlan } from '#src/domain/rollout/policy/waves.js';
 import { MAX_WINDOW_SECONDS, MAX_WINDOWS, parseWindows } from '#src/domain/rollout/policy/windows.js';
 import { parseRamp } from '#src/domain/rollout/policy/ramp.js';
@@ -60,6 +61,7 @@ export const RolloutFieldMessages = {
   startDateString: 'start_date must be a string "YYYY-MM-DD HH:MM:SS" (UTC)',
   startDateUtc: 'start_date must be a real UTC date and time "YYYY-MM-DD HH:MM:SS"',
   downgradeBoolean: 'downgrade must be true or false',
+  offerWhen: `offer_when must be one of ${OFFER_WHEN.join(', ')}`,
   wavesList: 'waves must be a list of wave bounds, such as ["10%", "100%"]',
   successThreshold: 'success_threshold must be a share from 0 to 1',
   errorThreshold: 'error_threshold must be a share from 0 to 1, or null',
@@ -340,6 +342,19 @@ export class CreateRolloutDto {
   @OptionalField()
   @IsBoolean({ message: RolloutFieldMessages.downgradeBoolean })
   downgrade: boolean = false;
+
+  @ApiPropertyOptional({
+    description:
+      'which targets are offered the firmware (docs/decisions.md §10.5): `newer`, only devices whose version orders before ' +
+      'its version (anti-rollback; a device on a later version is skipped and not waited for); `different`, every device ' +
+      'not already running its version, as Mender and hawkBit do: for artifact names that do not order as versions',
+    enum: OFFER_WHEN,
+    example: 'newer',
+    default: 'newer',
+  })
+  @OptionalField()
+  @IsIn(OFFER_WHEN, { message: RolloutFieldMessages.offerWhen })
+  offer_when: OfferWhen = 'newer';
 
   @ApiPropertyOptional({
     description:

@@ -7,6 +7,7 @@ import {
   type RolloutApproval,
   type RolloutStatus,
 } from '#src/domain/rollout/rollout.entity.js';
+import { OFFER_WHEN, type OfferWhen } from '#src/domain/rollout/policy/decision.js';
 import { PageOf } from './paging.dto.js';
 import { AbortCriterionDto, MaintenanceWindowDto, RampDto, RollbackPolicyDto, TimeoutsDto } from './rollout-plan.dto.js';
 
@@ -21,6 +22,7 @@ const DEVICES_EXAMPLE: DeviceStateCounts = {
   failed: 0,
   fell_back: 0,
   timed_out: 0,
+  skipped: 0,
 };
 
 /** The one wave of the examples. */
@@ -63,6 +65,13 @@ export class DeviceStateCounts {
     example: 0,
   })
   timed_out: number;
+
+  @ApiProperty({
+    description:
+      'never offered: runs a version the rollout will not replace (anti-rollback, policy in docs/decisions.md §10.5); not waited for',
+    example: 0,
+  })
+  skipped: number;
 }
 
 /** One wave of a rollout. */
@@ -91,7 +100,18 @@ export class WaveResponse {
   @ApiProperty({
     type: DeviceStateCounts,
     description: 'its devices per state',
-    example: { targeted: 100, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 85, failed: 5, fell_back: 10, timed_out: 0 },
+    example: {
+      targeted: 100,
+      pending: 0,
+      offered: 0,
+      downloading: 0,
+      installed: 0,
+      confirmed: 85,
+      failed: 5,
+      fell_back: 10,
+      timed_out: 0,
+      skipped: 0,
+    },
   })
   devices: DeviceStateCounts;
 }
@@ -127,6 +147,15 @@ export class OperatorRolloutResponse {
   downgrade: boolean;
 
   @ApiProperty({
+    description:
+      'which targets are offered the firmware: `newer` (only devices whose version orders before it: anti-rollback) or ' +
+      '`different` (every device not already running its version, as Mender and hawkBit do), docs/decisions.md §10.5',
+    enum: OFFER_WHEN,
+    example: 'newer',
+  })
+  offer_when: OfferWhen;
+
+  @ApiProperty({
     description: 'its targets: registered members of its group of the firmware’s device type (docs/decisions.md §10)',
     example: 100,
   })
@@ -135,8 +164,14 @@ export class OperatorRolloutResponse {
   @ApiProperty({ description: 'targets that reported running the target version', example: 40 })
   confirmed: number;
 
-  @ApiProperty({ description: 'targets the rollout still waits for: not confirmed, failed or fell back', example: 60 })
+  @ApiProperty({ description: 'targets the rollout still waits for: not confirmed, failed, fell back, timed out or skipped', example: 60 })
   unsettled: number;
+
+  @ApiProperty({
+    description: 'targets it will never update (they run a version it will not replace): counted apart, never waited for',
+    example: 0,
+  })
+  skipped: number;
 
   @ApiProperty({
     description: 'registered members of its group of another device type: never offered it, never waited for',
@@ -289,9 +324,11 @@ const ROLLOUT_EXAMPLE: OperatorRolloutResponse = {
   priority: 1,
   start_date: '2026-12-01 08:00:00',
   downgrade: false,
+  offer_when: 'newer',
   targeted: 100,
   confirmed: 40,
   unsettled: 60,
+  skipped: 0,
   not_applicable: 3,
   not_registered: 12,
   updated: 40,

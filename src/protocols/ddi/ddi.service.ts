@@ -41,6 +41,7 @@ const ACTION_STATUS: Record<DeviceState, string> = {
   failed: 'ERROR',
   fell_back: 'ERROR',
   timed_out: 'ERROR',
+  skipped: 'CANCELED',
 };
 
 /** A download answer, or the text of an MD5SUM file. */

@@ -44,6 +44,10 @@ export type RolloutStatus = Rollout['status'];
 export type Approval = Rollout['approval'];
 /** hawkBit's action types of a rollout for DDI devices (docs/decisions.md §12). */
 export type DdiActionType = Rollout['ddi_action_type'];
+/** Which targets a rollout offers its firmware to (docs/decisions.md §10.5). */
+export type OfferWhen = Rollout['offer_when'];
+/** What a rollout does for a device now, and why (docs/decisions.md §10.5). */
+export type Decision = Schemas['DecisionResponse'];
 /** `POST …/rollouts/:id/retry`. */
 export type RetryResult = Schemas['RetryResponse'];
 /** A targeted device of a rollout: `GET …/rollouts/:id/devices`. */

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { CONSOLE_PAGES } from '#src/operator/console/console-pages';
 import { answer, api } from '#web/api/client';
-import type { DeviceWithToken } from '#web/api/types';
+import type { Decision, DeviceWithToken } from '#web/api/types';
 import { ConfirmButton } from '#web/components/confirm';
 import { ErrorText, Loading } from '#web/components/feedback';
 import { SecretOnce } from '#web/components/secret-once';
@@ -89,6 +89,7 @@ function Detail({ tenant, mac }: { tenant: string; mac: string }) {
           </ul>
         )}
       </section>
+      <Decisions tenant={tenant} mac={d.mac} />
       <History tenant={tenant} mac={d.mac} />
     </div>
   );
@@ -182,6 +183,48 @@ function RotateToken({ tenant, mac }: { tenant: string; mac: string }) {
         <p>The device’s current target token stops working at once: configure the device with the new one.</p>
       </ConfirmButton>
     </>
+  );
+}
+
+/** Each kind of decision in words, as the device page's sentence starts (docs/decisions.md §10.5). */
+const DECISION_WORDS: Record<Decision['kind'], string> = {
+  offer: 'Offered',
+  wait: 'Waiting',
+  skip: 'Skipped',
+  settled: 'Done',
+};
+
+/**
+ * Why the device gets, waits for or skips each running rollout of its groups
+ * (`GET …/devices/:mac/decisions`): the decision in words, with when a wait ends.
+ */
+function Decisions({ tenant, mac }: { tenant: string; mac: string }) {
+  const decisions = useQuery({
+    queryKey: ['device-decisions', tenant, mac],
+    queryFn: () => answer(api.GET('/tenants/{tenant}/devices/{mac}/decisions', { params: { path: { tenant, mac } } })),
+    refetchInterval: 10_000,
+  });
+  return (
+    <section className="card wide" aria-labelledby="device-decisions">
+      <h2 id="device-decisions">Why: running rollouts</h2>
+      <ErrorText error={decisions.error} />
+      {decisions.isPending ? <Loading what="the decisions" /> : null}
+      {decisions.data?.items.length === 0 ? <p className="muted">No active or paused rollout names a group of this device.</p> : null}
+      <ul>
+        {decisions.data?.items.map((d) => (
+          <li key={d.rollout_id}>
+            <Link to={withTenant(CONSOLE_PAGES.rollout.replace(':id', String(d.rollout_id)), tenant)}>{d.rollout_name}</Link>:{' '}
+            <strong>{DECISION_WORDS[d.kind]}</strong> — {d.reason}
+            {d.until ? (
+              <>
+                , until <time dateTime={d.until}>{utc(d.until)}</time>
+              </>
+            ) : null}
+            .
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -24,7 +24,7 @@ import {
 } from '#src/operator/console/rollout-progress';
 import { answer, api, ApiError } from '#web/api/client';
 import { useNames } from '#web/api/queries';
-import { type Approval, type DdiActionType, type RolloutPlan } from '#web/api/types';
+import { type Approval, type DdiActionType, type OfferWhen, type RolloutPlan } from '#web/api/types';
 import { ErrorText } from '#web/components/feedback';
 import { describedBy, FieldError, refusalAt } from '#web/components/field-error';
 import { count, nowUtc } from '#web/format';
@@ -38,6 +38,8 @@ interface Plan {
   priority: string;
   start_date: string;
   downgrade: boolean;
+  /** Which targets are offered it: `newer` (anti-rollback) or `different`. */
+  offer_when: OfferWhen;
   /** `10%, 30%, 100%`. */
   waves: string;
   /** Percentages. */
@@ -65,6 +67,7 @@ const PLAN_FIELDS: Record<PlanField, true> = {
   group: true,
   priority: true,
   start_date: true,
+  offer_when: true,
   waves: true,
   success_threshold: true,
   error_threshold: true,
@@ -162,6 +165,7 @@ export function PlanRollout({ tenant }: { tenant: string }) {
     priority: '1',
     start_date: nowUtc(),
     downgrade: false,
+    offer_when: 'newer',
     ...DEFAULT_STAGING,
     safety: noSafety(),
   });
@@ -188,6 +192,7 @@ export function PlanRollout({ tenant }: { tenant: string }) {
             priority: Number(plan.priority),
             start_date: plan.start_date.trim(),
             downgrade: plan.downgrade,
+            ...(plan.offer_when !== 'newer' ? { offer_when: plan.offer_when } : {}),
             ...staging,
           },
         }),
@@ -337,6 +342,23 @@ export function PlanRollout({ tenant }: { tenant: string }) {
             onChange={(e) => setPlan({ ...plan, downgrade: e.target.checked })}
           />
           <label htmlFor="rollout-downgrade">Downgrade: offer it also to devices running a newer version</label>
+        </div>
+        <div className="field">
+          <label htmlFor="rollout-offer-when">Offer it to</label>
+          <select
+            id="rollout-offer-when"
+            value={plan.offer_when}
+            onChange={set('offer_when')}
+            {...described('offer_when', 'rollout-offer-when-help')}
+          >
+            <option value="newer">devices on an older version (anti-rollback)</option>
+            <option value="different">every device not already running it</option>
+          </select>
+          <span id="rollout-offer-when-help" className="muted small">
+            Devices the rollout will not update are skipped and not waited for. Choose “every device not already running it” for Mender
+            artifact names or build ids that do not order as versions.
+          </span>
+          {fieldError('offer_when')}
         </div>
         <fieldset className="staging">
           <legend>Waves and thresholds</legend>

@@ -314,7 +314,7 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
                 <th scope="col">State</th>
                 <th scope="col">Attempts</th>
                 <th scope="col">Since (UTC)</th>
-                <th scope="col">Failure</th>
+                <th scope="col">Why</th>
               </tr>
             </thead>
             <tbody>
@@ -330,7 +330,10 @@ function Devices({ tenant, rollout }: { tenant: string; rollout: Rollout }) {
                   </td>
                   <td>{d.attempts}</td>
                   <td>{utc(d.updated_at)}</td>
-                  <td>{d.failure_message ?? ''}</td>
+                  <td className={d.state === 'failed' ? 'failure' : undefined}>
+                    {d.decision.reason}
+                    {d.decision.until ? `, until ${utc(d.decision.until)}` : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -9,6 +9,7 @@ function rollout(overrides: Partial<ActionRollout> & Pick<ActionRollout, 'id'>):
     priority: 1,
     startDate: Date.UTC(2026, 0, 1),
     downgrade: false,
+    offerWhen: 'newer',
     firmwareId: 100 + overrides.id,
     version: '2.0.0',
     state: 'pending',

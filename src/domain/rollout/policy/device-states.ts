@@ -9,9 +9,21 @@
  * fetched its firmware) → `installed` (success reported) → `confirmed` (the device reported the
  * target version); or `failed` (failure report, or silent past the confirmation window) /
  * `fell_back` (after `installed`, it reported another version) / `timed_out` (longer than the
- * rollout's timeout of `offered`, `downloading` or `installed`, docs/decisions.md §10.2).
+ * rollout's timeout of `offered`, `downloading` or `installed`, docs/decisions.md §10.2) / `skipped`
+ * (the rollout will never update it: it runs a version that orders after the firmware's,
+ * policy/decision.ts, docs/decisions.md §10.5).
  */
-export const DEVICE_STATES = ['pending', 'offered', 'downloading', 'installed', 'confirmed', 'failed', 'fell_back', 'timed_out'] as const;
+export const DEVICE_STATES = [
+  'pending',
+  'offered',
+  'downloading',
+  'installed',
+  'confirmed',
+  'failed',
+  'fell_back',
+  'timed_out',
+  'skipped',
+] as const;
 export type DeviceState = (typeof DEVICE_STATES)[number];
 
 /** How many devices are in each state, and how many there are in all (`targeted`). */
@@ -19,7 +31,18 @@ export type StateCounts = { targeted: number } & Record<DeviceState, number>;
 
 /** Counts of zero devices. */
 export function noDevices(): StateCounts {
-  return { targeted: 0, pending: 0, offered: 0, downloading: 0, installed: 0, confirmed: 0, failed: 0, fell_back: 0, timed_out: 0 };
+  return {
+    targeted: 0,
+    pending: 0,
+    offered: 0,
+    downloading: 0,
+    installed: 0,
+    confirmed: 0,
+    failed: 0,
+    fell_back: 0,
+    timed_out: 0,
+    skipped: 0,
+  };
 }
 
 /** States from which each state may be reached; anything else leaves the device where it is. */
@@ -31,26 +54,14 @@ export const REACHED_FROM: Record<Exclude<DeviceState, 'pending'>, readonly Devi
   fell_back: ['installed'],
   failed: ['pending', 'offered', 'downloading', 'installed'],
   timed_out: ['offered', 'downloading', 'installed'],
+  skipped: ['pending', 'offered', 'downloading'],
 };
 
 /** States a retry sends back to `pending`. */
 export const RETRIED_STATES: readonly DeviceState[] = ['failed', 'fell_back', 'timed_out'];
 
 /** States that end an attempt: the rollout waits for nothing more from the device. */
-export const SETTLED_STATES: readonly DeviceState[] = ['confirmed', 'failed', 'fell_back', 'timed_out'];
-
-/**
- * Whether the next-rollout answer may name the rollout for a device: its attempt is not over
- * (`pending`, `offered` or `downloading`: not after a success report, not after a failure until
- * retried, never once confirmed) and its wave has started. A device without a state joined the
- * group after the start and belongs to the last wave.
- * @param state the device's state in the rollout, `null` when it has none yet.
- * @param wave the device's wave, `null` when it has no state yet.
- */
-export function mayOffer(state: DeviceState | null, wave: number | null, currentWave: number, waveCount: number): boolean {
-  if (state !== null && state !== 'pending' && state !== 'offered' && state !== 'downloading') return false;
-  return (wave ?? waveCount) <= currentWave;
-}
+export const SETTLED_STATES: readonly DeviceState[] = ['confirmed', 'failed', 'fell_back', 'timed_out', 'skipped'];
 
 /**
  * What a version the device reports means for a rollout it reported success for (state

@@ -1,5 +1,5 @@
-import { compareVersions } from '#src/platform/common/version-order.js';
-import { mayOffer, type DeviceState } from './device-states.js';
+import { decide, type Decision, type OfferWhen } from './decision.js';
+import type { DeviceState } from './device-states.js';
 import type { RampPlan } from './ramp.js';
 import type { MaintenanceWindow } from './windows.js';
 
@@ -15,6 +15,8 @@ export interface RolloutCandidate {
   /** Epoch milliseconds. */
   startDate: number;
   downgrade: boolean;
+  /** Which targets it offers its firmware to (policy/decision.ts). */
+  offerWhen: OfferWhen;
   firmwareId: number;
   version: string;
   /** The device's state in the rollout; `null` when it has none (it joined the group after the start). */
@@ -32,19 +34,29 @@ export interface RolloutCandidate {
 }
 
 /**
- * Chooses the rollout to offer (docs/decisions.md §8): only one the device's state and wave allow
- * ({@link mayOffer}: not once it reported success or failed until retried, never once
- * confirmed, not before its wave started); only an upgrade (target version orders after
- * `currentVersion`) unless the rollout is marked as a downgrade, and never the version the device
- * already runs; then the lowest priority number, the earliest start date, the lowest id.
+ * The decision ({@link decide}) for a candidate as the poll reads it: active, started and a target
+ * (the database filters), with the device running `currentVersion`. Maintenance windows and the
+ * ramp are left to the caller, which applies them to the chosen rollout only.
+ */
+export function candidateDecision(candidate: RolloutCandidate, currentVersion: string): Decision {
+  return decide(
+    { version: currentVersion, state: candidate.state, wave: candidate.wave },
+    { ...candidate, status: 'active', windows: undefined, rampSpent: undefined, startDate: undefined },
+    0,
+  );
+}
+
+/**
+ * Chooses the rollout to offer (docs/decisions.md §8): among the candidates whose decision
+ * ({@link candidateDecision}) is `offer` (the device's state and wave allow it; its version is
+ * offered under the rollout's `offer_when`, never the version it already runs), the lowest priority
+ * number, then the earliest start date, then the lowest id.
  * @returns the chosen candidate, or `null` when none qualifies.
  */
 export function chooseNextRollout(candidates: readonly RolloutCandidate[], currentVersion: string): RolloutCandidate | null {
   let best: RolloutCandidate | null = null;
   for (const candidate of candidates) {
-    if (!mayOffer(candidate.state, candidate.wave, candidate.currentWave, candidate.waveCount)) continue;
-    const order = compareVersions(candidate.version, currentVersion);
-    if (order === 0 || (order < 0 && !candidate.downgrade)) continue;
+    if (candidateDecision(candidate, currentVersion).kind !== 'offer') continue;
     if (!best || precedes(candidate, best)) best = candidate;
   }
   return best;

@@ -94,12 +94,13 @@ export interface WaveJudgement {
 }
 
 /**
- * Judges one wave: `passed` when confirmed / targeted ≥ `successThreshold` (or the wave has no
- * device), `overErrors` when (failed + fell_back) / targeted > `errorThreshold`.
+ * Judges one wave: `passed` when confirmed / (targeted − skipped) ≥ `successThreshold` (or the wave has no
+ * device), `overErrors` when (failed + fell_back) / (targeted − skipped) > `errorThreshold`.
  * @param errorThreshold `null`: never over.
  */
 export function judgeWave(counts: StateCounts, successThreshold: number, errorThreshold: number | null): WaveJudgement {
-  const size = counts.targeted;
+  // Skipped devices will never be updated by the rollout: the shares are of the others.
+  const size = counts.targeted - counts.skipped;
   return {
     passed: size === 0 || counts.confirmed / size >= successThreshold - 1e-12,
     overErrors: errorThreshold !== null && size > 0 && (counts.failed + counts.fell_back) / size > errorThreshold + 1e-12,

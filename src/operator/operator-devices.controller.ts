@@ -300,13 +300,20 @@ export class OperatorDevicesController {
    */
   @Get(':mac/decisions')
   @ApiOperation({
-    summary: 'Why a device gets (or does not get) each running rollout of its groups: offer, wait (until when), skip or settled, with the reason',
+    summary:
+      'Why a device gets (or does not get) each running rollout of its groups: offer, wait (until when), skip or settled, with the reason',
   })
   @ApiDeviceParam()
-  @ApiOkResponse({ type: DeviceDecisionsResponse, description: 'One item per active or paused rollout naming a group of the device, by rollout id.' })
+  @ApiOkResponse({
+    type: DeviceDecisionsResponse,
+    description: 'One item per active or paused rollout naming a group of the device, by rollout id.',
+  })
   @ApiMessageResponse(400, 'The path parameter is not a device identifier.', INVALID_IDENTIFIER)
   @ApiDeviceNotFound()
-  async decisions(@Param('tenant', TenantPipe) tenant: Tenant, @Param('mac', IdentifierParamPipe) mac: string): Promise<DeviceDecisionsResponse> {
+  async decisions(
+    @Param('tenant', TenantPipe) tenant: Tenant,
+    @Param('mac', IdentifierParamPipe) mac: string,
+  ): Promise<DeviceDecisionsResponse> {
     return deviceDecisionsResponse(await this.fleet.decisions(tenant.id, mac));
   }
 

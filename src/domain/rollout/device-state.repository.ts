@@ -197,9 +197,7 @@ export class DeviceStateRepository {
   /** The message kept with the device's state in each of `rolloutIds` that has one, by rollout id. */
   async messagesOf(deviceId: number, rolloutIds: readonly number[]): Promise<Map<number, string>> {
     if (rolloutIds.length === 0) return new Map();
-    const rows = await this.dataSource
-      .getRepository(RolloutDeviceState)
-      .findBy({ deviceId, rolloutId: In([...rolloutIds]) });
+    const rows = await this.dataSource.getRepository(RolloutDeviceState).findBy({ deviceId, rolloutId: In([...rolloutIds]) });
     return new Map(rows.filter((row) => row.failureMessage !== null).map((row) => [row.rolloutId, row.failureMessage!]));
   }
 

@@ -126,7 +126,10 @@ export class FleetService {
     const now = this.clock.now();
     const running = await this.rollouts.runningNaming(tenantId, device.id, device.mac);
     const ramps = running.some(({ rollout }) => rollout.ramp !== null) ? await this.rollouts.rampCountsOfRunning(minuteOf(now)) : null;
-    const messages = await this.states.messagesOf(device.id, running.map(({ rollout }) => rollout.id));
+    const messages = await this.states.messagesOf(
+      device.id,
+      running.map(({ rollout }) => rollout.id),
+    );
     return running.map(({ rollout, version, deviceType, state, wave }) => {
       const ramp = storedRampOf(rollout.ramp);
       const counts = ramps?.get(rollout.id);

@@ -117,7 +117,8 @@ export class RolloutProgressService {
     const items = rows.map((row) => {
       const decision = decide({ version: row.firmwareVersion, state: row.state, wave: row.wave }, plan, now);
       // A skipped or settled device: the reason kept with its state says more than the state's name.
-      const explained = decision.kind === 'settled' && row.failureMessage ? { ...decision, reason: `${row.state}: ${row.failureMessage}` } : decision;
+      const explained =
+        decision.kind === 'settled' && row.failureMessage ? { ...decision, reason: `${row.state}: ${row.failureMessage}` } : decision;
       return { ...row, decision: explained };
     });
     return { items, total };

@@ -25,7 +25,7 @@ export interface Confirmations {
 }
 
 /**
- * Finds up to `wanted` devices of `tenant` that next rollout offers a rollout (asking for each,
+ * Finds up to `wanted` asvin devices of `tenant` that next rollout offers a rollout (asking for each,
  * `connections` at a time, in fleet order), then measures their success reports and,
  * after those, their confirming polls, each device once.
  * @param tokens device tokens per device type (any token of the type serves any device of it).
@@ -85,7 +85,7 @@ export async function measureConfirmations(
   return { devices: offered.length, reports, polls };
 }
 
-/** Devices offered a rollout, in fleet order, asking `connections` at a time. */
+/** asvin devices offered a rollout, in fleet order, asking `connections` at a time. */
 async function offeredDevices(
   vc: string,
   tenant: SeededTenant,
@@ -99,6 +99,7 @@ async function offeredDevices(
     while (found.length < wanted && next < tenant.devices) {
       const index = next++;
       const device = fleetDevice(index, tenant.macPrefix);
+      if (device.protocol !== 'asvin') continue;
       const typeTokens = tokens[device.type];
       const token = typeTokens[index % typeTokens.length];
       const response = await fetch(`${vc}/api/device/next/rollout`, {

@@ -11,14 +11,35 @@ export type DeviceType = (typeof DEVICE_TYPES)[number];
 /** Firmware published for every device type. */
 export const FIRMWARE_VERSIONS = ['1.0.0', '1.1.0', '1.2.0', '2.0.0'] as const;
 
+/**
+ * One device in {@link DDI_SHARE} speaks hawkBit DDI (docs/decisions.md §11, §12), the others the
+ * asvin interface. 7 shares no factor with the type split (10), the waves (2), the regions (4), the
+ * beta ring (20) or the versions (8), so the DDI devices are spread evenly over every type, version,
+ * group and rollout.
+ */
+export const DDI_SHARE = 7;
+
+/** The protocol a device of the fleet speaks (the `device.protocol` column). */
+export type FleetProtocol = 'asvin' | 'ddi';
+
+/** The protocol of the `index`-th device of a fleet (cheap: the load generator asks it per request). */
+export function fleetProtocol(index: number): FleetProtocol {
+  return index % DDI_SHARE === DDI_SHARE - 1 ? 'ddi' : 'asvin';
+}
+
 /** A device of the fleet. */
 export interface FleetDevice {
-  /** Canonical mac (docs/decisions.md §6). */
+  /**
+   * Canonical mac (docs/decisions.md §6); a DDI device's controller id is its mac, as a hawkBit
+   * client named by its hardware address sends it.
+   */
   mac: string;
   name: string;
   type: DeviceType;
   /** What the device runs, and what it reports in next-rollout requests. */
   version: string;
+  /** asvin devices take part in the asvin scenarios, DDI devices in the DDI poll. */
+  protocol: FleetProtocol;
 }
 
 /**
@@ -34,7 +55,7 @@ export function fleetDevice(index: number, prefix = '02:B0:00'): FleetDevice {
   const version = ['1.0.0', '1.0.0', '1.1.0', '1.2.0', '1.0.0', '1.1.0', '1.0.0', '2.0.0'][index % 8];
   const site = ['Halle', 'Lager', 'Dach', 'Keller', 'Hof'][index % 5];
   const name = index % 97 === 0 ? `Pumpe ${index} Kühlhaus Süd` : `sensor-${index} ${site} ${index % 13}`;
-  return { mac, name, type, version };
+  return { mac, name, type, version, protocol: fleetProtocol(index) };
 }
 
 /** A device group: its name and which device indexes belong to it. */

@@ -1,3 +1,4 @@
+import { DDI_SHARE } from './fleet.js';
 import type { LoadResult, LoadSettings } from './load.js';
 import type { Machine } from './machine.js';
 import type { ReportMeasurement } from './report-run.js';
@@ -139,8 +140,11 @@ export function renderResults(r: Results): string {
       `longest of the seeded ones: ${r.rolloutStarts
         .map((s) => `${s.seconds.toFixed(1)} s for ${n(s.targets)} targets on ${s.engine}`)
         .join(', ')}.`,
-    `- next rollout: each request from another device (mac) of the large tenant, reporting the version it runs, with a ` +
+    `- next rollout: each request from another asvin device (mac) of the large tenant, reporting the version it runs, with a ` +
       'valid token of its device type in `X-Access-Token` (300 different tokens, one login each). GET device: the same, by mac.',
+    `- DDI poll: each request the root controller resource of another hawkBit DDI device of the large tenant (one device in ` +
+      `${DDI_SHARE}, spread over every type, version, group and rollout; its controller id its mac), with the gateway token of ` +
+      'its device type (a device key flagged `ddi_gateway`) in `Authorization: GatewayToken`.',
     `- login: every request a distinct (device key, timestamp) pair over ${r.loginKeys} device keys (a pair logs in once); ` +
       `\`LOGIN_RATE_LIMIT=${r.loginRateLimit}\` for the bench only, so the rate limit counts (one database upsert per login) ` +
       'but never refuses.',

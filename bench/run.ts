@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deviceSignature } from '#src/protocols/asvin/auth/signature.js';
 import { ENVIRONMENT } from '#src/platform/config/environment.js';
-import { devicesArgument, fleetDevice, loginPairs, type DeviceType } from './fleet.js';
+import { devicesArgument, fleetDevice, fleetProtocol, loginPairs, type DeviceType, type FleetProtocol } from './fleet.js';
 import { measureConfirmations } from './confirmations.js';
 import { measure, type LoadResult, type LoadSettings, type NextRequest } from './load.js';
 import { machineInfo, versions } from './machine.js';
@@ -157,10 +157,16 @@ async function typeTokens(app: App, tenant: SeededTenant): Promise<Record<Device
   return tokens;
 }
 
-/** Device indexes in a scattered order (a stride coprime with the fleet size). */
-function* scattered(size: number): Generator<number> {
+/**
+ * Indexes of the devices of `tenant` that speak `protocol`, in a scattered order (a stride coprime
+ * with the fleet size), endlessly.
+ */
+function* scattered(tenant: SeededTenant, protocol: FleetProtocol): Generator<number> {
   const stride = 7919; // prime, and the fleet sizes used here are not multiples of it
-  for (let n = 0; ; n++) yield (n * stride) % size;
+  for (let n = 0; ; n++) {
+    const index = (n * stride) % tenant.devices;
+    if (fleetProtocol(index) === protocol) yield index;
+  }
 }
 
 function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, string[]>): NextRequest {
@@ -168,7 +174,7 @@ function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, st
     const device = fleetDevice(i, tenant.macPrefix);
     return { body: JSON.stringify({ mac: device.mac, firmware_version: device.version }), token: tokens[device.type][i % TOKENS_PER_TYPE] };
   });
-  const order = scattered(tenant.devices);
+  const order = scattered(tenant, 'asvin');
   return () => {
     const { body, token } = bodies[order.next().value as number];
     return { method: 'POST', path: '/api/device/next/rollout', body, headers: { 'x-access-token': token } };
@@ -176,7 +182,7 @@ function nextRolloutRequests(tenant: SeededTenant, tokens: Record<DeviceType, st
 }
 
 function getDeviceRequests(tenant: SeededTenant, tokens: Record<DeviceType, string[]>): NextRequest {
-  const order = scattered(tenant.devices);
+  const order = scattered(tenant, 'asvin');
   return () => {
     const index = order.next().value as number;
     const device = fleetDevice(index, tenant.macPrefix);
@@ -190,17 +196,18 @@ function getDeviceRequests(tenant: SeededTenant, tokens: Record<DeviceType, stri
 
 /**
  * hawkBit DDI poll (docs/decisions.md §12): each request the root controller resource of another
- * device of the large tenant, its controller id its mac, authorised with its type's device key as
- * gateway token. Devices in an active rollout's group get their open action (a deploymentBase link).
+ * DDI device of the large tenant (one in `DDI_SHARE`, bench/fleet.ts), its controller id its mac,
+ * authorised with the gateway token of its device type (a device key flagged `ddi_gateway`).
+ * Devices in an active rollout's group get their open action (a deploymentBase link).
  */
 function ddiPollRequests(tenant: SeededTenant): NextRequest {
-  const order = scattered(tenant.devices);
+  const order = scattered(tenant, 'ddi');
   return () => {
     const device = fleetDevice(order.next().value as number, tenant.macPrefix);
     return {
       method: 'GET',
       path: `/${tenant.name}/controller/v1/${device.mac}`,
-      headers: { authorization: `GatewayToken ${tenant.typeKeys[device.type]}` },
+      headers: { authorization: `GatewayToken ${tenant.gatewayKeys[device.type]}` },
     };
   };
 }

@@ -10,15 +10,20 @@ import { FirmwareService } from '#src/domain/firmware/firmware.service.js';
 import { GroupService } from '#src/domain/group/group.service.js';
 import { RolloutPlanService } from '#src/domain/rollout/rollout-plan.service.js';
 import { TenantService } from '#src/domain/tenant/tenant.service.js';
-import { DEVICE_TYPES, FIRMWARE_VERSIONS, fleetDevice, GROUPS, ROLLOUTS, type DeviceType } from './fleet.js';
+import { DEVICE_TYPES, FIRMWARE_VERSIONS, fleetDevice, GROUPS, ROLLOUTS, type DeviceType, type FleetProtocol } from './fleet.js';
 
 /** A seeded tenant as the benchmark uses it. */
 export interface SeededTenant {
   id: number;
   name: string;
   customerKey: string;
-  /** One device key per device type: devices of that type registered with it. */
+  /** One device key per device type: the asvin devices of that type registered with it. */
   typeKeys: Record<DeviceType, string>;
+  /**
+   * One hawkBit DDI gateway token per device type (a device key flagged `ddi_gateway`,
+   * docs/decisions.md §12): the DDI devices of that type registered with it on their first poll.
+   */
+  gatewayKeys: Record<DeviceType, string>;
   /** Extra ESP32 keys for the login scenario (a `(key, timestamp)` pair logs in once). */
   loginKeys: string[];
   devices: number;
@@ -45,6 +50,9 @@ const ROWS_PER_INSERT = 500;
  * Seeds `dataDir`: tenants, keys, firmware, groups and rollouts through the services (ledger
  * entries included), then devices, group members and success records with multi-row INSERTs in
  * a few transactions (these rows have no ledger entries: no benchmarked endpoint reads them).
+ * One device in `DDI_SHARE` (bench/fleet.ts) is a DDI device (`protocol = 'ddi'`) of its type's
+ * gateway key, as if that key had registered it on its first poll; the others are asvin devices
+ * of their type's key. Both are in the same groups and rollouts.
  * @param fleetSize devices of the large tenant (next rollout, device reads, reports)
  * @param smallSize devices of the small tenant (reports)
  * @param databaseUrl a PostgreSQL database (empty: its migrations create the schema) instead of SQLite in `dataDir`
@@ -68,11 +76,15 @@ export async function seed(
     const makeTenant = async (name: string, devices: number, macPrefix: string, extraKeys: number): Promise<SeededTenant> => {
       const tenant = await tenants.createTenant(name);
       const typeKeys = {} as Record<DeviceType, string>;
-      const keyIds = {} as Record<DeviceType, number>;
+      const gatewayKeys = {} as Record<DeviceType, string>;
+      const keyIds = { asvin: {}, ddi: {} } as Record<FleetProtocol, Record<DeviceType, number>>;
       for (const type of DEVICE_TYPES) {
         const key = await tenants.createDeviceKey(tenant.id, type);
         typeKeys[type] = key.key;
-        keyIds[type] = key.id;
+        keyIds.asvin[type] = key.id;
+        const gateway = await tenants.createDeviceKey(tenant.id, type, undefined, { ddiGateway: true });
+        gatewayKeys[type] = gateway.key;
+        keyIds.ddi[type] = gateway.id;
       }
       const logins: string[] = [];
       for (let i = 0; i < extraKeys; i++) logins.push((await tenants.createDeviceKey(tenant.id, 'ESP32')).key);
@@ -81,15 +93,16 @@ export async function seed(
         await insertRows(
           manager,
           'device',
-          ['tenant_id', 'mac', 'name', 'firmware_version', 'device_key_id', 'device_type', 'last_seen_at', 'created_at'],
+          ['tenant_id', 'mac', 'name', 'firmware_version', 'device_key_id', 'device_type', 'protocol', 'last_seen_at', 'created_at'],
           devices,
           (i) => {
             const d = fleetDevice(i, macPrefix);
-            return [tenant.id, d.mac, d.name, d.version, keyIds[d.type], d.type, now - (i % 3600) * 1000, now - 86_400_000];
+            const key = keyIds[d.protocol][d.type];
+            return [tenant.id, d.mac, d.name, d.version, key, d.type, d.protocol, now - (i % 3600) * 1000, now - 86_400_000];
           },
         );
       });
-      return { id: tenant.id, name, customerKey: tenant.customerKey, typeKeys, loginKeys: logins, devices, macPrefix };
+      return { id: tenant.id, name, customerKey: tenant.customerKey, typeKeys, gatewayKeys, loginKeys: logins, devices, macPrefix };
     };
 
     const fleet = await makeTenant('bench-fleet', fleetSize, '02:B0:00', loginKeys);

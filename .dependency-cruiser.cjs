@@ -1,6 +1,8 @@
 // The architecture, as rules `npm run lint` checks (docs/architecture.md):
-//   src/platform  <  src/domain  <  src/protocols/*  <  src/operator  <  src/app  <  src/cli
-// Imports point down only; a device protocol never imports another; inside a layer, folders are
+//   src/platform  <  src/domain  <  src/adapters  <  src/protocols/*  <  src/operator  <  src/app  <  src/cli
+// Imports point down only; a device protocol never imports another; the domain speaks no HTTP (no
+// Fastify reply, no Swagger decorator: what several HTTP adapters share lives in src/adapters);
+// inside a layer, folders are
 // ranked below so that no two folders import each other (no folder cycles); no file cycles at all.
 // Specs (*.spec.ts, test/) may reach up: they assemble what they test.
 
@@ -11,7 +13,7 @@ const RANKS = {
   'protocols/asvin': ['auth', 'device', 'rollout', 'report', 'chain', 'ipfs', 'tools'],
 };
 
-const LAYERS = ['platform', 'domain', 'protocols', 'operator', 'app', 'cli'];
+const LAYERS = ['platform', 'domain', 'adapters', 'protocols', 'operator', 'app', 'cli'];
 
 const notSpec = '(?<!\\.spec)\\.tsx?$';
 
@@ -57,11 +59,19 @@ module.exports = {
       },
     },
     {
+      name: 'domain-speaks-no-http',
+      comment:
+        'the domain knows no HTTP framework: Fastify replies and Swagger decorators that several adapters share live in src/adapters (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/domain/', pathNot: '\\.spec\\.tsx?$' },
+      to: { path: 'node_modules/(fastify|@fastify/[^/]+|@nestjs/swagger|@nestjs/platform-fastify)/' },
+    },
+    {
       name: 'policy-is-pure',
-      comment: 'the rollout policy (shared with the console) imports nothing but itself and the version order',
+      comment: 'the rollout policy (shared with the console) imports nothing but itself, the version order and croner (cron expressions)',
       severity: 'error',
       from: { path: '^src/domain/rollout/policy/', pathNot: '\\.spec\\.tsx?$' },
-      to: { pathNot: ['^src/domain/rollout/policy/', '^src/platform/common/version-order\\.ts$'] },
+      to: { pathNot: ['^src/domain/rollout/policy/', '^src/platform/common/version-order\\.ts$', 'node_modules/croner/'] },
     },
     {
       name: 'console-imports-no-server',
@@ -87,7 +97,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules)/' },
+    // node_modules is not followed but kept as the target of imports, so rules can name packages.
+    exclude: { path: '^dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CheckpointService } from '#src/domain/ledger/checkpoint.service.js';
-import { consistencyProofResponse, entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
+import { consistencyProofResponse, entryProofResponse } from '#src/adapters/ledger/dto/proof.dto.js';
 import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
 import { LedgerService } from '#src/domain/ledger/ledger.service.js';
 import { TufService } from '#src/domain/tuf/tuf.service.js';

@@ -10,11 +10,11 @@ import {
   entryProofResponse,
   SeqParamPipe,
   TreeSizeQuery,
-} from '#src/domain/ledger/dto/proof.dto.js';
+} from '#src/adapters/ledger/dto/proof.dto.js';
 import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
 import { LedgerTileService } from '#src/domain/ledger/ledger-tile.service.js';
-import { ApiTile, sendTile, tilePathParam } from '#src/domain/ledger/tile-http.js';
-import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/domain/ledger/proof-docs.js';
+import { ApiTile, sendTile, tilePathParam } from '#src/adapters/ledger/tile-http.js';
+import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/adapters/ledger/proof-docs.js';
 import { SESSION_ENDED } from '#src/domain/access/operator-session.service.js';
 import { ApiOperatorAuth, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { INVALID_OPERATOR_TOKEN, OperatorTokenGuard } from './operator-token.guard.js';

@@ -1,5 +1,5 @@
 import type { ChainDeviceRecord, ChainFirmwareRecord } from '#src/protocols/asvin/chain/dto/chain-record.dto.js';
-import { entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
+import { entryProofResponse } from '#src/adapters/ledger/dto/proof.dto.js';
 import { PROOF_BUNDLE_FORMAT, type ProofBundleResponse } from './dto/proof-bundle.dto.js';
 import type { EntryProofView } from '#src/domain/ledger/ledger-proof.service.js';
 import type { FirmwareView } from '#src/domain/firmware/firmware.service.js';

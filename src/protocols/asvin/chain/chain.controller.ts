@@ -7,7 +7,7 @@ import { Principal, type DevicePrincipal } from '#src/protocols/asvin/auth/devic
 import { MAC_INPUT_DESCRIPTION } from '#src/protocols/asvin/device/dto/device.dto.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/platform/openapi/api-responses.js';
 import { ApiDeviceAuth } from '#src/protocols/asvin/auth/api-device-auth.js';
-import { EntryProofResponse, entryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
+import { EntryProofResponse, entryProofResponse } from '#src/adapters/ledger/dto/proof.dto.js';
 import { ProofMessages } from '#src/domain/ledger/ledger-proof.service.js';
 import { ChainMessages, ChainService } from './chain.service.js';
 import { proofBundleResponse } from './chain-responses.js';

@@ -12,11 +12,11 @@ import {
   ProofParamMessages,
   SeqParamPipe,
   TreeSizeQuery,
-} from '#src/domain/ledger/dto/proof.dto.js';
+} from '#src/adapters/ledger/dto/proof.dto.js';
 import { LedgerProofService } from '#src/domain/ledger/ledger-proof.service.js';
 import { LedgerTileService } from '#src/domain/ledger/ledger-tile.service.js';
-import { ApiTile, sendTile, tilePathParam } from '#src/domain/ledger/tile-http.js';
-import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/domain/ledger/proof-docs.js';
+import { ApiTile, sendTile, tilePathParam } from '#src/adapters/ledger/tile-http.js';
+import { ApiCheckpointNotWitnessed, ApiConsistencyProof, ApiInclusionProofErrors } from '#src/adapters/ledger/proof-docs.js';
 import { ApiJsonBodyErrors, ApiMessageResponse, ApiServerError } from '#src/platform/openapi/api-responses.js';
 
 const TEXT = 'text/plain; charset=utf-8';

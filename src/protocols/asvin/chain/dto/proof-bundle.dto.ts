@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EntryProofResponse } from '#src/domain/ledger/dto/proof.dto.js';
+import { EntryProofResponse } from '#src/adapters/ledger/dto/proof.dto.js';
 
 /** The `format` of a proof bundle; a verifier refuses any other. */
 export const PROOF_BUNDLE_FORMAT = 'firmledger-proof-bundle/v1';

@@ -3,9 +3,9 @@ import { ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { gzipSync } from 'node:zlib';
 import { ApiMessageResponse } from '#src/platform/openapi/api-responses.js';
-import type { TileAnswer } from './ledger-tile.service.js';
-import { TileMessages } from './ledger-tile.service.js';
-import { TILE_WIDTH } from './tiles.js';
+import type { TileAnswer } from '#src/domain/ledger/ledger-tile.service.js';
+import { TileMessages } from '#src/domain/ledger/ledger-tile.service.js';
+import { TILE_WIDTH } from '#src/domain/ledger/tiles.js';
 
 /*
  * The HTTP face of the tiles (C2SP tlog-tiles), written once for the public log on the blockchain

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiMessageResponse } from '#src/platform/openapi/api-responses.js';
-import { CheckpointMessages } from './checkpoint.service.js';
-import { ConsistencyProofResponse, ProofParamMessages } from '#src/domain/ledger/dto/proof.dto.js';
-import { ProofMessages } from './ledger-proof.service.js';
+import { CheckpointMessages } from '#src/domain/ledger/checkpoint.service.js';
+import { ConsistencyProofResponse, ProofParamMessages } from '#src/adapters/ledger/dto/proof.dto.js';
+import { ProofMessages } from '#src/domain/ledger/ledger-proof.service.js';
 
 /*
  * The documents of the ledger's proof routes, written once for both faces of the Merkle log: the

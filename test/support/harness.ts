@@ -349,7 +349,11 @@ async function startOnFreePorts(
   options: TestAppOptions,
 ): Promise<StartedInstance> {
   const ports: number[] = [];
-  while (ports.length < COMPONENTS.length) ports.push(await freePort());
+  // Two draws may return the same port (it was released in between): each component gets its own.
+  while (ports.length < COMPONENTS.length) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
   const fill = (url: string) => url.replace(/\{port(\d)?\}/g, (_, i: string | undefined) => String(ports[Number(i ?? 0)]));
   const given: Partial<Record<string, string>> = urls ?? {};
   const loaded = loadConfig({

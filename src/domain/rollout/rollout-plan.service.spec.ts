@@ -63,7 +63,6 @@ function newTestService(start: Rollout, counts: { kept: StateCounts[]; whole?: R
   const ledger: { type: string; state: Record<string, unknown> }[] = [];
   let wholeReads = 0;
   const rollouts = {
-    lockForSettle: () => Promise.resolve(),
     findRollout: (tenantId: number, id: number) => Promise.resolve(tenantId === stored.tenantId && id === stored.id ? { ...stored } : null),
     guardedUpdate: (_m: EntityManager, id: number, where: Partial<Record<keyof Rollout, unknown>>, changes: Partial<Rollout>) => {
       const matches = Object.entries(where).every(([column, value]) =>

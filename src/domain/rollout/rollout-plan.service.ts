@@ -277,9 +277,6 @@ export class RolloutPlanService {
    *   error threshold; otherwise every started wave is.
    */
   async settle(manager: EntityManager, rolloutId: number, tenantId: number, changedWave?: number): Promise<void> {
-    // One settle of a rollout at a time: two devices settling at once on PostgreSQL would each read
-    // the counts without the other's change, and neither would finish the rollout.
-    await this.rollouts.lockForSettle(manager, rolloutId);
     for (;;) {
       const rollout = await this.rollouts.findRollout(tenantId, rolloutId, manager);
       if (!rollout) return;

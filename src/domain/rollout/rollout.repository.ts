@@ -416,16 +416,6 @@ export class RolloutRepository {
     }));
   }
 
-  /**
-   * Inside a transaction: holds the rollout's row until the transaction ends, so that settles of one
-   * rollout run one after the other and each reads the counts the one before committed (PostgreSQL,
-   * READ COMMITTED). On SQLite write transactions are serialized already: nothing to take.
-   */
-  async lockForSettle(manager: EntityManager, rolloutId: number): Promise<void> {
-    if (manager.connection.options.type !== 'postgres') return;
-    await manager.query('SELECT id FROM rollout WHERE id = $1 FOR UPDATE', [rolloutId]);
-  }
-
   /** The tenant's rollout with this id; `null` also for an id outside the column's range ({@link isStoredId}). */
   findRollout(tenantId: number, id: number, manager: EntityManager = this.dataSource.manager): Promise<Rollout | null> {
     if (!isStoredId(id)) return Promise.resolve(null);
